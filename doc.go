@@ -1,0 +1,48 @@
+// Package reweighted defines the dynamic importance sampler at the heart of
+// Stochastic Reweighted Gradient Descent (SRG, El Hanchi and Stephens, 2021),
+// and the contract that every backend of this module satisfies.
+//
+// # The problem
+//
+// A Sampler holds n non-negative keys a_1, …, a_n (in SRG, the last seen
+// gradient norm of each example). For a lower bound ε in [0, 1/n] it samples
+// from
+//
+//	p* = argmin over Δ(ε) of Σ a_i²/p_i,   Δ(ε) = {p in the simplex : p_i ≥ ε},
+//
+// the distribution that minimises the variance of an importance-weighted
+// gradient estimate while giving every example at least ε. Lemma 1 of the
+// paper solves it in closed form. Sort the keys in decreasing order, a_π(1) ≥
+// … ≥ a_π(n), let S(r) be the sum of the r largest keys and
+//
+//	λ(r) = S(r) / (1 − (n − r)ε),   ρ = max{ r : a_π(r) ≥ ε·λ(r) }.
+//
+// Then p*_i = a_i/λ(ρ) for the ρ largest keys and p*_i = ε for the rest.
+// The predicate a_π(r) ≥ ε·λ(r) holds on a prefix of ranks (Proposition 1),
+// so ρ can be found by binary search or by one descent of a search tree.
+// When every key is 0 the distribution is uniform, and ρ = n, λ = 0.
+// When ε == 1/float64(n) the bound is read as exactly 1/n and p* is uniform.
+//
+// # The canonical order
+//
+// Ranks count from 1 in the order "key descending, equal keys by index
+// ascending". Every backend uses this order, so for the same keys, ε and u
+// all backends return the same item, up to floating point at the boundaries.
+//
+// # From a uniform number to an item
+//
+// Sample(ε, u) maps u in [0, 1) to an item as Algorithm 4 of the paper does.
+// The first c = 1 − (n − ρ)ε of the unit interval is shared by the ρ largest
+// keys in proportion to their keys: u < c selects the item of smallest rank
+// whose partial sum S(rank) exceeds λu, so an item with p = 0 is never
+// drawn. The rest of the interval is cut into n − ρ slices of width ε, the
+// first belonging to rank n and the last to rank ρ + 1.
+//
+// # Backends
+//
+// The implementations live in sibling packages: naive (a sorted slice,
+// Algorithm 2, O(n) per Set), ost (an order-statistic red-black tree,
+// Algorithms 3 and 4, O(log n)) and segtree (a binary trie over the keys'
+// bit patterns). Package samplertest checks any of them against an exact
+// rational oracle.
+package reweighted
