@@ -27,7 +27,9 @@ func CheckKey(a float64) (float64, error) {
 }
 
 // CheckSum reports ErrKey when replacing old by a would push total above
-// MaxSum. total is the current sum of all keys.
+// MaxSum. total is the current sum of all keys as the backend keeps it, so
+// the test is exact up to the rounding of that sum (a relative 2^-52 or so,
+// immaterial next to MaxSum's distance from overflow).
 func CheckSum(total, old, a float64) error {
 	if a > old && (total-old)+a > reweighted.MaxSum {
 		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
@@ -160,8 +162,9 @@ func (b Bound) Head(u, s float64, rho int) (head bool, t, scale float64, rank in
 	if u < c {
 		scale = 1
 		if s < 0x1p-500 {
+			// Lift s to at least 2^-74: normal, with room for n of them.
 			_, e := math.Frexp(s)
-			scale = math.Ldexp(1, -e)
+			scale = math.Ldexp(1, min(-e, 1000))
 		}
 		return true, u / c * (s * scale), scale, 0
 	}

@@ -1,0 +1,150 @@
+package samplertest
+
+import (
+	"math/big"
+	"sort"
+)
+
+// Exact is Lemma 1 and Algorithm 4 computed in rational arithmetic from a
+// vector of float keys. It shares no code with the backends.
+type Exact struct {
+	N       int
+	Keys    []*big.Rat // by item, exact values of the float keys
+	Eps     *big.Rat   // ε, read as exactly 1/n when Uniform
+	Uniform bool       // ε == 1/float64(n)
+	AllZero bool       // every key is 0: p is uniform
+	Order   []int      // 0-based rank -> item, canonical order
+	Rank    []int      // item -> 1-based rank
+	Prefix  []*big.Rat // Prefix[r] = sum of the r largest keys, r = 0..n
+	Rho     int        // ρ of Lemma 1 (n when AllZero)
+	Lambda  *big.Rat   // λ(ρ) (0 when AllZero)
+	P       []*big.Rat // p*, by item
+}
+
+// Oracle computes the exact p* of Lemma 1 for keys and ε. It panics for an
+// empty key vector, and expects keys and ε that the contract accepts.
+func Oracle(keys []float64, eps float64) *Exact {
+	n := len(keys)
+	if n == 0 {
+		panic("samplertest: Oracle of no keys")
+	}
+	e := &Exact{N: n, Keys: make([]*big.Rat, n), Order: make([]int, n), Rank: make([]int, n)}
+	allZero := true
+	for i, a := range keys {
+		e.Keys[i] = new(big.Rat).SetFloat64(a)
+		e.Order[i] = i
+		if a != 0 {
+			allZero = false
+		}
+	}
+	e.AllZero = allZero
+	if eps == 1/float64(n) {
+		e.Uniform = true
+		e.Eps = big.NewRat(1, int64(n))
+	} else {
+		e.Eps = new(big.Rat).SetFloat64(eps)
+	}
+	sort.SliceStable(e.Order, func(x, y int) bool {
+		c := e.Keys[e.Order[x]].Cmp(e.Keys[e.Order[y]])
+		return c > 0 || (c == 0 && e.Order[x] < e.Order[y])
+	})
+	e.Prefix = make([]*big.Rat, n+1)
+	e.Prefix[0] = new(big.Rat)
+	for r, i := range e.Order {
+		e.Rank[i] = r + 1
+		e.Prefix[r+1] = new(big.Rat).Add(e.Prefix[r], e.Keys[i])
+	}
+	e.P = make([]*big.Rat, n)
+	if allZero {
+		e.Rho, e.Lambda = n, new(big.Rat)
+		for i := range e.P {
+			e.P[i] = big.NewRat(1, int64(n))
+		}
+		return e
+	}
+	// ρ is the largest rank where a_π(r)·c(r) ≥ ε·S(r); scan them all rather
+	// than trust Proposition 1.
+	for r := 1; r <= n; r++ {
+		if e.Holds(r) {
+			e.Rho = r
+		}
+	}
+	e.Lambda = e.LambdaAt(e.Rho)
+	for i := range e.P {
+		if e.Rank[i] <= e.Rho {
+			e.P[i] = new(big.Rat).Quo(e.Keys[i], e.Lambda)
+		} else {
+			e.P[i] = new(big.Rat).Set(e.Eps)
+		}
+	}
+	return e
+}
+
+// C returns 1 − (n − r)ε exactly.
+func (e *Exact) C(r int) *big.Rat {
+	c := new(big.Rat).Mul(big.NewRat(int64(e.N-r), 1), e.Eps)
+	return c.Sub(big.NewRat(1, 1), c)
+}
+
+// Holds reports whether the predicate a_π(r) ≥ ε·λ(r) of Lemma 1 holds at
+// rank r, in exact arithmetic.
+func (e *Exact) Holds(r int) bool {
+	lhs := new(big.Rat).Mul(e.Keys[e.Order[r-1]], e.C(r))
+	rhs := new(big.Rat).Mul(e.Eps, e.Prefix[r])
+	return lhs.Cmp(rhs) >= 0
+}
+
+// LambdaAt returns λ(r) = S(r)/(1 − (n − r)ε).
+func (e *Exact) LambdaAt(r int) *big.Rat {
+	return new(big.Rat).Quo(e.Prefix[r], e.C(r))
+}
+
+// ProbAt returns the exact p of item i when ρ is rho: a_i/λ(ρ) for ranks up to
+// rho, ε beyond, and 1/n when all keys are 0.
+func (e *Exact) ProbAt(i, rho int) *big.Rat {
+	if e.AllZero {
+		return big.NewRat(1, int64(e.N))
+	}
+	if e.Rank[i] <= rho {
+		return new(big.Rat).Quo(e.Keys[i], e.LambdaAt(rho))
+	}
+	return new(big.Rat).Set(e.Eps)
+}
+
+// Interval returns the exact interval [lo, hi) of u that Algorithm 4 maps to
+// item i when ρ is rho.
+func (e *Exact) Interval(i, rho int) (lo, hi *big.Rat) {
+	r := e.Rank[i]
+	if e.AllZero {
+		return big.NewRat(int64(r-1), int64(e.N)), big.NewRat(int64(r), int64(e.N))
+	}
+	if r <= rho {
+		lam := e.LambdaAt(rho)
+		return new(big.Rat).Quo(e.Prefix[r-1], lam), new(big.Rat).Quo(e.Prefix[r], lam)
+	}
+	// Ranks n, n−1, …, ρ+1 take consecutive slices of width ε after c(ρ).
+	lo = new(big.Rat).Mul(big.NewRat(int64(e.N-r), 1), e.Eps)
+	lo.Add(lo, e.C(rho))
+	return lo, new(big.Rat).Add(lo, e.Eps)
+}
+
+// Distance returns how far u lies from the interval [lo, hi): 0 inside.
+func Distance(u float64, lo, hi *big.Rat) float64 {
+	x := new(big.Rat).SetFloat64(u)
+	var d *big.Rat
+	switch {
+	case x.Cmp(lo) < 0:
+		d = new(big.Rat).Sub(lo, x)
+	case x.Cmp(hi) >= 0:
+		d = new(big.Rat).Sub(x, hi)
+	default:
+		return 0
+	}
+	f, _ := d.Float64()
+	return f
+}
+
+func ratFloat(x *big.Rat) float64 {
+	f, _ := x.Float64()
+	return f
+}

@@ -1,0 +1,512 @@
+// Package samplertest is the conformance kit for reweighted.Sampler
+// backends, in the spirit of testing/fstest: one call,
+//
+//	samplertest.Run(t, func(n int) reweighted.Sampler { return mybackend.New(n) })
+//
+// checks a backend against the contract and against an exact oracle that
+// computes Lemma 1 and Algorithm 4 in math/big rational arithmetic. The
+// oracle, the accuracy checks (Verify), the KKT optimality certificate and
+// the generators of hard inputs are exported for other tests to use.
+package samplertest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/reweighted/reweighted"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
+	"pgregory.net/rapid"
+)
+
+// New makes a sampler of n items, all keys 0.
+type New func(n int) reweighted.Sampler
+
+// Run checks the sampler that newSampler makes against the whole contract.
+func Run(t *testing.T, newSampler New) {
+	t.Run("Empty", func(t *testing.T) { testEmpty(t, newSampler) })
+	t.Run("NegativeSizePanics", func(t *testing.T) {
+		require.Panics(t, func() { newSampler(-1) })
+	})
+	t.Run("NewIsUniform", func(t *testing.T) { testNewIsUniform(t, newSampler) })
+	t.Run("Edges", func(t *testing.T) { testEdges(t, newSampler) })
+	t.Run("DrawsRankRho", func(t *testing.T) { testDrawsRankRho(t, newSampler) })
+	t.Run("NegativeZero", func(t *testing.T) { testNegativeZero(t, newSampler) })
+	t.Run("BadInput", func(t *testing.T) { testBadInput(t, newSampler) })
+	t.Run("Postcondition", func(t *testing.T) { rapid.Check(t, postcondition(newSampler)) })
+	t.Run("StateMachine", func(t *testing.T) { rapid.Check(t, stateMachine(newSampler)) })
+	t.Run("KKT", func(t *testing.T) { rapid.Check(t, kktProperty(newSampler)) })
+	t.Run("ScaleInvariance", func(t *testing.T) { rapid.Check(t, scaleInvariance(newSampler)) })
+	t.Run("PermutationEquivariance", func(t *testing.T) { rapid.Check(t, permutation(newSampler)) })
+	t.Run("HistoryIndependence", func(t *testing.T) { rapid.Check(t, history(newSampler)) })
+	t.Run("ChiSquare", func(t *testing.T) { testChiSquare(t, newSampler) })
+	t.Run("ZeroAllocs", func(t *testing.T) { testZeroAllocs(t, newSampler) })
+}
+
+// fill returns a sampler of len(keys) items holding keys, set in index order.
+func fill(t require.TestingT, newSampler New, keys []float64) reweighted.Sampler {
+	s := newSampler(len(keys))
+	for i, a := range keys {
+		require.NoError(t, s.Set(i, a), "Set(%d, %v)", i, a)
+	}
+	return s
+}
+
+func testEmpty(t *testing.T, newSampler New) {
+	s := newSampler(0)
+	require.Equal(t, 0, s.Len())
+	_, _, err := s.Solve(0)
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	_, _, err = s.Sample(0, 0.5)
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	_, err = s.Prob(0, 0)
+	require.True(t, errors.Is(err, reweighted.ErrEmpty) || errors.Is(err, reweighted.ErrIndex), "Prob on no items: %v", err)
+	require.ErrorIs(t, s.Set(0, 1), reweighted.ErrIndex)
+}
+
+// Property: a new sampler holds n zero keys, and its distribution is uniform
+// with ρ = n and λ = 0 at every bound.
+func testNewIsUniform(t *testing.T, newSampler New) {
+	for _, n := range []int{1, 2, 3, 7, 100} {
+		s := newSampler(n)
+		keys := make([]float64, n)
+		for _, eps := range EdgeEps(n) {
+			rho, lambda, err := s.Solve(eps)
+			require.NoError(t, err)
+			require.Equal(t, n, rho)
+			require.Zero(t, lambda)
+			require.NoError(t, Verify(s, keys, eps, EdgeU), "n = %d", n)
+			i, p, err := s.Sample(eps, 0.5)
+			require.NoError(t, err)
+			require.Equal(t, n/2, i, "all keys 0: u = 0.5 draws rank ⌊n/2⌋+1, which is item ⌊n/2⌋")
+			require.Equal(t, 1/float64(n), p)
+		}
+	}
+}
+
+// edgeCases are key vectors that stress the arithmetic: the whole exponent
+// range, subnormals, ties and single positive keys.
+func edgeCases() map[string][]float64 {
+	top := hugeExp(64) + 20
+	pow := []float64{}
+	for e := -1074; e <= top; e += 37 {
+		pow = append(pow, math.Ldexp(1, e))
+	}
+	sub := []float64{}
+	for m := 1; m <= 12; m++ {
+		sub = append(sub, math.Ldexp(float64(m%5), -1074))
+	}
+	mixed := []float64{math.Ldexp(1, top), 5e-324, 0, 1, math.Ldexp(3, top-1), 1e-310, 0, 2}
+	geo := []float64{}
+	for k := range 40 {
+		geo = append(geo, math.Pow(0.7, float64(k)))
+	}
+	return map[string][]float64{
+		"one":            {0.5},
+		"one zero":       {0},
+		"zeros":          make([]float64, 9),
+		"single":         {0, 0, 3, 0, 0},
+		"ties":           {2, 2, 2, 2, 2, 2},
+		"ties and zeros": {0, 1, 0, 1, 1, 0, 1},
+		"powers of two":  pow,
+		"subnormals":     sub,
+		"huge":           {math.Ldexp(1, top), math.Ldexp(1, top), math.Ldexp(1, top-3)},
+		"huge and tiny":  mixed,
+		"geometric":      geo,
+		"one big":        {1e6, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+	}
+}
+
+// Property: on hard key vectors and at every edge bound the sampler agrees
+// with the exact oracle.
+func testEdges(t *testing.T, newSampler New) {
+	for name, keys := range edgeCases() {
+		s := fill(t, newSampler, keys)
+		for _, eps := range EdgeEps(len(keys)) {
+			require.NoError(t, Verify(s, keys, eps, EdgeU), "%s at ε = %v", name, eps)
+		}
+	}
+}
+
+// Property: the item at rank ρ is drawn when u is inside its interval (the
+// bug of the only other public implementation was to skip it).
+func testDrawsRankRho(t *testing.T, newSampler New) {
+	keys := []float64{1, 8, 2, 4, 0.5, 0.25}
+	s := fill(t, newSampler, keys)
+	for _, eps := range []float64{0.01, 0.05, 0.1, 0.15} {
+		ex := Oracle(keys, eps)
+		rho, _, err := s.Solve(eps)
+		require.NoError(t, err)
+		require.Equal(t, ex.Rho, rho, "ε = %v", eps)
+		item := ex.Order[rho-1]
+		lo, hi := ex.Interval(item, rho)
+		for _, w := range []float64{0.01, 0.5, 0.99} {
+			u := ratFloat(lo)*(1-w) + ratFloat(hi)*w
+			got, _, err := s.Sample(eps, u)
+			require.NoError(t, err)
+			require.Equal(t, item, got, "ε = %v, u = %v inside the interval of rank ρ = %d", eps, u, rho)
+		}
+	}
+}
+
+// Postcondition: −0 is stored as +0.
+func testNegativeZero(t *testing.T, newSampler New) {
+	s := newSampler(3)
+	require.NoError(t, s.Set(1, 5))
+	require.NoError(t, s.Set(1, math.Copysign(0, -1)))
+	require.False(t, math.Signbit(s.Key(1)), "−0 must be stored as 0")
+	require.NoError(t, Verify(s, []float64{0, 0, 0}, 0, EdgeU))
+}
+
+// snapshot is everything a caller can observe of a sampler, bit for bit.
+type snapshot struct {
+	Keys    []uint64
+	Solve   []string
+	Probs   []uint64
+	Samples []string
+}
+
+func observe(s reweighted.Sampler) snapshot {
+	n := s.Len()
+	var o snapshot
+	for i := range n {
+		o.Keys = append(o.Keys, math.Float64bits(s.Key(i)))
+	}
+	if n == 0 {
+		return o
+	}
+	for _, eps := range EdgeEps(n) {
+		rho, lambda, err := s.Solve(eps)
+		o.Solve = append(o.Solve, fmt.Sprint(rho, math.Float64bits(lambda), err))
+		for i := range n {
+			p, _ := s.Prob(i, eps)
+			o.Probs = append(o.Probs, math.Float64bits(p))
+		}
+		for _, u := range EdgeU {
+			i, p, err := s.Sample(eps, u)
+			o.Samples = append(o.Samples, fmt.Sprint(i, math.Float64bits(p), err))
+		}
+	}
+	return o
+}
+
+// Property: every error of the contract is reported with its sentinel and
+// leaves the sampler exactly as it was.
+func testBadInput(t *testing.T, newSampler New) {
+	keys := []float64{3, 0, 1, 1, reweighted.MaxSum / 4}
+	s := fill(t, newSampler, keys)
+	n := len(keys)
+	before := observe(s)
+	same := func(what string) {
+		require.Equal(t, before, observe(s), "%s changed the sampler", what)
+	}
+	for _, i := range []int{-1, n, n + 1, math.MinInt, math.MaxInt} {
+		require.ErrorIs(t, s.Set(i, 1), reweighted.ErrIndex, "Set(%d)", i)
+		same(fmt.Sprintf("Set(%d, 1)", i))
+		_, err := s.Prob(i, 0)
+		require.ErrorIs(t, err, reweighted.ErrIndex, "Prob(%d)", i)
+		same(fmt.Sprintf("Prob(%d, 0)", i))
+	}
+	for _, a := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, -math.SmallestNonzeroFloat64,
+		math.MaxFloat64, reweighted.MaxSum * 2, math.Nextafter(reweighted.MaxSum, math.Inf(1))} {
+		for i := range n {
+			require.ErrorIs(t, s.Set(i, a), reweighted.ErrKey, "Set(%d, %v)", i, a)
+			same(fmt.Sprintf("Set(%d, %v)", i, a))
+		}
+	}
+	for _, eps := range []float64{math.NaN(), -1, -math.SmallestNonzeroFloat64, math.Nextafter(1/float64(n), 1),
+		1, math.Inf(1), math.Inf(-1)} {
+		_, _, err := s.Solve(eps)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon, "Solve(%v)", eps)
+		_, _, err = s.Sample(eps, 0.5)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon, "Sample(%v)", eps)
+		_, err = s.Prob(0, eps)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon, "Prob(0, %v)", eps)
+		same(fmt.Sprintf("ε = %v", eps))
+	}
+	for _, u := range []float64{math.NaN(), -1, -math.SmallestNonzeroFloat64, 1, 1.5, math.Inf(1), math.Inf(-1)} {
+		_, _, err := s.Sample(0, u)
+		require.ErrorIs(t, err, reweighted.ErrUniform, "Sample(0, %v)", u)
+		same(fmt.Sprintf("u = %v", u))
+	}
+	// A key that fits alone but not beside the others; then the same key
+	// accepted once the others make room.
+	require.ErrorIs(t, s.Set(0, reweighted.MaxSum*0.76), reweighted.ErrKey)
+	same("Set(0, 0.76·MaxSum)")
+	require.NoError(t, s.Set(4, 0))
+	require.NoError(t, s.Set(0, reweighted.MaxSum*0.76))
+}
+
+// Postcondition: after Set(i, a), Key(i) == a and the distribution is p* of
+// the new keys.
+func postcondition(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		keys := Keys(n).Draw(t, "keys")
+		s := newSampler(n)
+		have := make([]float64, n)
+		for _, i := range rapid.Permutation(seq(n)).Draw(t, "order") {
+			require.NoError(t, s.Set(i, keys[i]))
+			have[i] = keys[i]
+			require.Equal(t, math.Float64bits(keys[i]+0), math.Float64bits(s.Key(i)), "Key(%d) after Set", i)
+		}
+		eps := Eps(n).Draw(t, "eps")
+		require.NoError(t, Verify(s, have, eps, []float64{U().Draw(t, "u")}))
+	}
+}
+
+// Model-based: random Set, bad Set and query sequences against the exact
+// oracle, with the model's keys as the invariant.
+func stateMachine(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 48).Draw(t, "n")
+		s := newSampler(n)
+		model := make([]float64, n)
+		t.Repeat(map[string]func(*rapid.T){
+			"": func(t *rapid.T) {
+				for i, a := range model {
+					if math.Float64bits(s.Key(i)) != math.Float64bits(a) {
+						t.Fatalf("Key(%d) = %v, model %v", i, s.Key(i), a)
+					}
+				}
+			},
+			"Set": func(t *rapid.T) {
+				i := rapid.IntRange(0, n-1).Draw(t, "i")
+				a := Key(n).Draw(t, "a")
+				require.NoError(t, s.Set(i, a))
+				model[i] = a + 0
+			},
+			"SetTie": func(t *rapid.T) {
+				i := rapid.IntRange(0, n-1).Draw(t, "i")
+				j := rapid.IntRange(0, n-1).Draw(t, "j")
+				require.NoError(t, s.Set(i, model[j]))
+				model[i] = model[j]
+			},
+			"SetBad": func(t *rapid.T) {
+				before := observe(s)
+				i := rapid.IntRange(-2, n+1).Draw(t, "i")
+				a := rapid.SampledFrom([]float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, -5e-324,
+					reweighted.MaxSum * 1.5, 1}).Draw(t, "a")
+				if i >= 0 && i < n && a == 1 {
+					i = n // keep the call invalid
+				}
+				err := s.Set(i, a)
+				if i < 0 || i >= n {
+					require.ErrorIs(t, err, reweighted.ErrIndex)
+				} else {
+					require.ErrorIs(t, err, reweighted.ErrKey)
+				}
+				require.Equal(t, before, observe(s), "rejected Set(%d, %v) changed the sampler", i, a)
+			},
+			"Check": func(t *rapid.T) {
+				eps := Eps(n).Draw(t, "eps")
+				require.NoError(t, Verify(s, model, eps, []float64{U().Draw(t, "u")}))
+			},
+		})
+	}
+}
+
+// Property (optimality certificate): the vector of Prob values satisfies the
+// KKT conditions of min Σ a²/p over Δ(ε).
+func kktProperty(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		keys := Keys(n).Draw(t, "keys")
+		eps := Eps(n).Draw(t, "eps")
+		s := fill(t, newSampler, keys)
+		p := make([]float64, n)
+		for i := range p {
+			var err error
+			p[i], err = s.Prob(i, eps)
+			require.NoError(t, err)
+		}
+		require.NoError(t, KKT(keys, eps, p))
+	}
+}
+
+// normalKeys draws keys that stay normal floats after scaling by 2^±200.
+func normalKeys(n int) *rapid.Generator[[]float64] {
+	return rapid.SliceOfN(rapid.OneOf(
+		rapid.Just(0.0),
+		rapid.Custom(func(t *rapid.T) float64 {
+			m := rapid.IntRange(1, 1<<20).Draw(t, "m")
+			return math.Ldexp(float64(m), rapid.IntRange(-600, 400).Draw(t, "e"))
+		}),
+		rapid.Float64Range(0x1p-10, 1),
+	), n, n)
+}
+
+// Metamorphic: scaling every key by a power of two leaves p* unchanged and
+// scales λ by the same power.
+func scaleInvariance(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		keys := normalKeys(n).Draw(t, "keys")
+		k := rapid.IntRange(-200, 200).Draw(t, "k")
+		eps := Eps(n).Draw(t, "eps")
+		scaled := make([]float64, n)
+		for i, a := range keys {
+			scaled[i] = math.Ldexp(a, k)
+		}
+		s1, s2 := fill(t, newSampler, keys), fill(t, newSampler, scaled)
+		_, l1, err := s1.Solve(eps)
+		require.NoError(t, err)
+		_, l2, err := s2.Solve(eps)
+		require.NoError(t, err)
+		require.InDelta(t, 1, ratio(math.Ldexp(l1, k), l2), 1e-12, "λ must scale with the keys")
+		requireSameDistribution(t, s1, s2, seq(n), eps)
+	}
+}
+
+// Metamorphic: permuting the indices permutes p*.
+func permutation(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		keys := Keys(n).Draw(t, "keys")
+		perm := rapid.Permutation(seq(n)).Draw(t, "perm")
+		eps := Eps(n).Draw(t, "eps")
+		moved := make([]float64, n)
+		for i, a := range keys {
+			moved[perm[i]] = a
+		}
+		requireSameDistribution(t, fill(t, newSampler, keys), fill(t, newSampler, moved), perm, eps)
+	}
+}
+
+// Metamorphic: two histories that end at the same keys give the same
+// answers.
+func history(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		keys := Keys(n).Draw(t, "keys")
+		s1 := fill(t, newSampler, keys)
+		s2 := newSampler(n)
+		for range rapid.IntRange(0, 3*n).Draw(t, "detours") {
+			require.NoError(t, s2.Set(rapid.IntRange(0, n-1).Draw(t, "i"), Key(n).Draw(t, "a")))
+		}
+		for _, i := range rapid.Permutation(seq(n)).Draw(t, "order") {
+			require.NoError(t, s2.Set(i, keys[i]))
+		}
+		eps := Eps(n).Draw(t, "eps")
+		requireSameDistribution(t, s1, s2, seq(n), eps)
+		rho1, _, err := s1.Solve(eps)
+		require.NoError(t, err)
+		rho2, _, err := s2.Solve(eps)
+		require.NoError(t, err)
+		if rho1 != rho2 {
+			// Rounding may place ρ differently within a run of keys that sit
+			// exactly at the boundary; both must still be exact answers.
+			require.NoError(t, Verify(s1, keys, eps, EdgeU))
+			require.NoError(t, Verify(s2, keys, eps, EdgeU))
+			return
+		}
+		ex := Oracle(keys, eps)
+		for _, u := range EdgeU {
+			i1, _, err := s1.Sample(eps, u)
+			require.NoError(t, err)
+			i2, _, err := s2.Sample(eps, u)
+			require.NoError(t, err)
+			if i1 != i2 {
+				// Only floating point at an interval edge may tell them apart.
+				lo, hi := ex.Interval(i1, rho1)
+				require.LessOrEqual(t, min(Distance(u, lo, lo), Distance(u, hi, hi)), UDist,
+					"u = %v: items %d and %d, not at an edge", u, i1, i2)
+			}
+		}
+	}
+}
+
+// requireSameDistribution asserts that s2's probability of item perm[i]
+// equals s1's of item i, to within 1e-12 in total variation.
+func requireSameDistribution(t require.TestingT, s1, s2 reweighted.Sampler, perm []int, eps float64) {
+	tv := 0.0
+	for i, j := range perm {
+		p1, err := s1.Prob(i, eps)
+		require.NoError(t, err)
+		p2, err := s2.Prob(j, eps)
+		require.NoError(t, err)
+		tv += math.Abs(p1 - p2)
+	}
+	require.LessOrEqual(t, tv/2, 1e-12, "total variation between the two distributions at ε = %v", eps)
+}
+
+// Property: draws with uniform u follow p* (chi-square goodness of fit at a
+// fixed seed), and items with p = 0 are never drawn.
+func testChiSquare(t *testing.T, newSampler New) {
+	const n, draws = 40, 200_000
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := make([]float64, n)
+	for i := range keys {
+		if i%7 != 3 {
+			keys[i] = math.Ldexp(rng.Float64(), rng.IntN(8))
+		}
+	}
+	s := fill(t, newSampler, keys)
+	for _, eps := range []float64{0, 1 / float64(2*n), 1 / float64(n)} {
+		ex := Oracle(keys, eps)
+		counts := make([]float64, n)
+		for range draws {
+			i, _, err := s.Sample(eps, rng.Float64())
+			require.NoError(t, err)
+			counts[i]++
+		}
+		stat, df := 0.0, -1.0
+		for i, c := range counts {
+			p := ratFloat(ex.P[i])
+			if p == 0 {
+				require.Zero(t, c, "item %d has p = 0 but was drawn", i)
+				continue
+			}
+			e := p * draws
+			stat += (c - e) * (c - e) / e
+			df++
+		}
+		pValue := distuv.ChiSquared{K: df}.Survival(stat)
+		require.Greater(t, pValue, 1e-4, "ε = %v: χ² = %.1f with %v degrees of freedom", eps, stat, df)
+	}
+}
+
+// Cost: Set, Sample, Solve and Prob allocate nothing in steady state.
+func testZeroAllocs(t *testing.T, newSampler New) {
+	const n = 1000
+	rng := rand.New(rand.NewPCG(3, 4))
+	s := newSampler(n)
+	for i := range n {
+		require.NoError(t, s.Set(i, rng.Float64()))
+	}
+	eps := 1 / float64(2*n)
+	allocs := testing.AllocsPerRun(200, func() {
+		i, _, err := s.Sample(eps, rng.Float64())
+		if err != nil {
+			panic(err)
+		}
+		if err := s.Set(i, rng.Float64()); err != nil {
+			panic(err)
+		}
+		if _, _, err := s.Solve(eps); err != nil {
+			panic(err)
+		}
+		if _, err := s.Prob(i, eps); err != nil {
+			panic(err)
+		}
+	})
+	require.Zero(t, allocs, "allocations per Sample+Set+Solve+Prob")
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func ratio(a, b float64) float64 {
+	if a == b {
+		return 1
+	}
+	return a / b
+}

@@ -1,0 +1,249 @@
+package samplertest
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+
+	"github.com/reweighted/reweighted"
+)
+
+// Tolerances of the contract's accuracy section.
+const (
+	// TV is the largest total variation allowed between Prob and the exact p*.
+	TV = 1e-9
+	// RelLambda is the largest relative error allowed on λ.
+	RelLambda = 1e-9
+	// UDist is how far u may lie from the exact interval of the item drawn.
+	UDist = 1e-9
+)
+
+// Verify checks a sampler holding keys against the exact oracle at the bound
+// eps: Key, Solve (ρ in range, λ within RelLambda, or within one subnormal
+// step where λ is subnormal), Prob (total variation within TV) and Sample at
+// every u of us and at the midpoint of each item's exact interval (the item
+// drawn has its exact interval, under the sampler's own ρ, within UDist of
+// u, has positive probability, and comes with the p that Prob returns).
+// Midpoints are taken for every item when n ≤ 64 and otherwise for ranks 1,
+// ρ − 1, ρ, ρ + 1, n and a spread of others.
+func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) error {
+	n := len(keys)
+	if s.Len() != n {
+		return fmt.Errorf("Len() = %d, want %d", s.Len(), n)
+	}
+	for i, a := range keys {
+		if k := s.Key(i); math.Float64bits(k) != math.Float64bits(a+0) {
+			return fmt.Errorf("Key(%d) = %v, want %v", i, k, a)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	ex := Oracle(keys, eps)
+	rho, lambda, err := s.Solve(eps)
+	if err != nil {
+		return fmt.Errorf("Solve(%v): %w", eps, err)
+	}
+	if rho < 1 || rho > n {
+		return fmt.Errorf("Solve(%v) ρ = %d outside [1, %d]", eps, rho, n)
+	}
+	if ex.AllZero {
+		if rho != n || lambda != 0 {
+			return fmt.Errorf("Solve(%v) with all keys 0 = (%d, %v), want (%d, 0)", eps, rho, lambda, n)
+		}
+	} else if !closeRel(lambda, ex.Lambda, RelLambda) {
+		f, _ := ex.Lambda.Float64()
+		return fmt.Errorf("Solve(%v) λ = %v (ρ = %d), exact λ = %v (ρ = %d)", eps, lambda, rho, f, ex.Rho)
+	}
+	probs := make([]float64, n)
+	tv := 0.0
+	for i := range n {
+		p, err := s.Prob(i, eps)
+		if err != nil {
+			return fmt.Errorf("Prob(%d, %v): %w", i, eps, err)
+		}
+		probs[i] = p
+		q, _ := ex.P[i].Float64()
+		tv += math.Abs(p - q)
+	}
+	if tv/2 > TV {
+		return fmt.Errorf("Prob at ε = %v: total variation %.3g from exact p* (ρ = %d, exact ρ = %d)", eps, tv/2, rho, ex.Rho)
+	}
+	check := func(u float64) error {
+		i, p, err := s.Sample(eps, u)
+		if err != nil {
+			return fmt.Errorf("Sample(%v, %v): %w", eps, u, err)
+		}
+		if i < 0 || i >= n {
+			return fmt.Errorf("Sample(%v, %v) = item %d out of range", eps, u, i)
+		}
+		if math.Float64bits(p) != math.Float64bits(probs[i]) {
+			return fmt.Errorf("Sample(%v, %v) = (%d, %v) but Prob(%d) = %v", eps, u, i, p, i, probs[i])
+		}
+		if ex.ProbAt(i, rho).Sign() == 0 {
+			return fmt.Errorf("Sample(%v, %v) = item %d (rank %d) whose probability is 0", eps, u, i, ex.Rank[i])
+		}
+		lo, hi := ex.Interval(i, rho)
+		if d := Distance(u, lo, hi); d > UDist {
+			want := ex.ItemAt(u, rho)
+			return fmt.Errorf("Sample(%v, %v) = item %d (rank %d), %.3g away from its interval; want item %d (rank %d), ρ = %d",
+				eps, u, i, ex.Rank[i], d, want, ex.Rank[want], rho)
+		}
+		return nil
+	}
+	for _, u := range us {
+		if err := check(u); err != nil {
+			return err
+		}
+	}
+	for _, r := range probeRanks(n, rho) {
+		i := ex.Order[r-1]
+		if ex.ProbAt(i, rho).Sign() == 0 {
+			continue
+		}
+		lo, hi := ex.Interval(i, rho)
+		mid := new(big.Rat).Add(lo, hi)
+		mid.Quo(mid, big.NewRat(2, 1))
+		u, _ := mid.Float64()
+		if u >= 1 {
+			continue
+		}
+		if err := check(u); err != nil {
+			return fmt.Errorf("midpoint of rank %d: %w", r, err)
+		}
+	}
+	return nil
+}
+
+// ItemAt returns the item whose exact interval under rho contains u.
+func (e *Exact) ItemAt(u float64, rho int) int {
+	for _, i := range e.Order {
+		lo, hi := e.Interval(i, rho)
+		if Distance(u, lo, hi) == 0 && lo.Cmp(hi) < 0 {
+			x := new(big.Rat).SetFloat64(u)
+			if x.Cmp(hi) < 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// probeRanks lists the ranks whose interval midpoints Verify draws.
+func probeRanks(n, rho int) []int {
+	if n <= 64 {
+		r := make([]int, n)
+		for k := range r {
+			r[k] = k + 1
+		}
+		return r
+	}
+	seen := map[int]bool{}
+	var out []int
+	add := func(r int) {
+		if r >= 1 && r <= n && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	for _, r := range []int{1, 2, rho - 1, rho, rho + 1, n - 1, n} {
+		add(r)
+	}
+	for k := 1; k < 32; k++ {
+		add(1 + k*(n-1)/32)
+	}
+	return out
+}
+
+// closeRel reports whether x is within rel of the exact y, or within one
+// step of the subnormal grid when y is too small to carry rel precision.
+func closeRel(x float64, y *big.Rat, rel float64) bool {
+	d := new(big.Rat).SetFloat64(x)
+	if d == nil {
+		return false
+	}
+	d.Sub(d, y)
+	d.Abs(d)
+	bound := new(big.Rat).Mul(y, new(big.Rat).SetFloat64(rel))
+	bound.Add(bound, new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64))
+	return d.Cmp(bound) <= 0
+}
+
+// KKT checks that p is optimal for min Σ a_i²/p_i over Δ(ε) by its
+// Karush–Kuhn–Tucker conditions, independently of how p was computed:
+// p is feasible (every p_i ≥ ε, Σ p_i = 1), there is one λ with p_i = a_i/λ
+// wherever p_i ≠ ε, and a_i ≤ ε·λ wherever p_i = ε. Comparisons are made in
+// exact arithmetic with a relative slack of 1e-9 for the rounding of p.
+func KKT(keys []float64, eps float64, p []float64) error {
+	n := len(keys)
+	if len(p) != n || n == 0 {
+		return fmt.Errorf("KKT: %d keys, %d probabilities", n, len(p))
+	}
+	epsR := new(big.Rat).SetFloat64(eps)
+	if eps == 1/float64(n) {
+		epsR = big.NewRat(1, int64(n))
+	}
+	slack := big.NewRat(1, 1e9)
+	one := big.NewRat(1, 1)
+	sum := new(big.Rat)
+	allZero := true
+	for _, a := range keys {
+		allZero = allZero && a == 0
+	}
+	headKeys, headP := new(big.Rat), new(big.Rat)
+	for i, x := range p {
+		if math.IsNaN(x) || x < 0 {
+			return fmt.Errorf("KKT: p[%d] = %v", i, x)
+		}
+		pr := new(big.Rat).SetFloat64(x)
+		sum.Add(sum, pr)
+		// p_i ≥ ε·(1 − slack)
+		lowEnough := new(big.Rat).Mul(epsR, new(big.Rat).Sub(one, slack))
+		if pr.Cmp(lowEnough) < 0 {
+			return fmt.Errorf("KKT: p[%d] = %v below ε = %v", i, x, eps)
+		}
+		if x != eps {
+			headKeys.Add(headKeys, new(big.Rat).SetFloat64(keys[i]))
+			headP.Add(headP, pr)
+		}
+	}
+	dev := new(big.Rat).Sub(sum, one)
+	if dev.Abs(dev).Cmp(slack) > 0 {
+		f, _ := sum.Float64()
+		return fmt.Errorf("KKT: Σp = %v", f)
+	}
+	if allZero {
+		return nil // every feasible p is optimal
+	}
+	if headP.Sign() == 0 {
+		return nil // every p_i = ε and Σp = 1: nε = 1, the only feasible point
+	}
+	lambda := new(big.Rat).Quo(headKeys, headP)
+	tiny := new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64)
+	for i, x := range p {
+		a := new(big.Rat).SetFloat64(keys[i])
+		// Stationarity: |a_i − λ·p_i| ≤ slack·a_i + λ·(smallest float), the
+		// last term for a p_i that underflowed.
+		lp := new(big.Rat).Mul(lambda, new(big.Rat).SetFloat64(x))
+		d := new(big.Rat).Sub(a, lp)
+		d.Abs(d)
+		bound := new(big.Rat).Mul(slack, a)
+		bound.Add(bound, new(big.Rat).Mul(lambda, tiny))
+		stationary := d.Cmp(bound) <= 0
+		if x == eps {
+			// Complementary slackness: a_i ≤ ε·λ·(1 + slack), unless p_i is
+			// a/λ that happens to equal ε (or underflowed to ε = 0).
+			bound := new(big.Rat).Mul(epsR, lambda)
+			bound.Mul(bound, new(big.Rat).Add(one, slack))
+			if a.Cmp(bound) > 0 && !stationary {
+				return fmt.Errorf("KKT: p[%d] = ε but a = %v > ε·λ", i, keys[i])
+			}
+			continue
+		}
+		if !stationary {
+			lf, _ := lambda.Float64()
+			return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v", i, x, keys[i], lf)
+		}
+	}
+	return nil
+}
