@@ -1,0 +1,117 @@
+package ost
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// bytesPerItem is the memory the tree holds for each item.
+func bytesPerItem() int { return int(unsafe.Sizeof(node{})) }
+
+// check verifies every invariant of the tree from scratch and returns an
+// error naming the first broken one and its node: the red-black properties,
+// parent links, canonical in-order, every size and sum recomputed, every
+// item reachable exactly once, and the count of zero keys.
+func (t *Tree) check() error {
+	n := len(t.nodes)
+	if n == 0 {
+		if t.root != nilNode {
+			return fmt.Errorf("empty tree: root is %d, want nil", t.root)
+		}
+		return nil
+	}
+	if t.root < 0 || int(t.root) >= n {
+		return fmt.Errorf("root %d out of range", t.root)
+	}
+	if t.nodes[t.root].parent != nilNode {
+		return fmt.Errorf("root %d: parent %d, want nil", t.root, t.nodes[t.root].parent)
+	}
+	if t.nodes[t.root].red {
+		return fmt.Errorf("root %d is red", t.root)
+	}
+	c := checker{t: t, seen: make([]bool, n), prev: nilNode}
+	if _, _, _, err := c.walk(t.root, 0); err != nil {
+		return err
+	}
+	if c.count != n {
+		return fmt.Errorf("tree reaches %d nodes, want %d", c.count, n)
+	}
+	if c.zeros != t.zeros {
+		return fmt.Errorf("zero count %d, want %d", t.zeros, c.zeros)
+	}
+	return nil
+}
+
+type checker struct {
+	t     *Tree
+	seen  []bool
+	prev  int32 // last node visited in order
+	count int
+	zeros int
+}
+
+// walk checks the subtree of v at the given depth in order and returns its
+// black height, size and a sum recomputed from the keys alone.
+func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, err error) {
+	if v == nilNode {
+		return 1, 0, 0, nil
+	}
+	t := c.t
+	if v < 0 || int(v) >= len(t.nodes) {
+		return 0, 0, 0, fmt.Errorf("link %d out of range", v)
+	}
+	if c.seen[v] {
+		return 0, 0, 0, fmt.Errorf("node %d reached twice", v)
+	}
+	if depth > 2*64 {
+		return 0, 0, 0, fmt.Errorf("node %d: depth %d, too deep for a red-black tree", v, depth)
+	}
+	c.seen[v] = true
+	nd := &t.nodes[v]
+	for _, ch := range [2]int32{nd.left, nd.right} {
+		if ch != nilNode && ch >= 0 && int(ch) < len(t.nodes) && t.nodes[ch].parent != v {
+			return 0, 0, 0, fmt.Errorf("node %d: child %d has parent %d", v, ch, t.nodes[ch].parent)
+		}
+		if nd.red && t.isRed(ch) {
+			return 0, 0, 0, fmt.Errorf("red node %d has red child %d", v, ch)
+		}
+	}
+	if k := nd.key; math.IsNaN(k) || math.IsInf(k, 0) || k < 0 || math.Signbit(k) {
+		return 0, 0, 0, fmt.Errorf("node %d: invalid key %v", v, k)
+	}
+	bl, sl, fl, err := c.walk(nd.left, depth+1)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if c.prev != nilNode && !before(t.nodes[c.prev].key, c.prev, nd.key, v) {
+		return 0, 0, 0, fmt.Errorf("in-order: node %d (key %v) after node %d (key %v)", v, nd.key, c.prev, t.nodes[c.prev].key)
+	}
+	c.prev = v
+	c.count++
+	if nd.key == 0 {
+		c.zeros++
+	}
+	br, sr, fr, err := c.walk(nd.right, depth+1)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if bl != br {
+		return 0, 0, 0, fmt.Errorf("node %d: black height %d on the left, %d on the right", v, bl, br)
+	}
+	size = sl + 1 + sr
+	if nd.size != size {
+		return 0, 0, 0, fmt.Errorf("node %d: size %d, want %d", v, nd.size, size)
+	}
+	if want := t.sum(nd.left) + nd.key + t.sum(nd.right); nd.sum != want {
+		return 0, 0, 0, fmt.Errorf("node %d: sum %v, want %v from its children", v, nd.sum, want)
+	}
+	sum = fl + nd.key + fr
+	if nd.sum != sum {
+		return 0, 0, 0, fmt.Errorf("node %d: sum %v, want %v from its keys", v, nd.sum, sum)
+	}
+	if !nd.red {
+		bl++
+	}
+	return bl, size, sum, nil
+}

@@ -1,0 +1,609 @@
+// Package ost is the tree backend of reweighted: an order-statistic
+// red-black tree whose nodes carry the size and the key sum of their
+// subtree, searched as in Algorithms 3 and 4 of the paper.
+//
+// # Structure
+//
+// The tree orders items canonically (key descending, equal keys by index
+// ascending), so an in-order traversal, left subtree first, visits ranks
+// 1, 2, …, n: the left child of a node holds larger keys, the right child
+// smaller ones. (The paper draws the mirror image; only the names of the
+// children differ.) Every node stores its key, the number of nodes in its
+// subtree and the sum of their keys, which is all Algorithm 3 needs to find
+// ρ and λ(ρ) in one descent from the root, and all Algorithm 4 needs to turn
+// u into an item in one more.
+//
+// # Memory
+//
+// The nodes live in one slice indexed by item, as the paper's "array whose
+// i-th element is the node whose value is i": the node of item i is found
+// without a search, and a node never moves, so Set reuses its slot. Links
+// are int32 indices into that slice rather than pointers. A node takes 40
+// bytes (key, sum, three links, size, colour), against 64 or more with
+// pointers, the slice is one allocation that the garbage collector never
+// scans, and n is limited to 2^31 − 1 items, which the links can address.
+//
+// # Costs
+//
+// New builds a perfectly balanced tree in O(n). Set costs O(log n): it
+// updates the key in place when the item keeps its rank, and otherwise
+// deletes and reinserts the node (CLRS chapters 13 and 14). Solve, Sample and
+// Prob cost O(log n) each: a descent for ρ, one for the item (Sample) or a
+// walk up for its rank (Prob). No method allocates after New.
+//
+// # Sums
+//
+// The sum of a node is always recomputed from its children, left.sum + key +
+// right.sum, along the path from every changed node to the root, and never
+// adjusted by adding the change of a key. An adjusted sum drifts: after
+// many updates it keeps the rounding errors of keys long gone, and a sum
+// that should be 0, or tiny next to keys that have left, can end up far from
+// it (the bug of gonum's sampleuv.Weighted, issue 1866). A recomputed sum
+// depends only on the keys now in the subtree and on its shape.
+package ost
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/lemma1"
+)
+
+// nilNode is the link of a missing child or parent.
+const nilNode = -1
+
+// node is the node of one item; its index in Tree.nodes is the item.
+type node struct {
+	key  float64 // the item's key
+	sum  float64 // left.sum + key + right.sum
+	left int32   // larger keys (smaller ranks)
+	// right holds smaller keys (larger ranks).
+	right  int32
+	parent int32
+	size   int32 // nodes in the subtree
+	red    bool
+}
+
+// Tree is an order-statistic red-black tree over the keys of n items. It
+// satisfies reweighted.Sampler. The zero value has no items; use New.
+type Tree struct {
+	nodes []node
+	root  int32
+	zeros int // number of keys equal to 0
+}
+
+var _ reweighted.Sampler = (*Tree)(nil)
+
+// New returns a tree over n items, all keys 0. It panics if n < 0 or if n
+// does not fit the tree's int32 links.
+func New(n int) *Tree {
+	if n < 0 {
+		panic(fmt.Sprintf("ost: New(%d): negative size", n))
+	}
+	if n > math.MaxInt32 {
+		panic(fmt.Sprintf("ost: New(%d): more than %d items", n, math.MaxInt32))
+	}
+	t := &Tree{nodes: make([]node, n), zeros: n}
+	// With all keys 0 the canonical order is the index order. Levels of a
+	// midpoint-split tree are full down to depth ⌊log2(n+1)⌋ − 1; colouring
+	// the nodes below that red gives every path the same number of black
+	// nodes, and those red nodes are leaves with black parents.
+	full := 0
+	for (1<<(full+1))-1 <= n {
+		full++
+	}
+	t.root = t.build(0, n, nilNode, 0, full)
+	return t
+}
+
+// build links items [lo, hi) into a balanced subtree at the given depth and
+// returns its root.
+func (t *Tree) build(lo, hi int, parent int32, depth, full int) int32 {
+	if lo >= hi {
+		return nilNode
+	}
+	mid := lo + (hi-lo)/2
+	v := &t.nodes[mid]
+	v.parent = parent
+	v.red = depth >= full
+	v.left = t.build(lo, mid, int32(mid), depth+1, full)
+	v.right = t.build(mid+1, hi, int32(mid), depth+1, full)
+	v.size = int32(hi - lo)
+	return int32(mid)
+}
+
+// Len returns the number of items.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Key returns the key of item i. It panics unless 0 ≤ i < Len().
+func (t *Tree) Key(i int) float64 { return t.nodes[i].key }
+
+// total returns the sum of all keys.
+func (t *Tree) total() float64 {
+	if t.root == nilNode {
+		return 0
+	}
+	return t.nodes[t.root].sum
+}
+
+// before reports whether item i with key a precedes item j with key b in
+// canonical order.
+func before(a float64, i int32, b float64, j int32) bool {
+	return a > b || (a == b && i < j)
+}
+
+func (t *Tree) size(v int32) int32 {
+	if v == nilNode {
+		return 0
+	}
+	return t.nodes[v].size
+}
+
+func (t *Tree) sum(v int32) float64 {
+	if v == nilNode {
+		return 0
+	}
+	return t.nodes[v].sum
+}
+
+func (t *Tree) isRed(v int32) bool { return v != nilNode && t.nodes[v].red }
+
+// fix recomputes the size and sum of v from its children.
+func (t *Tree) fix(v int32) {
+	n := &t.nodes[v]
+	n.size = t.size(n.left) + 1 + t.size(n.right)
+	n.sum = t.sum(n.left) + n.key + t.sum(n.right)
+}
+
+// fixUp recomputes v and all its ancestors.
+func (t *Tree) fixUp(v int32) {
+	for ; v != nilNode; v = t.nodes[v].parent {
+		t.fix(v)
+	}
+}
+
+// Set replaces the key of item i by a.
+func (t *Tree) Set(i int, a float64) error {
+	if err := lemma1.CheckIndex(i, len(t.nodes)); err != nil {
+		return err
+	}
+	a, err := lemma1.CheckKey(a)
+	if err != nil {
+		return err
+	}
+	v := int32(i)
+	old := t.nodes[v].key
+	if err := lemma1.CheckSum(t.total(), old, a); err != nil {
+		return err
+	}
+	if old == a {
+		return nil
+	}
+	if old == 0 {
+		t.zeros--
+	}
+	if a == 0 {
+		t.zeros++
+	}
+	if t.keepsRank(v, a) {
+		t.nodes[v].key = a
+		t.fixUp(v)
+		return nil
+	}
+	t.delete(v)
+	t.nodes[v].key = a
+	t.insert(v)
+	return nil
+}
+
+// keepsRank reports whether item v with key a would stay between its
+// current neighbours in canonical order.
+func (t *Tree) keepsRank(v int32, a float64) bool {
+	if p := t.prev(v); p != nilNode && !before(t.nodes[p].key, p, a, v) {
+		return false
+	}
+	if q := t.next(v); q != nilNode && !before(a, v, t.nodes[q].key, q) {
+		return false
+	}
+	return true
+}
+
+// prev returns the node of the previous rank, or nilNode.
+func (t *Tree) prev(v int32) int32 {
+	if l := t.nodes[v].left; l != nilNode {
+		return t.last(l)
+	}
+	p := t.nodes[v].parent
+	for p != nilNode && t.nodes[p].left == v {
+		v, p = p, t.nodes[p].parent
+	}
+	return p
+}
+
+// next returns the node of the next rank, or nilNode.
+func (t *Tree) next(v int32) int32 {
+	if r := t.nodes[v].right; r != nilNode {
+		return t.first(r)
+	}
+	p := t.nodes[v].parent
+	for p != nilNode && t.nodes[p].right == v {
+		v, p = p, t.nodes[p].parent
+	}
+	return p
+}
+
+// first returns the node of smallest rank in the subtree of v.
+func (t *Tree) first(v int32) int32 {
+	for t.nodes[v].left != nilNode {
+		v = t.nodes[v].left
+	}
+	return v
+}
+
+// last returns the node of largest rank in the subtree of v.
+func (t *Tree) last(v int32) int32 {
+	for t.nodes[v].right != nilNode {
+		v = t.nodes[v].right
+	}
+	return v
+}
+
+// rotateLeft lifts the right child of x into its place (CLRS 13.2) and
+// recomputes both nodes; the caller recomputes their ancestors.
+func (t *Tree) rotateLeft(x int32) {
+	y := t.nodes[x].right
+	b := t.nodes[y].left
+	t.nodes[x].right = b
+	if b != nilNode {
+		t.nodes[b].parent = x
+	}
+	t.replaceChild(x, y)
+	t.nodes[y].left = x
+	t.nodes[x].parent = y
+	t.fix(x)
+	t.fix(y)
+}
+
+// rotateRight is the mirror image of rotateLeft.
+func (t *Tree) rotateRight(x int32) {
+	y := t.nodes[x].left
+	b := t.nodes[y].right
+	t.nodes[x].left = b
+	if b != nilNode {
+		t.nodes[b].parent = x
+	}
+	t.replaceChild(x, y)
+	t.nodes[y].right = x
+	t.nodes[x].parent = y
+	t.fix(x)
+	t.fix(y)
+}
+
+// replaceChild makes v take u's place under u's parent (CLRS's transplant).
+func (t *Tree) replaceChild(u, v int32) {
+	p := t.nodes[u].parent
+	switch {
+	case p == nilNode:
+		t.root = v
+	case t.nodes[p].left == u:
+		t.nodes[p].left = v
+	default:
+		t.nodes[p].right = v
+	}
+	if v != nilNode {
+		t.nodes[v].parent = p
+	}
+}
+
+// insert links the detached node z into the tree by its key (CLRS 13.3).
+func (t *Tree) insert(z int32) {
+	a := t.nodes[z].key
+	p, x := int32(nilNode), t.root
+	goLeft := false
+	for x != nilNode {
+		p = x
+		goLeft = before(a, z, t.nodes[x].key, x)
+		if goLeft {
+			x = t.nodes[x].left
+		} else {
+			x = t.nodes[x].right
+		}
+	}
+	n := &t.nodes[z]
+	n.parent, n.left, n.right, n.red = p, nilNode, nilNode, true
+	switch {
+	case p == nilNode:
+		t.root = z
+	case goLeft:
+		t.nodes[p].left = z
+	default:
+		t.nodes[p].right = z
+	}
+	// Make every size and sum right before rotating: a rotation recomputes
+	// its two nodes from their children, which must be up to date.
+	t.fixUp(z)
+	t.insertFixup(z)
+	// A rotation changes how a subtree's sum is associated, hence maybe its
+	// rounding: recompute the ancestors of every rotated pair, which all lie
+	// on z's path to the root.
+	t.fixUp(z)
+}
+
+// insertFixup restores the red-black properties after inserting z.
+func (t *Tree) insertFixup(z int32) {
+	for {
+		p := t.nodes[z].parent
+		if !t.isRed(p) {
+			break
+		}
+		g := t.nodes[p].parent // exists: a red node is never the root
+		if p == t.nodes[g].left {
+			if u := t.nodes[g].right; t.isRed(u) {
+				t.nodes[p].red, t.nodes[u].red, t.nodes[g].red = false, false, true
+				z = g
+				continue
+			}
+			if z == t.nodes[p].right {
+				z = p
+				t.rotateLeft(z)
+				p = t.nodes[z].parent
+			}
+			t.nodes[p].red, t.nodes[g].red = false, true
+			t.rotateRight(g)
+		} else {
+			if u := t.nodes[g].left; t.isRed(u) {
+				t.nodes[p].red, t.nodes[u].red, t.nodes[g].red = false, false, true
+				z = g
+				continue
+			}
+			if z == t.nodes[p].left {
+				z = p
+				t.rotateRight(z)
+				p = t.nodes[z].parent
+			}
+			t.nodes[p].red, t.nodes[g].red = false, true
+			t.rotateLeft(g)
+		}
+	}
+	t.nodes[t.root].red = false
+}
+
+// delete unlinks node z from the tree (CLRS 13.4, with the parent of x kept
+// apart since the nil child has no node to hold it).
+func (t *Tree) delete(z int32) {
+	y, yRed := z, t.nodes[z].red
+	var x, xp int32
+	switch {
+	case t.nodes[z].left == nilNode:
+		x, xp = t.nodes[z].right, t.nodes[z].parent
+		t.replaceChild(z, x)
+	case t.nodes[z].right == nilNode:
+		x, xp = t.nodes[z].left, t.nodes[z].parent
+		t.replaceChild(z, x)
+	default:
+		y = t.first(t.nodes[z].right)
+		yRed = t.nodes[y].red
+		x = t.nodes[y].right
+		if t.nodes[y].parent == z {
+			xp = y
+		} else {
+			xp = t.nodes[y].parent
+			t.replaceChild(y, x)
+			t.nodes[y].right = t.nodes[z].right
+			t.nodes[t.nodes[y].right].parent = y
+		}
+		t.replaceChild(z, y)
+		t.nodes[y].left = t.nodes[z].left
+		t.nodes[t.nodes[y].left].parent = y
+		t.nodes[y].red = t.nodes[z].red
+	}
+	// xp is the lowest node whose subtree lost z; every changed subtree
+	// lies on its path to the root.
+	t.fixUp(xp)
+	if !yRed {
+		t.deleteFixup(x, xp)
+	}
+	// Every rotation's pair sits on xp's path or hangs from it, so one more
+	// walk makes every ancestor's sum exact again.
+	t.fixUp(xp)
+	n := &t.nodes[z]
+	n.left, n.right, n.parent, n.red = nilNode, nilNode, nilNode, false
+}
+
+// deleteFixup restores the red-black properties after a black node was
+// removed above x, whose parent is xp (x may be nilNode).
+func (t *Tree) deleteFixup(x, xp int32) {
+	for x != t.root && !t.isRed(x) {
+		if x == t.nodes[xp].left {
+			w := t.nodes[xp].right
+			if t.isRed(w) {
+				t.nodes[w].red, t.nodes[xp].red = false, true
+				t.rotateLeft(xp)
+				w = t.nodes[xp].right
+			}
+			if !t.isRed(t.nodes[w].left) && !t.isRed(t.nodes[w].right) {
+				t.nodes[w].red = true
+				x, xp = xp, t.nodes[xp].parent
+				continue
+			}
+			if !t.isRed(t.nodes[w].right) {
+				t.nodes[t.nodes[w].left].red = false
+				t.nodes[w].red = true
+				t.rotateRight(w)
+				w = t.nodes[xp].right
+			}
+			t.nodes[w].red = t.nodes[xp].red
+			t.nodes[xp].red = false
+			t.nodes[t.nodes[w].right].red = false
+			t.rotateLeft(xp)
+			x = t.root
+		} else {
+			w := t.nodes[xp].left
+			if t.isRed(w) {
+				t.nodes[w].red, t.nodes[xp].red = false, true
+				t.rotateRight(xp)
+				w = t.nodes[xp].left
+			}
+			if !t.isRed(t.nodes[w].right) && !t.isRed(t.nodes[w].left) {
+				t.nodes[w].red = true
+				x, xp = xp, t.nodes[xp].parent
+				continue
+			}
+			if !t.isRed(t.nodes[w].left) {
+				t.nodes[t.nodes[w].right].red = false
+				t.nodes[w].red = true
+				t.rotateLeft(w)
+				w = t.nodes[xp].left
+			}
+			t.nodes[w].red = t.nodes[xp].red
+			t.nodes[xp].red = false
+			t.nodes[t.nodes[w].left].red = false
+			t.rotateRight(xp)
+			x = t.root
+		}
+	}
+	if x != nilNode {
+		t.nodes[x].red = false
+	}
+}
+
+// solve is Algorithm 3: it returns ρ and the sum of the ρ largest keys. The
+// caller handles the all-zero case.
+//
+// The descent carries the rank r0 and the key sum s0 of everything ranked
+// before the current subtree and adds to them; the paper's version
+// subtracts when it turns back, which rounds the sum differently at every
+// turn.
+func (t *Tree) solve(b lemma1.Bound) (rho int, sRho float64) {
+	r0, s0 := 0, 0.0
+	for v := t.root; v != nilNode; {
+		n := &t.nodes[v]
+		r := r0 + int(t.size(n.left)) + 1
+		s := s0 + t.sum(n.left) + n.key
+		if b.Holds(n.key, s, r) {
+			rho, sRho = r, s
+			r0, s0 = r, s
+			v = n.right
+		} else {
+			v = n.left
+		}
+	}
+	if rho == 0 {
+		// Lemma 1 guarantees the predicate at rank 1; floating point may not.
+		rho, sRho = 1, t.nodes[t.first(t.root)].key
+	}
+	return rho, sRho
+}
+
+// Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps.
+func (t *Tree) Solve(eps float64) (int, float64, error) {
+	b, err := lemma1.NewBound(len(t.nodes), eps)
+	if err != nil {
+		return 0, 0, err
+	}
+	if t.zeros == len(t.nodes) {
+		return len(t.nodes), 0, nil
+	}
+	rho, sRho := t.solve(b)
+	return rho, b.Lambda(sRho, rho), nil
+}
+
+// rank returns the 1-based rank of node v.
+func (t *Tree) rank(v int32) int {
+	r := int(t.size(t.nodes[v].left)) + 1
+	for p := t.nodes[v].parent; p != nilNode; v, p = p, t.nodes[p].parent {
+		if t.nodes[p].right == v {
+			r += int(t.size(t.nodes[p].left)) + 1
+		}
+	}
+	return r
+}
+
+// selectRank returns the node of 1-based rank r, 1 ≤ r ≤ n.
+func (t *Tree) selectRank(r int) int32 {
+	v := t.root
+	for {
+		l := int(t.size(t.nodes[v].left))
+		switch {
+		case r <= l:
+			v = t.nodes[v].left
+		case r == l+1:
+			return v
+		default:
+			r -= l + 1
+			v = t.nodes[v].right
+		}
+	}
+}
+
+// selectSum returns the node of smallest rank whose partial sum (the keys of
+// all ranks up to its own, its own included) times scale exceeds target,
+// with its rank, or nilNode when no partial sum does.
+func (t *Tree) selectSum(target, scale float64) (int32, int) {
+	acc, r0 := 0.0, 0
+	for v := t.root; v != nilNode; {
+		n := &t.nodes[v]
+		x := acc + t.sum(n.left) // the keys ranked before v
+		if x*scale > target {
+			v = n.left
+			continue
+		}
+		r0 += int(t.size(n.left)) + 1
+		// A zero key leaves x unchanged, so the test below fails for it:
+		// an item with p = 0 is never selected.
+		acc = x + n.key
+		if acc*scale > target {
+			return v, r0
+		}
+		v = n.right
+	}
+	return nilNode, 0
+}
+
+// Sample maps u to an item as Algorithm 4 does and returns it with its
+// probability.
+func (t *Tree) Sample(eps, u float64) (int, float64, error) {
+	n := len(t.nodes)
+	b, err := lemma1.NewBound(n, eps)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := lemma1.CheckU(u); err != nil {
+		return 0, 0, err
+	}
+	if t.zeros == n {
+		return int(t.selectRank(b.UniformRank(u))), b.UniformProb(), nil
+	}
+	rho, sRho := t.solve(b)
+	head, target, scale, r := b.Head(u, sRho, rho)
+	if !head {
+		return int(t.selectRank(r)), b.Eps(), nil
+	}
+	v, r := t.selectSum(target, scale)
+	if v == nilNode || r > rho || t.nodes[v].key == 0 {
+		// Floating point at the edge of the head: take its last item with
+		// a positive key.
+		v = t.selectRank(min(rho, n-t.zeros))
+	}
+	return int(v), b.Prob(t.nodes[v].key, sRho, rho), nil
+}
+
+// Prob returns p*_i for the bound eps.
+func (t *Tree) Prob(i int, eps float64) (float64, error) {
+	b, err := lemma1.NewBound(len(t.nodes), eps)
+	if err != nil {
+		return 0, err
+	}
+	if err := lemma1.CheckIndex(i, len(t.nodes)); err != nil {
+		return 0, err
+	}
+	if t.zeros == len(t.nodes) {
+		return b.UniformProb(), nil
+	}
+	rho, sRho := t.solve(b)
+	if t.rank(int32(i)) <= rho {
+		return b.Prob(t.nodes[i].key, sRho, rho), nil
+	}
+	return b.Eps(), nil
+}

@@ -1,0 +1,287 @@
+package ost_test
+
+import (
+	"errors"
+	"flag"
+	"math"
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/ost"
+)
+
+var long = flag.Bool("long", false, "run the long state-machine and differential sweeps")
+
+func TestNodeSize(t *testing.T) {
+	require.LessOrEqual(t, ost.BytesPerItem(), 48, "bytes per item")
+}
+
+func TestNewIsValid(t *testing.T) {
+	for n := range 300 {
+		tr := ost.New(n)
+		require.NoError(t, tr.Check(), "n=%d", n)
+		require.Equal(t, n, tr.Len())
+		for i := range n {
+			require.Zero(t, tr.Key(i))
+		}
+	}
+	for _, n := range []int{511, 512, 513, 1023, 1 << 12, 1<<12 + 1, 100_000} {
+		require.NoError(t, ost.New(n).Check(), "n=%d", n)
+	}
+}
+
+func TestNewPanics(t *testing.T) {
+	require.Panics(t, func() { ost.New(-1) })
+}
+
+func TestKeyPanicsOutOfRange(t *testing.T) {
+	tr := ost.New(3)
+	require.Panics(t, func() { tr.Key(3) })
+	require.Panics(t, func() { tr.Key(-1) })
+}
+
+// TestRankRhoIsSampled is the case the C++ implementation gets wrong: with
+// the partial sum of a node excluding its own key, the item of rank ρ is
+// never drawn. Here ρ = n = 2 and u just below 1 must draw rank 2.
+func TestRankRhoIsSampled(t *testing.T) {
+	tr := ost.New(2)
+	require.NoError(t, tr.Set(0, 3))
+	require.NoError(t, tr.Set(1, 1))
+	rho, lambda, err := tr.Solve(0)
+	require.NoError(t, err)
+	require.Equal(t, 2, rho)
+	require.Equal(t, 4.0, lambda)
+	i, p, err := tr.Sample(0, math.Nextafter(1, 0))
+	require.NoError(t, err)
+	require.Equal(t, 1, i)
+	require.Equal(t, 0.25, p)
+	i, p, err = tr.Sample(0, 0.74)
+	require.NoError(t, err)
+	require.Equal(t, 0, i)
+	require.Equal(t, 0.75, p)
+	i, _, err = tr.Sample(0, 0.75)
+	require.NoError(t, err)
+	require.Equal(t, 1, i)
+}
+
+// TestZeroKeyNeverSampled checks that with ε = 0, where zero keys are ranked
+// inside ρ, no u draws an item whose probability is 0.
+func TestZeroKeyNeverSampled(t *testing.T) {
+	tr := ost.New(4)
+	require.NoError(t, tr.Set(2, 0x1p-1074))
+	rho, _, err := tr.Solve(0)
+	require.NoError(t, err)
+	require.Equal(t, 4, rho)
+	for _, u := range []float64{0, 0.25, 0.5, 0.999, math.Nextafter(1, 0)} {
+		i, p, err := tr.Sample(0, u)
+		require.NoError(t, err)
+		require.Equal(t, 2, i, "u=%v", u)
+		require.Equal(t, 1.0, p)
+	}
+}
+
+func TestBadInputChangesNothing(t *testing.T) {
+	tr := ost.New(5)
+	for i, a := range []float64{1, 2, 2, 0, 0x1p-1074} {
+		require.NoError(t, tr.Set(i, a))
+	}
+	require.NoError(t, tr.Set(1, reweighted.MaxSum/2))
+	before := tr.Clone()
+	same := func(msg string) {
+		t.Helper()
+		require.Equal(t, before, tr, msg)
+		require.NoError(t, tr.Check(), msg)
+	}
+	for _, i := range []int{-1, 5, math.MaxInt} {
+		require.ErrorIs(t, tr.Set(i, 1), reweighted.ErrIndex)
+		same("Set index")
+		_, err := tr.Prob(i, 0.1)
+		require.ErrorIs(t, err, reweighted.ErrIndex)
+		same("Prob index")
+	}
+	for _, a := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, -0x1p-1074,
+		reweighted.MaxSum, math.Nextafter(reweighted.MaxSum, math.Inf(1)), math.MaxFloat64} {
+		require.ErrorIs(t, tr.Set(3, a), reweighted.ErrKey, "a=%v", a)
+		same("Set key")
+	}
+	for _, eps := range []float64{math.NaN(), -0x1p-1074, math.Nextafter(0.2, 1), 1, math.Inf(1)} {
+		_, _, err := tr.Solve(eps)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon, "eps=%v", eps)
+		_, _, err = tr.Sample(eps, 0.5)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+		_, err = tr.Prob(0, eps)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+		same("epsilon")
+	}
+	for _, u := range []float64{math.NaN(), -0x1p-1074, 1, math.Inf(1)} {
+		_, _, err := tr.Sample(0.1, u)
+		require.ErrorIs(t, err, reweighted.ErrUniform, "u=%v", u)
+		same("uniform")
+	}
+	// −0 is stored as +0.
+	require.NoError(t, tr.Set(0, math.Copysign(0, -1)))
+	require.False(t, math.Signbit(tr.Key(0)))
+	require.NoError(t, tr.Check())
+
+	empty := ost.New(0)
+	_, _, err := empty.Solve(0)
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	_, _, err = empty.Sample(0, 0.5)
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	_, err = empty.Prob(0, 0)
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	require.ErrorIs(t, empty.Set(0, 1), reweighted.ErrIndex)
+	require.NoError(t, empty.Check())
+}
+
+func TestZeroAllocs(t *testing.T) {
+	const n = 1000
+	tr := ost.New(n)
+	for i := range n {
+		require.NoError(t, tr.Set(i, float64(i%37)))
+	}
+	eps := 0.5 / n
+	i, k := 0, 0.0
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		i = (i + 7919) % n
+		k = math.Mod(k+1.618, 50)
+		_ = tr.Set(i, k)
+	}), "Set")
+	require.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = tr.Solve(eps) }), "Solve")
+	require.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = tr.Sample(eps, 0.3) }), "Sample")
+	require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = tr.Prob(17, eps) }), "Prob")
+}
+
+// keyGen draws keys as m·2^e with small integers m, so that ties and exact
+// sums are common, and exponents that reach subnormals and huge values near
+// MaxSum/n.
+func keyGen(n int) *rapid.Generator[float64] {
+	huge := math.Floor(math.Log2(reweighted.MaxSum/float64(n))) - 4
+	return rapid.Custom(func(t *rapid.T) float64 {
+		m := rapid.IntRange(0, 16).Draw(t, "m")
+		var e int
+		switch rapid.IntRange(0, 9).Draw(t, "scale") {
+		case 0:
+			return 0
+		case 1:
+			e = rapid.IntRange(-1074, -1020).Draw(t, "subnormal")
+		case 2:
+			e = rapid.IntRange(int(huge)-40, int(huge)).Draw(t, "huge")
+		case 3, 4:
+			// A full 53-bit mantissa: sums of these round.
+			m := rapid.Uint64Range(1<<52, 1<<53-1).Draw(t, "mantissa")
+			return math.Ldexp(float64(m), rapid.IntRange(-60, -40).Draw(t, "exp"))
+		default:
+			e = rapid.IntRange(-3, 3).Draw(t, "exp")
+		}
+		return math.Ldexp(float64(m), e)
+	})
+}
+
+// machine is a rapid state machine of Set calls on a tree, checked against
+// a plain slice of keys.
+type machine struct {
+	tr   *ost.Tree
+	keys []float64
+	gen  *rapid.Generator[float64]
+}
+
+func (m *machine) Set(t *rapid.T) {
+	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
+	a := m.gen.Draw(t, "a")
+	err := m.tr.Set(i, a)
+	if err != nil {
+		// Only a sum above MaxSum may be refused.
+		if !errors.Is(err, reweighted.ErrKey) {
+			t.Fatalf("Set(%d, %v): %v", i, a, err)
+		}
+		if s := exactSum(m.keys, i, a); s.Cmp(big.NewFloat(reweighted.MaxSum/2)) < 0 {
+			t.Fatalf("Set(%d, %v) refused with a sum of %v: %v", i, a, s, err)
+		}
+		return
+	}
+	m.keys[i] = a
+}
+
+// SetSame sets a key to the key of another item, making a tie.
+func (m *machine) SetSame(t *rapid.T) {
+	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
+	j := rapid.IntRange(0, len(m.keys)-1).Draw(t, "j")
+	if err := m.tr.Set(i, m.keys[j]); err != nil {
+		t.Fatalf("Set(%d, key of %d): %v", i, j, err)
+	}
+	m.keys[i] = m.keys[j]
+}
+
+// Nudge moves a key by one ulp, which usually keeps its rank.
+func (m *machine) Nudge(t *rapid.T) {
+	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
+	a := math.Nextafter(m.keys[i], math.Inf(rapid.SampledFrom([]int{-1, 1}).Draw(t, "dir")))
+	if a < 0 {
+		a = 0
+	}
+	if err := m.tr.Set(i, a); err == nil {
+		m.keys[i] = a
+	}
+}
+
+func (m *machine) Check(t *rapid.T) {
+	if err := m.tr.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range m.keys {
+		if m.tr.Key(i) != a {
+			t.Fatalf("Key(%d) = %v, want %v", i, m.tr.Key(i), a)
+		}
+	}
+}
+
+// exactSum returns the exact sum of keys with keys[i] replaced by a.
+func exactSum(keys []float64, i int, a float64) *big.Float {
+	s := new(big.Float).SetPrec(2000)
+	for j, k := range keys {
+		if j == i {
+			k = a
+		}
+		s.Add(s, big.NewFloat(k))
+	}
+	return s
+}
+
+// TestInvariantsStateMachine checks the red-black and augmentation
+// invariants, and Key as a postcondition of Set, after every step of random
+// histories.
+func TestInvariantsStateMachine(t *testing.T) {
+	maxN := 60
+	if *long {
+		maxN = 2000
+		setDefaultFlag("rapid.steps", "10000")
+		setDefaultFlag("rapid.checks", "20")
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, maxN).Draw(t, "n")
+		m := &machine{tr: ost.New(n), keys: make([]float64, n), gen: keyGen(n)}
+		t.Repeat(map[string]func(*rapid.T){
+			"Set":     m.Set,
+			"SetSame": m.SetSame,
+			"Nudge":   m.Nudge,
+			"":        m.Check,
+		})
+	})
+}
+
+// setDefaultFlag sets a flag unless the command line set it.
+func setDefaultFlag(name, value string) {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	if !set {
+		if err := flag.Set(name, value); err != nil {
+			panic(err)
+		}
+	}
+}
+
