@@ -117,6 +117,9 @@ func edgeCases() map[string][]float64 {
 		"huge and tiny":  mixed,
 		"geometric":      geo,
 		"one big":        {1e6, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+		// Found by the state machine: a sum of 2^-1073 once made the
+		// power-of-two scale of the target overflow to +Inf.
+		"two smallest": {5e-324, 5e-324},
 	}
 }
 

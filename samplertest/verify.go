@@ -20,7 +20,8 @@ const (
 
 // Verify checks a sampler holding keys against the exact oracle at the bound
 // eps: Key, Solve (ρ in range, λ within RelLambda, or within one subnormal
-// step where λ is subnormal), Prob (total variation within TV) and Sample at
+// step where λ is subnormal), Prob (total variation within TV, and the KKT
+// certificate) and Sample at
 // every u of us and at the midpoint of each item's exact interval (the item
 // drawn has its exact interval, under the sampler's own ρ, within UDist of
 // u, has positive probability, and comes with the p that Prob returns).
@@ -68,6 +69,9 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 	}
 	if tv/2 > TV {
 		return fmt.Errorf("Prob at ε = %v: total variation %.3g from exact p* (ρ = %d, exact ρ = %d)", eps, tv/2, rho, ex.Rho)
+	}
+	if err := KKT(keys, eps, probs); err != nil {
+		return fmt.Errorf("Prob at ε = %v: %w", eps, err)
 	}
 	check := func(u float64) error {
 		i, p, err := s.Sample(eps, u)
