@@ -320,13 +320,13 @@ func (t *Tree) insert(z int32) {
 	default:
 		t.nodes[p].right = z
 	}
-	// Make every size and sum right before rotating: a rotation recomputes
-	// its two nodes from their children, which must be up to date.
-	t.fixUp(z)
 	t.insertFixup(z)
-	// A rotation changes how a subtree's sum is associated, hence maybe its
-	// rounding: recompute the ancestors of every rotated pair, which all lie
-	// on z's path to the root.
+	// Only z and its ancestors have stale sizes and sums, before and after
+	// each rotation: a rotation recomputes its two nodes, and any node it
+	// gives a stale child is itself an ancestor of z. (A rotation also
+	// changes how a subtree's sum is associated, hence maybe its rounding,
+	// so the ancestors of every rotated pair need recomputing too; they are
+	// on the same path.) One walk up from z makes everything exact.
 	t.fixUp(z)
 }
 
@@ -398,14 +398,12 @@ func (t *Tree) delete(z int32) {
 		t.nodes[t.nodes[y].left].parent = y
 		t.nodes[y].red = t.nodes[z].red
 	}
-	// xp is the lowest node whose subtree lost z; every changed subtree
-	// lies on its path to the root.
-	t.fixUp(xp)
 	if !yRed {
 		t.deleteFixup(x, xp)
 	}
-	// Every rotation's pair sits on xp's path or hangs from it, so one more
-	// walk makes every ancestor's sum exact again.
+	// xp is the lowest node whose subtree lost z. As in insert, only xp and
+	// its ancestors are stale, before and after each rotation of the fixup,
+	// so one walk up from xp makes every size and sum exact.
 	t.fixUp(xp)
 	n := &t.nodes[z]
 	n.left, n.right, n.parent, n.red = nilNode, nilNode, nilNode, false
