@@ -1,0 +1,128 @@
+package segtree
+
+import (
+	"fmt"
+	"math"
+)
+
+// check verifies every invariant of the tree from scratch and reports the
+// first one broken, naming the node: trie order (each node's halves differ
+// first at its critical bit, and critical bits increase downward), the
+// pairing of internal nodes with slots, counts and sums recomputed from the
+// leaves, the item-to-leaf and parent links, and the zero count.
+func (t *Tree) check() error {
+	n := len(t.nodes)
+	zeros := 0
+	for i := range t.nodes {
+		a := t.nodes[i].key
+		if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 || math.Signbit(a) {
+			return fmt.Errorf("segtree: item %d: invalid key %v", i, a)
+		}
+		if a == 0 {
+			zeros++
+		}
+	}
+	if zeros != t.zeros {
+		return fmt.Errorf("segtree: zero count %d, want %d", t.zeros, zeros)
+	}
+	if n == 0 {
+		if t.root != nilRef {
+			return fmt.Errorf("segtree: empty tree has root %d", t.root)
+		}
+		return nil
+	}
+	c := checker{t: t, leaf: make([]bool, n), slot: make([]bool, n)}
+	s, err := c.walk(t.root, noUp, -1)
+	if err != nil {
+		return err
+	}
+	if s.count != n {
+		return fmt.Errorf("segtree: root counts %d items, want %d", s.count, n)
+	}
+	if c.slots != n-1 {
+		return fmt.Errorf("segtree: %d internal nodes, want %d", c.slots, n-1)
+	}
+	if c.slot[s.last] {
+		return fmt.Errorf("segtree: slot %d of the last item holds an internal node", s.last)
+	}
+	if nd := &t.nodes[s.last]; nd.sum != [2]float64{} || nd.cnt != [2]int32{} || nd.child != [2]int32{} || nd.up != 0 || nd.crit != 0 {
+		return fmt.Errorf("segtree: slot %d of the last item holds stale node fields", s.last)
+	}
+	return nil
+}
+
+type checker struct {
+	t     *Tree
+	leaf  []bool // leaf of the item seen
+	slot  []bool // internal node of the slot seen
+	slots int
+}
+
+// subtree is what check recomputes for a subtree: its first and last items
+// in canonical order, its size and its key-sum.
+type subtree struct {
+	first, last int32
+	count       int
+	sum         float64
+}
+
+// walk checks the subtree at link ref, whose parent is slot up with critical
+// bit crit (−1 above the root).
+func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
+	t := c.t
+	n := int32(len(t.nodes))
+	if ref < 0 {
+		i := ^ref
+		if ref == nilRef || i >= n {
+			return subtree{}, fmt.Errorf("segtree: slot %d: link %d to no item", up, ref)
+		}
+		if c.leaf[i] {
+			return subtree{}, fmt.Errorf("segtree: leaf of item %d reached twice", i)
+		}
+		c.leaf[i] = true
+		if got := t.nodes[i].leafUp; got != up {
+			return subtree{}, fmt.Errorf("segtree: leaf of item %d: parent link %d, want %d", i, got, up)
+		}
+		return subtree{first: i, last: i, count: 1, sum: t.nodes[i].key}, nil
+	}
+	if ref >= n {
+		return subtree{}, fmt.Errorf("segtree: slot %d: link to slot %d out of range", up, ref)
+	}
+	if c.slot[ref] {
+		return subtree{}, fmt.Errorf("segtree: internal node at slot %d reached twice", ref)
+	}
+	c.slot[ref] = true
+	c.slots++
+	nd := &t.nodes[ref]
+	if nd.up != up {
+		return subtree{}, fmt.Errorf("segtree: node at slot %d: parent link %d, want %d", ref, nd.up, up)
+	}
+	if int(nd.crit) <= crit || nd.crit >= wordBits {
+		return subtree{}, fmt.Errorf("segtree: node at slot %d: critical bit %d not in (%d, %d)", ref, nd.crit, crit, wordBits)
+	}
+	var h [2]subtree
+	for d := range h {
+		s, err := c.walk(nd.child[d], ref, int(nd.crit))
+		if err != nil {
+			return subtree{}, err
+		}
+		h[d] = s
+		if int(nd.cnt[d]) != s.count {
+			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d counts %d, want %d", ref, d, nd.cnt[d], s.count)
+		}
+		if nd.sum[d] != s.sum {
+			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d sums to %v, want %v", ref, d, nd.sum[d], s.sum)
+		}
+	}
+	// Every leaf of a half agrees with the half's last (first) item above
+	// the half's critical bit, which comes after nd.crit; so the two halves
+	// agree above nd.crit and split on it iff these two items do.
+	a, b := h[0].last, h[1].first
+	if got := t.critBit(a, b); got != nd.crit || t.bit(a, got) != 0 {
+		return subtree{}, fmt.Errorf("segtree: node at slot %d: halves split at bit %d (items %d, %d), critical bit %d", ref, got, a, b, nd.crit)
+	}
+	if a != ref {
+		return subtree{}, fmt.Errorf("segtree: node at slot %d: not paired with item %d, the last of its half 0", ref, a)
+	}
+	return subtree{first: h[0].first, last: h[1].last, count: h[0].count + h[1].count, sum: h[0].sum + h[1].sum}, nil
+}

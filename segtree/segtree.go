@@ -1,0 +1,499 @@
+// Package segtree implements reweighted.Sampler with a segment tree over the
+// key space: a crit-bit (PATRICIA) trie over the bit patterns of the keys.
+//
+// # The idea
+//
+// Each item is a 96-bit word: the complement of the float64 bits of its key,
+// followed by its 32-bit index. The bits of a non-negative float64 grow with
+// its value, so ordering the words as unsigned integers is exactly the
+// canonical order of the package reweighted: keys descending, equal keys by
+// index ascending. The words are distinct, and a binary trie over them with
+// the single-child chains compressed away is a segment tree over the key
+// space with one leaf per item and n − 1 internal nodes. An internal node
+// splits its range at its critical bit, the first bit in which its two
+// halves differ: child 0 holds the higher-ranked items (larger keys), child 1
+// the lower-ranked. Each internal node keeps the count and the key-sum of
+// both halves, so the descents of Algorithms 3 and 4 of the paper (find ρ,
+// select by partial sum, select by rank) run on it unchanged, each partial
+// sum a left-to-right sum of node sums, never a difference.
+//
+// # Canonical shape
+//
+// A crit-bit trie is determined by the set of its words alone: there are no
+// rotations, no colours and no balance decisions, so the shape, every node
+// sum and hence every floating-point answer depend only on the current keys,
+// never on the history of Set calls that produced them. Two samplers that
+// hold the same keys are identical, bit for bit.
+//
+// # Layout and memory
+//
+// Nodes live in one slice indexed by item, with int32 links. Internal nodes
+// need no slice of their own: every internal node is paired with the last
+// (lowest-ranked) item of its child 0, and each item except the rank-1 item
+// is that last item for exactly one internal node. So slot i holds both the
+// leaf of item i and the internal node paired with it, and the key that
+// Solve tests at an internal node, the key of the last item of its
+// higher-ranked half, sits in the same slot, in the same cache line as the
+// node's sums and counts. A Set moves at most one internal node to another
+// slot to keep the pairing, and allocates nothing. Memory is 56 bytes per
+// item (key, two sums, two counts, two child links, parent links of the leaf
+// and of the internal node, critical bit), one slice, no pointers for the
+// garbage collector to scan.
+//
+// # Costs
+//
+// Set, Solve, Sample and Prob each walk O(d) nodes, d the depth of the trie.
+// d is at most the word width, 96, whatever the keys: powers of two over the
+// whole exponent range, subnormals, long runs of ties and all zeros included;
+// for keys spread over many values it is about log2 n. There are no
+// allocations once New has returned.
+//
+// # Trade-offs versus the red-black tree
+//
+// The order-statistic red-black tree (package ost) guarantees depth
+// 2·log2(n+1), which is less than 96 only for n below 2^47, and needs about
+// 40 bytes per item. The trie uses more memory per item and its worst-case
+// depth is the word width instead of log n, but it has no rebalancing code at
+// all, a Set never touches more than the two root paths it changes, and its
+// shape and answers are a function of the keys alone, which makes runs
+// reproducible across histories and easy to test.
+package segtree
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/reweighted/reweighted/internal/lemma1"
+)
+
+const (
+	// wordBits is the width of an item's word: 64 bits of key, 32 of index.
+	wordBits = 96
+	// nilRef is the root of a tree with no items. Leaf links are ^item, which
+	// for item < math.MaxInt32 never reaches math.MinInt32.
+	nilRef = math.MinInt32
+	// noUp is the parent link of the root.
+	noUp = -1
+)
+
+// node is slot i: the leaf of item i and the internal node paired with it,
+// the node whose child 0 has item i as its last (lowest-ranked) item.
+//
+// A link (child, root) is a slot s ≥ 0 for an internal node and ^i < 0 for
+// the leaf of item i.
+type node struct {
+	key    float64    // the key of item i
+	sum    [2]float64 // key-sums of the paired node's two halves
+	cnt    [2]int32   // item counts of the paired node's two halves
+	child  [2]int32   // the paired node's halves: 0 higher-ranked, 1 lower
+	up     int32      // the paired node's parent slot, or noUp
+	leafUp int32      // the slot of the parent of item i's leaf, or noUp
+	crit   uint8      // the paired node's critical bit, 0 = most significant
+}
+
+// Tree is a crit-bit trie over n keys. It satisfies reweighted.Sampler.
+// The zero value is a sampler with no items.
+type Tree struct {
+	nodes []node
+	root  int32
+	zeros int // the number of keys equal to 0
+}
+
+// bytesPerItem is the memory of a Tree per item.
+const bytesPerItem = 56
+
+// New returns a Tree over n items, all keys 0. It panics if n is negative or
+// does not fit an int32 link.
+func New(n int) *Tree {
+	if n < 0 {
+		panic("segtree: negative size")
+	}
+	if n >= math.MaxInt32 {
+		panic("segtree: size too large")
+	}
+	t := &Tree{nodes: make([]node, n), root: nilRef, zeros: n}
+	for i := range t.nodes {
+		t.insert(int32(i))
+	}
+	return t
+}
+
+// Len returns the number of items.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Key returns the key of item i. It panics unless 0 ≤ i < Len().
+func (t *Tree) Key(i int) float64 { return t.nodes[i].key }
+
+// Set replaces the key of item i by a.
+func (t *Tree) Set(i int, a float64) error {
+	n := len(t.nodes)
+	if err := lemma1.CheckIndex(i, n); err != nil {
+		return err
+	}
+	a, err := lemma1.CheckKey(a)
+	if err != nil {
+		return err
+	}
+	old := t.nodes[i].key
+	if err := lemma1.CheckSum(t.total(t.root), old, a); err != nil {
+		return err
+	}
+	if a == old { // the same word: nothing moves
+		return nil
+	}
+	if old == 0 {
+		t.zeros--
+	}
+	if a == 0 {
+		t.zeros++
+	}
+	if n == 1 {
+		t.nodes[i].key = a
+		return nil
+	}
+	t.remove(int32(i))
+	t.nodes[i].key = a
+	t.insert(int32(i))
+	return nil
+}
+
+// Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps.
+func (t *Tree) Solve(eps float64) (rho int, lambda float64, err error) {
+	b, err := lemma1.NewBound(len(t.nodes), eps)
+	if err != nil {
+		return 0, 0, err
+	}
+	if t.total(t.root) == 0 {
+		return len(t.nodes), 0, nil
+	}
+	rho, s := t.solve(b)
+	return rho, b.Lambda(s, rho), nil
+}
+
+// Sample maps u in [0, 1) to an item as Algorithm 4 does and returns it with
+// its probability.
+func (t *Tree) Sample(eps, u float64) (i int, p float64, err error) {
+	b, err := lemma1.NewBound(len(t.nodes), eps)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := lemma1.CheckU(u); err != nil {
+		return 0, 0, err
+	}
+	if t.total(t.root) == 0 {
+		return int(t.selectRank(b.UniformRank(u))), b.UniformProb(), nil
+	}
+	rho, s := t.solve(b)
+	head, target, scale, r := b.Head(u, s, rho)
+	if !head {
+		return int(t.selectRank(r)), b.Eps(), nil
+	}
+	item, rank := t.selectSum(target, scale)
+	if rank > rho || t.nodes[item].key == 0 {
+		// Floating point put the target at or past the end of the head: the
+		// last positive key of rank ≤ ρ owns that edge.
+		item = t.selectRank(min(rho, len(t.nodes)-t.zeros))
+	}
+	return int(item), b.Prob(t.nodes[item].key, s, rho), nil
+}
+
+// Prob returns p*_i for the bound eps.
+func (t *Tree) Prob(i int, eps float64) (float64, error) {
+	if err := lemma1.CheckIndex(i, len(t.nodes)); err != nil {
+		return 0, err
+	}
+	b, err := lemma1.NewBound(len(t.nodes), eps)
+	if err != nil {
+		return 0, err
+	}
+	if t.total(t.root) == 0 {
+		return b.UniformProb(), nil
+	}
+	rho, s := t.solve(b)
+	if t.rank(int32(i)) > rho {
+		return b.Eps(), nil
+	}
+	return b.Prob(t.nodes[i].key, s, rho), nil
+}
+
+// solve finds ρ and the sum of the ρ largest keys in one root-to-leaf
+// descent (Algorithm 3). At each internal node it tests the predicate of
+// Lemma 1 at the last item of the higher-ranked half, whose key is in the
+// node's own slot; by Proposition 1, ρ lies in the lower-ranked half (or is
+// that item) if the predicate holds, and in the higher-ranked half if not.
+// The rank and the partial sum are accumulated by additions only. The sum
+// of all keys must be positive.
+func (t *Tree) solve(b lemma1.Bound) (rho int, sRho float64) {
+	racc, sacc := 0, 0.0
+	ref := t.root
+	for ref >= 0 {
+		nd := &t.nodes[ref]
+		r, s := racc+int(nd.cnt[0]), sacc+nd.sum[0]
+		if b.Holds(nd.key, s, r) {
+			rho, sRho = r, s
+			racc, sacc = r, s
+			ref = nd.child[1]
+		} else {
+			ref = nd.child[0]
+		}
+	}
+	a := t.nodes[^ref].key
+	r, s := racc+1, sacc+a
+	// racc == 0: the predicate held nowhere above and this leaf has rank 1,
+	// where Lemma 1 guarantees it (floats may not): ρ = 1 by default.
+	if racc == 0 || b.Holds(a, s, r) {
+		return r, s
+	}
+	return rho, sRho
+}
+
+// selectSum returns the item of smallest rank whose partial sum, its own key
+// included, times scale exceeds target, and its rank. If none does it
+// returns the last item.
+func (t *Tree) selectSum(target, scale float64) (item int32, rank int) {
+	racc, sacc := 0, 0.0
+	ref := t.root
+	for ref >= 0 {
+		nd := &t.nodes[ref]
+		if s := sacc + nd.sum[0]; s*scale > target {
+			ref = nd.child[0]
+		} else {
+			racc, sacc = racc+int(nd.cnt[0]), s
+			ref = nd.child[1]
+		}
+	}
+	return ^ref, racc + 1
+}
+
+// selectRank returns the item of rank r, 1 ≤ r ≤ n.
+func (t *Tree) selectRank(r int) int32 {
+	ref := t.root
+	for ref >= 0 {
+		nd := &t.nodes[ref]
+		if c := int(nd.cnt[0]); r > c {
+			r -= c
+			ref = nd.child[1]
+		} else {
+			ref = nd.child[0]
+		}
+	}
+	return ^ref
+}
+
+// rank returns the rank of item i: one plus the sizes of the higher-ranked
+// halves beside its root path.
+func (t *Tree) rank(i int32) int {
+	r := 1
+	ref := t.root
+	for ref >= 0 {
+		nd := &t.nodes[ref]
+		d := t.bit(i, nd.crit)
+		if d == 1 {
+			r += int(nd.cnt[0])
+		}
+		ref = nd.child[d]
+	}
+	return r
+}
+
+// word returns the word of item i: the complemented key bits, so that larger
+// keys come first, and the index.
+func (t *Tree) word(i int32) (hi uint64, lo uint32) {
+	return ^math.Float64bits(t.nodes[i].key), uint32(i)
+}
+
+// bit returns bit c of item i's word, bit 0 being the most significant.
+func (t *Tree) bit(i int32, c uint8) int {
+	hi, lo := t.word(i)
+	if c < 64 {
+		return int(hi>>(63-c)) & 1
+	}
+	return int(lo>>(95-c)) & 1
+}
+
+// critBit returns the first bit in which the words of items i and j differ.
+func (t *Tree) critBit(i, j int32) uint8 {
+	hi, lo := t.word(i)
+	hj, lj := t.word(j)
+	if hi != hj {
+		return uint8(bits.LeadingZeros64(hi ^ hj))
+	}
+	return uint8(64 + bits.LeadingZeros32(lo^lj))
+}
+
+// total returns the key-sum of the subtree at link ref.
+func (t *Tree) total(ref int32) float64 {
+	if ref == nilRef {
+		return 0
+	}
+	if ref < 0 {
+		return t.nodes[^ref].key
+	}
+	nd := &t.nodes[ref]
+	return nd.sum[0] + nd.sum[1]
+}
+
+// count returns the number of items in the subtree at link ref.
+func (t *Tree) count(ref int32) int32 {
+	if ref < 0 {
+		return 1
+	}
+	nd := &t.nodes[ref]
+	return nd.cnt[0] + nd.cnt[1]
+}
+
+// fix recomputes the sums and counts of the internal node at slot s and of
+// all its ancestors from their children, never by adding deltas.
+func (t *Tree) fix(s int32) {
+	for s != noUp {
+		nd := &t.nodes[s]
+		for d, c := range nd.child {
+			nd.sum[d], nd.cnt[d] = t.total(c), t.count(c)
+		}
+		s = nd.up
+	}
+}
+
+// setUp sets the parent of the subtree at link ref to slot p.
+func (t *Tree) setUp(ref, p int32) {
+	if ref < 0 {
+		t.nodes[^ref].leafUp = p
+	} else {
+		t.nodes[ref].up = p
+	}
+}
+
+// parent returns the parent slot of the subtree at link ref.
+func (t *Tree) parent(ref int32) int32 {
+	if ref < 0 {
+		return t.nodes[^ref].leafUp
+	}
+	return t.nodes[ref].up
+}
+
+// link makes the subtree at ref child d of slot p, or the root if p is noUp.
+func (t *Tree) link(p int32, d int, ref int32) {
+	if p == noUp {
+		t.root = ref
+	} else {
+		t.nodes[p].child[d] = ref
+	}
+	t.setUp(ref, p)
+}
+
+// side returns which child of slot p the link ref is.
+func (t *Tree) side(p, ref int32) int {
+	if t.nodes[p].child[1] == ref {
+		return 1
+	}
+	return 0
+}
+
+// move moves the internal node at slot from to the free slot to, keeping
+// the leaves of both slots where they are.
+func (t *Tree) move(from, to int32) {
+	f, g := &t.nodes[from], &t.nodes[to]
+	g.sum, g.cnt, g.child, g.up, g.crit = f.sum, f.cnt, f.child, f.up, f.crit
+	if g.up == noUp {
+		t.root = to
+	} else {
+		t.nodes[g.up].child[t.side(g.up, from)] = to
+	}
+	for _, c := range g.child {
+		t.setUp(c, to)
+	}
+}
+
+// pairedAbove returns the lowest ancestor of the subtree at link ref, p being
+// its parent, whose child 0 contains it: the internal node whose paired item
+// is the last item of ref. It returns noUp if that item is the last of the
+// whole tree, which is paired with no node.
+func (t *Tree) pairedAbove(p, ref int32) int32 {
+	for p != noUp && t.nodes[p].child[1] == ref {
+		ref, p = p, t.nodes[p].up
+	}
+	return p
+}
+
+// remove takes the leaf of item l out of a tree of at least two items.
+func (t *Tree) remove(l int32) {
+	p := t.nodes[l].leafUp
+	d := t.side(p, ^l)
+	x := t.nodes[p].child[1-d]
+	g := t.nodes[p].up
+	gd := 0
+	if g != noUp {
+		gd = t.side(g, p)
+	}
+	t.link(g, gd, x) // p is gone; its slot is free
+	if d == 1 {
+		// p was paired with m, the last item of x; l was the last item of
+		// p. The node paired with l, if any, now ends with m: it moves into
+		// the slot p left. If there is none, m is now last overall.
+		if a := t.pairedAbove(g, x); a != noUp {
+			t.move(a, p)
+		} else {
+			t.clear(p)
+		}
+	}
+	// If d == 0, p was paired with l itself and nothing else changes.
+	t.clear(l)
+	t.nodes[l].leafUp = noUp
+	t.fix(t.parent(x))
+}
+
+// clear zeroes the internal-node fields of a slot that holds no internal
+// node, so that the whole slice, not only the trie, is a function of the
+// keys.
+func (t *Tree) clear(s int32) {
+	nd := &t.nodes[s]
+	nd.sum, nd.cnt, nd.child, nd.up, nd.crit = [2]float64{}, [2]int32{}, [2]int32{}, 0, 0
+}
+
+// insert puts the leaf of item l, whose key is set, into the tree.
+func (t *Tree) insert(l int32) {
+	if t.root == nilRef {
+		t.link(noUp, 0, ^l)
+		return
+	}
+	// The leaf whose word shares the longest prefix with l's.
+	ref := t.root
+	for ref >= 0 {
+		nd := &t.nodes[ref]
+		ref = nd.child[t.bit(l, nd.crit)]
+	}
+	c := t.critBit(l, ^ref)
+	dir := t.bit(l, c)
+	// The new node goes above the first subtree x on l's path whose
+	// critical bit comes after c.
+	p, pd, x := int32(noUp), 0, t.root
+	for x >= 0 && t.nodes[x].crit < c {
+		p = x
+		pd = t.bit(l, t.nodes[x].crit)
+		x = t.nodes[x].child[pd]
+	}
+	s := l // the new node's slot: the last item of its child 0
+	if dir == 1 {
+		// l comes after every item of x: the new node is paired with m, the
+		// last item of x, and the node paired with m so far now ends with
+		// l, so it moves to l's slot.
+		m := x
+		for m >= 0 {
+			m = t.nodes[m].child[1]
+		}
+		s = ^m
+		if a := t.pairedAbove(p, x); a != noUp {
+			t.move(a, l)
+			if p == a {
+				p = l
+			}
+		}
+	}
+	nd := &t.nodes[s]
+	nd.crit = c
+	nd.child = [2]int32{}
+	t.link(p, pd, s)
+	t.link(s, dir, ^l)
+	t.link(s, 1-dir, x)
+	t.fix(s)
+}

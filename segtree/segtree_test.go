@@ -1,0 +1,326 @@
+package segtree_test
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/samplertest"
+	"github.com/reweighted/reweighted/segtree"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+var long = flag.Bool("long", false, "run the long state machine and sweeps")
+
+// wordBits is the width of an item's word, the bound on the depth.
+const wordBits = 96
+
+// key draws a key m·2^e with a small integer m, so that keys share long bit
+// prefixes and tie often: zeros, small integers, subnormals (e near −1074)
+// and huge keys (e up to top).
+func key(top int) *rapid.Generator[float64] {
+	return rapid.OneOf(
+		rapid.Just(0.0),
+		rapid.Map(rapid.IntRange(1, 8), func(m int) float64 { return float64(m) }),
+		rapid.Custom(func(t *rapid.T) float64 {
+			m := rapid.IntRange(1, 64).Draw(t, "m")
+			e := rapid.IntRange(-1074, top).Draw(t, "e")
+			return math.Ldexp(float64(m), e)
+		}),
+		rapid.Custom(func(t *rapid.T) float64 {
+			m := rapid.IntRange(1, 64).Draw(t, "m")
+			return math.Ldexp(float64(m), -1074+rapid.IntRange(0, 60).Draw(t, "e"))
+		}),
+		rapid.Custom(func(t *rapid.T) float64 {
+			m := rapid.IntRange(1, 64).Draw(t, "m")
+			return math.Ldexp(float64(m), top-rapid.IntRange(0, 4).Draw(t, "below"))
+		}),
+	)
+}
+
+// topExp is the largest exponent of key(top) that lets n keys m·2^e, m ≤ 64,
+// sum to at most MaxSum.
+func topExp(n int) int {
+	_, e := math.Frexp(reweighted.MaxSum / float64(64*n))
+	return e - 1
+}
+
+func TestConformance(t *testing.T) {
+	samplertest.Run(t, func(n int) reweighted.Sampler { return segtree.New(n) })
+}
+
+func TestNew(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 7, 64, 1000} {
+		tr := segtree.New(n)
+		require.NoError(t, tr.Check(), "n=%d", n)
+		require.Equal(t, n, tr.Len())
+	}
+	require.Panics(t, func() { segtree.New(-1) })
+}
+
+func TestNodeSize(t *testing.T) {
+	require.EqualValues(t, segtree.BytesPerItem, segtree.NodeSize)
+}
+
+// machine is a model of a Tree: its keys.
+type machine struct {
+	tr   *segtree.Tree
+	keys []float64
+	top  int
+}
+
+func (m *machine) set(t *rapid.T, i int, a float64) {
+	before := m.tr.Clone()
+	err := m.tr.Set(i, a)
+	if err != nil {
+		require.ErrorIs(t, err, reweighted.ErrKey)
+		require.Equal(t, before, m.tr, "a rejected Set(%d, %v) changed the tree", i, a)
+		return
+	}
+	m.keys[i] = a
+}
+
+// Invariant: after every random Set the trie order, pairing, counts, sums,
+// links and zero count all hold when recomputed from scratch, and Key
+// returns the model's keys.
+func stateMachine(maxN int) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, maxN).Draw(t, "n")
+		m := &machine{tr: segtree.New(n), keys: make([]float64, n), top: topExp(n)}
+		index := rapid.IntRange(0, n-1)
+		t.Repeat(map[string]func(*rapid.T){
+			"Set": func(t *rapid.T) {
+				m.set(t, index.Draw(t, "i"), key(m.top).Draw(t, "a"))
+			},
+			"SetTie": func(t *rapid.T) {
+				i, j := index.Draw(t, "i"), index.Draw(t, "j")
+				m.set(t, i, m.keys[j])
+			},
+			"SetNeighbour": func(t *rapid.T) {
+				// The next float up or down from another key: words that
+				// differ in their last key bits.
+				i, j := index.Draw(t, "i"), index.Draw(t, "j")
+				dir := rapid.SampledFrom([]float64{0, math.Inf(1)}).Draw(t, "dir")
+				m.set(t, i, math.Nextafter(m.keys[j], dir))
+			},
+			"SetZero": func(t *rapid.T) {
+				m.set(t, index.Draw(t, "i"), 0)
+			},
+			"SetHuge": func(t *rapid.T) {
+				// Usually rejected: the sum would pass MaxSum.
+				m.set(t, index.Draw(t, "i"), math.Ldexp(rapid.Float64Range(0.1, 1).Draw(t, "f"), 832))
+			},
+			"Verify": func(t *rapid.T) {
+				eps := samplertest.Eps(n).Draw(t, "eps")
+				u := samplertest.U().Draw(t, "u")
+				require.NoError(t, samplertest.Verify(m.tr, m.keys, eps, []float64{u}))
+			},
+			"": func(t *rapid.T) {
+				require.NoError(t, m.tr.Check())
+				for i, a := range m.keys {
+					require.Equal(t, a, m.tr.Key(i), "Key(%d)", i)
+				}
+				require.LessOrEqual(t, m.tr.Depth(), wordBits)
+			},
+		})
+	}
+}
+
+func TestStateMachine(t *testing.T) {
+	if !*long {
+		rapid.Check(t, stateMachine(24))
+		return
+	}
+	for k := range 30 {
+		t.Run(fmt.Sprint(k), func(t *testing.T) { rapid.Check(t, stateMachine(200)) })
+	}
+}
+
+// Metamorphic: two random histories that end at the same keys give
+// structurally identical trees, and identical slices, bit for bit.
+func TestCanonicalShape(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		top := topExp(n)
+		final := rapid.SliceOfN(key(top), n, n).Draw(t, "final")
+		build := func(label string) *segtree.Tree {
+			tr := segtree.New(n)
+			steps := rapid.IntRange(0, 3*n).Draw(t, label+" detours")
+			for range steps {
+				i := rapid.IntRange(0, n-1).Draw(t, label+" i")
+				require.NoError(t, tr.Set(i, key(top).Draw(t, label+" a")))
+			}
+			for _, i := range rapid.Permutation(seq(n)).Draw(t, label+" order") {
+				require.NoError(t, tr.Set(i, final[i]))
+			}
+			return tr
+		}
+		a, b := build("first"), build("second")
+		require.Equal(t, a.Serialize(), b.Serialize())
+		require.Equal(t, a, b)
+	})
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// adversarial lists key vectors that stress the trie: every power of two
+// down to the subnormals, long runs of ties, all zeros, and a caterpillar of
+// words that each branch one bit lower than the last.
+func adversarial() map[string][]float64 {
+	cases := map[string][]float64{}
+	var pow []float64
+	for e := -1074; e <= 820; e++ {
+		pow = append(pow, math.Ldexp(1, e))
+	}
+	cases["powers of two"] = pow
+	ties := make([]float64, 3000)
+	for i := range ties {
+		ties[i] = []float64{1, 0x1p-1074, 0x1p800, 0}[i%4]
+	}
+	cases["runs of ties"] = ties
+	cases["all zeros"] = make([]float64, 1000)
+	var cat []float64
+	for k := range 62 {
+		cat = append(cat, math.Float64frombits(0x3FFF_FFFF_FFFF_FFFF>>k))
+		cat = append(cat, math.Float64frombits(0x3FFF_FFFF_FFFF_FFFF>>k), 0x1p-1074*float64(k))
+	}
+	cases["caterpillar"] = cat
+	var mixed []float64
+	for e := -1074; e <= 820; e += 7 {
+		for m := 1; m <= 5; m++ {
+			mixed = append(mixed, math.Ldexp(float64(m), e))
+		}
+	}
+	cases["integers times powers"] = mixed
+	return cases
+}
+
+// Property: on adversarial keys the depth stays within the word width and
+// the answers match the exact oracle at every edge bound.
+func TestAdversarial(t *testing.T) {
+	for name, keys := range adversarial() {
+		t.Run(name, func(t *testing.T) {
+			n := len(keys)
+			tr := segtree.New(n)
+			rng := rand.New(rand.NewPCG(1, 2))
+			for _, i := range rng.Perm(n) {
+				require.NoError(t, tr.Set(i, keys[i]))
+			}
+			require.NoError(t, tr.Check())
+			require.LessOrEqual(t, tr.Depth(), wordBits)
+			t.Logf("n=%d depth=%d", n, tr.Depth())
+			for _, eps := range samplertest.EdgeEps(n) {
+				require.NoError(t, samplertest.Verify(tr, keys, eps, samplertest.EdgeU), "ε = %v", eps)
+			}
+		})
+	}
+}
+
+// The caterpillar is deep by design: check that it really is, so the test
+// above exercises long paths.
+func TestCaterpillarDepth(t *testing.T) {
+	keys := adversarial()["caterpillar"]
+	tr := segtree.New(len(keys))
+	for i, a := range keys {
+		require.NoError(t, tr.Set(i, a))
+	}
+	require.GreaterOrEqual(t, tr.Depth(), 60)
+}
+
+// Property: every rejected call leaves the tree identical, slot for slot.
+func TestBadInputUnchanged(t *testing.T) {
+	keys := []float64{3, 0, 1, 1, 0x1p-1074, reweighted.MaxSum / 4}
+	n := len(keys)
+	tr := segtree.New(n)
+	for i, a := range keys {
+		require.NoError(t, tr.Set(i, a))
+	}
+	before := tr.Clone()
+	same := func(err error, target error, what string) {
+		t.Helper()
+		require.ErrorIs(t, err, target, what)
+		require.Equal(t, before, tr, "%s changed the tree", what)
+	}
+	for _, i := range []int{-1, n, math.MinInt, math.MaxInt} {
+		same(tr.Set(i, 1), reweighted.ErrIndex, fmt.Sprintf("Set(%d, 1)", i))
+		_, err := tr.Prob(i, 0)
+		same(err, reweighted.ErrIndex, fmt.Sprintf("Prob(%d, 0)", i))
+	}
+	for _, a := range []float64{math.NaN(), math.Inf(1), -1, -0x1p-1074, math.MaxFloat64, reweighted.MaxSum * 0.8} {
+		for i := range n - 1 { // item n−1 holds MaxSum/4 and may take 0.8·MaxSum
+			same(tr.Set(i, a), reweighted.ErrKey, fmt.Sprintf("Set(%d, %v)", i, a))
+		}
+	}
+	for _, eps := range []float64{math.NaN(), -1, math.Nextafter(1/float64(n), 1), math.Inf(1)} {
+		_, _, err := tr.Solve(eps)
+		same(err, reweighted.ErrEpsilon, fmt.Sprintf("Solve(%v)", eps))
+		_, _, err = tr.Sample(eps, 0.5)
+		same(err, reweighted.ErrEpsilon, fmt.Sprintf("Sample(%v, 0.5)", eps))
+		_, err = tr.Prob(0, eps)
+		same(err, reweighted.ErrEpsilon, fmt.Sprintf("Prob(0, %v)", eps))
+	}
+	for _, u := range []float64{math.NaN(), -0x1p-1074, 1, math.Inf(-1)} {
+		_, _, err := tr.Sample(0, u)
+		same(err, reweighted.ErrUniform, fmt.Sprintf("Sample(0, %v)", u))
+	}
+	empty := segtree.New(0)
+	_, _, err := empty.Solve(0)
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	require.NoError(t, empty.Check())
+}
+
+// Set, Solve, Sample and Prob allocate nothing once the tree is built.
+func TestZeroAllocs(t *testing.T) {
+	const n = 1000
+	tr := segtree.New(n)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range n {
+		require.NoError(t, tr.Set(i, rng.ExpFloat64()))
+	}
+	eps := 1 / float64(2*n)
+	allocs := testing.AllocsPerRun(200, func() {
+		i, _, _ := tr.Sample(eps, rng.Float64())
+		_ = tr.Set(i, rng.ExpFloat64())
+		_, _, _ = tr.Solve(eps)
+		_, _ = tr.Prob(i, eps)
+	})
+	require.Zero(t, allocs)
+}
+
+// One SRG step: draw an item at ε = 1/(2n), then give it a new key.
+func BenchmarkStep(b *testing.B) {
+	for e := 10; e <= 20; e += 2 {
+		n := 1 << e
+		b.Run(fmt.Sprintf("impl=segtree/n=%d", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(uint64(n), 5))
+			tr := segtree.New(n)
+			for i := range n {
+				if err := tr.Set(i, rng.ExpFloat64()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			eps := 1 / float64(2*n)
+			b.ReportAllocs()
+			b.ReportMetric(segtree.BytesPerItem, "B/item")
+			for b.Loop() {
+				i, _, err := tr.Sample(eps, rng.Float64())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := tr.Set(i, rng.ExpFloat64()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
