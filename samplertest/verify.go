@@ -68,10 +68,10 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		tv += math.Abs(p - q)
 	}
 	if tv/2 > TV {
-		return fmt.Errorf("Prob at ε = %v: total variation %.3g from exact p* (ρ = %d, exact ρ = %d)", eps, tv/2, rho, ex.Rho)
+		return fmt.Errorf("at ε = %v, Prob is at total variation %.3g from exact p* (ρ = %d, exact ρ = %d)", eps, tv/2, rho, ex.Rho)
 	}
 	if err := KKT(keys, eps, probs); err != nil {
-		return fmt.Errorf("Prob at ε = %v: %w", eps, err)
+		return fmt.Errorf("at ε = %v, Prob fails: %w", eps, err)
 	}
 	check := func(u float64) error {
 		i, p, err := s.Sample(eps, u)
