@@ -18,10 +18,10 @@ func benchmark(b *testing.B, op bench.Op) {
 				run, perItem, err := bench.Prepare(impl, op, n, 1)
 				require.NoError(b, err)
 				b.ReportAllocs()
-				b.ReportMetric(perItem, "B/item")
 				for b.Loop() {
 					run()
 				}
+				b.ReportMetric(perItem, "B/item")
 			})
 		}
 	}
