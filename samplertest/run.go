@@ -37,7 +37,7 @@ func Run(t *testing.T, newSampler New) {
 	t.Run("NegativeZero", func(t *testing.T) { testNegativeZero(t, newSampler) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, newSampler) })
 	t.Run("Postcondition", func(t *testing.T) { rapid.Check(t, postcondition(newSampler)) })
-	t.Run("StateMachine", func(t *testing.T) { rapid.Check(t, stateMachine(newSampler)) })
+	t.Run("StateMachine", func(t *testing.T) { rapid.Check(t, StateMachine(newSampler)) })
 	t.Run("KKT", func(t *testing.T) { rapid.Check(t, kktProperty(newSampler)) })
 	t.Run("ScaleInvariance", func(t *testing.T) { rapid.Check(t, scaleInvariance(newSampler)) })
 	t.Run("PermutationEquivariance", func(t *testing.T) { rapid.Check(t, permutation(newSampler)) })
@@ -164,17 +164,21 @@ func testNegativeZero(t *testing.T, newSampler New) {
 	require.NoError(t, Verify(s, []float64{0, 0, 0}, 0, EdgeU))
 }
 
-// snapshot is everything a caller can observe of a sampler, bit for bit.
-type snapshot struct {
+// Snapshot is everything a caller can observe of a sampler, bit for bit:
+// keys, and the answers of Solve, Prob and Sample at the edge bounds and
+// uniform numbers. Two equal snapshots mean no caller can tell the samplers
+// apart on those inputs.
+type Snapshot struct {
 	Keys    []uint64
 	Solve   []string
 	Probs   []uint64
 	Samples []string
 }
 
-func observe(s reweighted.Sampler) snapshot {
+// Observe takes the Snapshot of s.
+func Observe(s reweighted.Sampler) Snapshot {
 	n := s.Len()
-	var o snapshot
+	var o Snapshot
 	for i := range n {
 		o.Keys = append(o.Keys, math.Float64bits(s.Key(i)))
 	}
@@ -202,9 +206,9 @@ func testBadInput(t *testing.T, newSampler New) {
 	keys := []float64{3, 0, 1, 1, reweighted.MaxSum / 4}
 	s := fill(t, newSampler, keys)
 	n := len(keys)
-	before := observe(s)
+	before := Observe(s)
 	same := func(what string) {
-		require.Equal(t, before, observe(s), "%s changed the sampler", what)
+		require.Equal(t, before, Observe(s), "%s changed the sampler", what)
 	}
 	for _, i := range []int{-1, n, n + 1, math.MinInt, math.MaxInt} {
 		require.ErrorIs(t, s.Set(i, 1), reweighted.ErrIndex, "Set(%d)", i)
@@ -261,9 +265,10 @@ func postcondition(newSampler New) func(*rapid.T) {
 	}
 }
 
-// Model-based: random Set, bad Set and query sequences against the exact
-// oracle, with the model's keys as the invariant.
-func stateMachine(newSampler New) func(*rapid.T) {
+// StateMachine is the model-based property: random Set, bad Set and query
+// sequences against the exact oracle, with the model's keys as the
+// invariant. Use it with rapid.Check or rapid.MakeFuzz.
+func StateMachine(newSampler New) func(*rapid.T) {
 	return func(t *rapid.T) {
 		n := rapid.IntRange(1, 48).Draw(t, "n")
 		s := newSampler(n)
@@ -289,7 +294,7 @@ func stateMachine(newSampler New) func(*rapid.T) {
 				model[i] = model[j]
 			},
 			"SetBad": func(t *rapid.T) {
-				before := observe(s)
+				before := Observe(s)
 				i := rapid.IntRange(-2, n+1).Draw(t, "i")
 				a := rapid.SampledFrom([]float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, -5e-324,
 					reweighted.MaxSum * 1.5, 1}).Draw(t, "a")
@@ -302,7 +307,7 @@ func stateMachine(newSampler New) func(*rapid.T) {
 				} else {
 					require.ErrorIs(t, err, reweighted.ErrKey)
 				}
-				require.Equal(t, before, observe(s), "rejected Set(%d, %v) changed the sampler", i, a)
+				require.Equal(t, before, Observe(s), "rejected Set(%d, %v) changed the sampler", i, a)
 			},
 			"Check": func(t *rapid.T) {
 				eps := Eps(n).Draw(t, "eps")
