@@ -1,8 +1,10 @@
 package ost_test
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,18 +61,30 @@ func randomEps(rng *rand.Rand, n int) float64 {
 // (their sums are associated differently); where they disagree, both must
 // still pass samplertest.Verify.
 func TestDifferentialNaive(t *testing.T) {
-	type run struct{ n, steps int }
-	runs := []run{{1, 200}, {2, 500}, {7, 2000}, {64, 3000}, {1000, 3000}}
+	type run struct {
+		n, steps int
+		key      func(rng *rand.Rand, n int) float64
+	}
+	// Rounding everywhere: every sum of these keys rounds.
+	floats := func(rng *rand.Rand, n int) float64 { return rng.Float64() }
+	// Few distinct keys: long runs of ties, exact sums.
+	ties := func(rng *rand.Rand, n int) float64 { return float64(rng.IntN(4)) }
+	runs := []run{
+		{1, 200, randomKey}, {2, 500, randomKey}, {7, 2000, randomKey},
+		{64, 3000, randomKey}, {1000, 2000, randomKey},
+		{50, 2000, floats}, {1000, 1000, floats}, {50, 2000, ties}, {1000, 1000, ties},
+	}
 	if *long {
-		runs = append(runs, run{10_000, 100_000}, run{2000, 100_000})
+		runs = append(runs, run{10_000, 100_000, randomKey}, run{2000, 100_000, randomKey},
+			run{10_000, 100_000, floats}, run{10_000, 100_000, ties})
 	}
 	for k, r := range runs {
 		rng := rand.New(rand.NewPCG(uint64(k), 0x5eed))
 		tr, nv := ost.New(r.n), naive.New(r.n)
 		keys := make([]float64, r.n)
-		disagree := 0
+		disagree, atEdge := 0, 0
 		for step := range r.steps {
-			i, a := rng.IntN(r.n), randomKey(rng, r.n)
+			i, a := rng.IntN(r.n), r.key(rng, r.n)
 			if rng.IntN(4) == 0 {
 				a = keys[rng.IntN(r.n)] // a tie
 			}
@@ -81,15 +95,24 @@ func TestDifferentialNaive(t *testing.T) {
 				require.NoError(t, tr.Check(), "n=%d step %d", r.n, step)
 			}
 			eps, u := randomEps(rng, r.n), rng.Float64()
+			edge := step%10 == 9
+			if edge {
+				eps, u = edgeQuery(rng, keys, tr)
+			}
 			j := rng.IntN(r.n)
 			if !agree(t, tr, nv, eps, u, j) {
-				disagree++
+				if edge {
+					atEdge++
+				} else {
+					disagree++
+				}
 				require.NoError(t, samplertest.Verify(tr, keys, eps, []float64{u}), "ost, n=%d step %d", r.n, step)
 				require.NoError(t, samplertest.Verify(nv, keys, eps, []float64{u}), "naive, n=%d step %d", r.n, step)
 			}
 		}
 		require.NoError(t, tr.Check())
-		t.Logf("n=%d: %d steps, %d boundary disagreements", r.n, r.steps, disagree)
+		t.Logf("run %d, n=%d: %d steps, %d disagreements at random queries, %d at %d queries on a boundary",
+			k, r.n, r.steps, disagree, atEdge, r.steps/10)
 		require.LessOrEqual(t, disagree, r.steps/100, "n=%d: too many disagreements", r.n)
 	}
 }
@@ -118,4 +141,37 @@ func agree(t *testing.T, a, b reweighted.Sampler, eps, u float64, j int) bool {
 // subnormal-small.
 func close(x, y float64) bool {
 	return math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))+math.SmallestNonzeroFloat64
+}
+
+// edgeQuery returns a bound ε at which the predicate of Lemma 1 is tight at
+// a random rank, in float arithmetic, and a u on the boundary between two
+// items under that ε: the queries where rounding decides.
+func edgeQuery(rng *rand.Rand, keys []float64, s reweighted.Sampler) (eps, u float64) {
+	n := len(keys)
+	sorted := slices.Clone(keys)
+	slices.SortFunc(sorted, func(a, b float64) int { return cmp.Compare(b, a) })
+	prefix := make([]float64, n+1)
+	for r, a := range sorted {
+		prefix[r+1] = prefix[r] + a
+	}
+	r := 1 + rng.IntN(n)
+	a := sorted[r-1]
+	// a·(1 − (n−r)ε) = ε·S(r) at ε = a/(S(r) + (n−r)a).
+	eps = 0
+	if d := prefix[r] + float64(n-r)*a; d > 0 {
+		eps = min(a/d, 1/float64(n))
+	}
+	rho, lambda, err := s.Solve(eps)
+	if err != nil || lambda == 0 {
+		return eps, rng.Float64()
+	}
+	q := 1 + rng.IntN(rho)
+	u = prefix[q] / lambda
+	if rng.IntN(2) == 0 {
+		u = math.Nextafter(u, 0)
+	}
+	if !(u >= 0 && u < 1) {
+		u = rng.Float64()
+	}
+	return eps, u
 }

@@ -536,14 +536,23 @@ func (t *Tree) selectRank(r int) int32 {
 }
 
 // selectSum returns the node of smallest rank whose partial sum (the keys of
-// all ranks up to its own, its own included) times scale exceeds target,
-// with its rank, or nilNode when no partial sum does.
+// all ranks up to its own, its own included) times scale exceeds target, and
+// its rank.
+//
+// The sum of a subtree and the partial sums met inside it are associated
+// differently, so near a boundary the descent can enter a subtree whose sum
+// exceeds the target and find no partial sum in it that does. It then
+// returns nilNode and the rank of the node whose left subtree that was, the
+// next rank after the last one visited: its partial sum exceeds the target.
+// If no partial sum at all exceeds the target it returns nilNode and n + 1.
 func (t *Tree) selectSum(target, scale float64) (int32, int) {
 	acc, r0 := 0.0, 0
+	next := len(t.nodes) + 1 // rank of the in-order successor of the subtree
 	for v := t.root; v != nilNode; {
 		n := &t.nodes[v]
 		x := acc + t.sum(n.left) // the keys ranked before v
 		if x*scale > target {
+			next = r0 + int(t.size(n.left)) + 1
 			v = n.left
 			continue
 		}
@@ -556,7 +565,7 @@ func (t *Tree) selectSum(target, scale float64) (int32, int) {
 		}
 		v = n.right
 	}
-	return nilNode, 0
+	return nilNode, next
 }
 
 // Sample maps u to an item as Algorithm 4 does and returns it with its
@@ -579,10 +588,11 @@ func (t *Tree) Sample(eps, u float64) (int, float64, error) {
 		return int(t.selectRank(r)), b.Eps(), nil
 	}
 	v, r := t.selectSum(target, scale)
-	if v == nilNode || r > rho || t.nodes[v].key == 0 {
-		// Floating point at the edge of the head: take its last item with
-		// a positive key.
-		v = t.selectRank(min(rho, n-t.zeros))
+	// Floating point at a boundary may point past ρ or at a zero key (only
+	// through the fallback of selectSum): the last item of the head with a
+	// positive key is then the item next to the boundary.
+	if last := min(rho, n-t.zeros); v == nilNode || r > last {
+		v = t.selectRank(min(r, last))
 	}
 	return int(v), b.Prob(t.nodes[v].key, sRho, rho), nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/ost"
+	"github.com/reweighted/reweighted/samplertest"
 )
 
 var long = flag.Bool("long", false, "run the long state-machine and differential sweeps")
@@ -193,10 +194,21 @@ type machine struct {
 
 func (m *machine) Set(t *rapid.T) {
 	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
-	a := m.gen.Draw(t, "a")
+	m.set(t, i, m.gen.Draw(t, "a"))
+}
+
+// SetSame sets a key to the key of another item, making a tie.
+func (m *machine) SetSame(t *rapid.T) {
+	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
+	j := rapid.IntRange(0, len(m.keys)-1).Draw(t, "j")
+	m.set(t, i, m.keys[j])
+}
+
+// set calls Set(i, a) and updates the model. Only a key that would push
+// the sum above MaxSum may be refused.
+func (m *machine) set(t *rapid.T, i int, a float64) {
 	err := m.tr.Set(i, a)
 	if err != nil {
-		// Only a sum above MaxSum may be refused.
 		if !errors.Is(err, reweighted.ErrKey) {
 			t.Fatalf("Set(%d, %v): %v", i, a, err)
 		}
@@ -208,16 +220,6 @@ func (m *machine) Set(t *rapid.T) {
 	m.keys[i] = a
 }
 
-// SetSame sets a key to the key of another item, making a tie.
-func (m *machine) SetSame(t *rapid.T) {
-	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
-	j := rapid.IntRange(0, len(m.keys)-1).Draw(t, "j")
-	if err := m.tr.Set(i, m.keys[j]); err != nil {
-		t.Fatalf("Set(%d, key of %d): %v", i, j, err)
-	}
-	m.keys[i] = m.keys[j]
-}
-
 // Nudge moves a key by one ulp, which usually keeps its rank.
 func (m *machine) Nudge(t *rapid.T) {
 	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
@@ -225,9 +227,7 @@ func (m *machine) Nudge(t *rapid.T) {
 	if a < 0 {
 		a = 0
 	}
-	if err := m.tr.Set(i, a); err == nil {
-		m.keys[i] = a
-	}
+	m.set(t, i, a)
 }
 
 func (m *machine) Check(t *rapid.T) {
@@ -260,7 +260,7 @@ func TestInvariantsStateMachine(t *testing.T) {
 	maxN := 60
 	if *long {
 		maxN = 2000
-		setDefaultFlag("rapid.steps", "10000")
+		setDefaultFlag("rapid.steps", "15000")
 		setDefaultFlag("rapid.checks", "20")
 	}
 	rapid.Check(t, func(t *rapid.T) {
@@ -313,4 +313,23 @@ func TestRandomHistoryInvariants(t *testing.T) {
 			require.Equal(t, a, tr.Key(i))
 		}
 	}
+}
+
+// TestSelectSumFallsOffSubtree is a regression test for a boundary case of
+// the descent that maps u to an item: the sum of a subtree exceeds the
+// target but, associated differently, no partial sum inside it does. The
+// item must be the one right after that subtree, not the last item of the
+// head.
+func TestSelectSumFallsOffSubtree(t *testing.T) {
+	keys := []float64{89.43920161489537, 33.5207752887485, 96.24596545649742, 59.12714710218479,
+		82.52143795367127, 6.321246508133516}
+	tr := ost.New(len(keys))
+	for i, a := range keys {
+		require.NoError(t, tr.Set(i, a))
+	}
+	const u = 0.8914906030670896
+	i, _, err := tr.Sample(0, u)
+	require.NoError(t, err)
+	require.Equal(t, 1, i, "rank 5 (key 33.52), whose interval starts at u up to rounding")
+	require.NoError(t, samplertest.Verify(tr, keys, 0, []float64{u}))
 }
