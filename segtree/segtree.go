@@ -284,10 +284,11 @@ func (t *Tree) selectRank(r int) int32 {
 // halves beside its root path.
 func (t *Tree) rank(i int32) int {
 	r := 1
+	hi, lo := t.word(i)
 	ref := t.root
 	for ref >= 0 {
 		nd := &t.nodes[ref]
-		d := t.bit(i, nd.crit)
+		d := wordBit(hi, lo, nd.crit)
 		if d == 1 {
 			r += int(nd.cnt[0])
 		}
@@ -305,6 +306,12 @@ func (t *Tree) word(i int32) (hi uint64, lo uint32) {
 // bit returns bit c of item i's word, bit 0 being the most significant.
 func (t *Tree) bit(i int32, c uint8) int {
 	hi, lo := t.word(i)
+	return wordBit(hi, lo, c)
+}
+
+// wordBit returns bit c of the word (hi, lo), bit 0 being the most
+// significant.
+func wordBit(hi uint64, lo uint32, c uint8) int {
 	if c < 64 {
 		return int(hi>>(63-c)) & 1
 	}
@@ -456,20 +463,21 @@ func (t *Tree) insert(l int32) {
 		t.link(noUp, 0, ^l)
 		return
 	}
+	hi, lo := t.word(l)
 	// The leaf whose word shares the longest prefix with l's.
 	ref := t.root
 	for ref >= 0 {
 		nd := &t.nodes[ref]
-		ref = nd.child[t.bit(l, nd.crit)]
+		ref = nd.child[wordBit(hi, lo, nd.crit)]
 	}
 	c := t.critBit(l, ^ref)
-	dir := t.bit(l, c)
+	dir := wordBit(hi, lo, c)
 	// The new node goes above the first subtree x on l's path whose
 	// critical bit comes after c.
 	p, pd, x := int32(noUp), 0, t.root
 	for x >= 0 && t.nodes[x].crit < c {
 		p = x
-		pd = t.bit(l, t.nodes[x].crit)
+		pd = wordBit(hi, lo, t.nodes[x].crit)
 		x = t.nodes[x].child[pd]
 	}
 	s := l // the new node's slot: the last item of its child 0

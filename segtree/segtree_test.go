@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/samplertest"
 	"github.com/reweighted/reweighted/segtree"
 	"github.com/stretchr/testify/require"
@@ -311,7 +312,6 @@ func BenchmarkStep(b *testing.B) {
 			}
 			eps := 1 / float64(2*n)
 			b.ReportAllocs()
-			b.ReportMetric(segtree.BytesPerItem, "B/item")
 			for b.Loop() {
 				i, _, err := tr.Sample(eps, rng.Float64())
 				if err != nil {
@@ -321,6 +321,56 @@ func BenchmarkStep(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(segtree.BytesPerItem, "B/item")
 		})
 	}
+}
+
+// Differential: against the naive backend (a sorted slice with prefix sums,
+// Algorithm 2) on the same keys, Solve gives the same ρ and λ within the
+// contract's tolerance, and Sample draws the same item, unless u lies within
+// the contract's tolerance of the boundary between the two items drawn.
+func TestAgainstNaive(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 60).Draw(t, "n")
+		keys := samplertest.Keys(n).Draw(t, "keys")
+		eps := samplertest.Eps(n).Draw(t, "eps")
+		tr, nv := segtree.New(n), naive.New(n)
+		for _, i := range rapid.Permutation(seq(n)).Draw(t, "order") {
+			require.NoError(t, tr.Set(i, keys[i]))
+			require.NoError(t, nv.Set(i, keys[i]))
+		}
+		rho, lambda, err := tr.Solve(eps)
+		require.NoError(t, err)
+		rhoN, lambdaN, err := nv.Solve(eps)
+		require.NoError(t, err)
+		require.True(t, closeRel(lambda, lambdaN, samplertest.RelLambda), "λ = %v (ρ = %d), naive λ = %v (ρ = %d)", lambda, rho, lambdaN, rhoN)
+		var ex *samplertest.Exact
+		for k := range 64 {
+			u := (float64(k) + rapid.Float64Range(0, 1).Draw(t, "du")) / 64
+			u = min(u, math.Nextafter(1, 0))
+			i, p, err := tr.Sample(eps, u)
+			require.NoError(t, err)
+			j, q, err := nv.Sample(eps, u)
+			require.NoError(t, err)
+			if i == j {
+				require.InDelta(t, q, p, samplertest.TV, "p of item %d at u = %v", i, u)
+				continue
+			}
+			if ex == nil {
+				ex = samplertest.Oracle(keys, eps)
+			}
+			lo, hi := ex.Interval(i, rho)
+			require.LessOrEqual(t, samplertest.Distance(u, lo, hi), samplertest.UDist, "segtree item %d at u = %v", i, u)
+			lo, hi = ex.Interval(j, rhoN)
+			require.LessOrEqual(t, samplertest.Distance(u, lo, hi), samplertest.UDist, "naive item %d at u = %v", j, u)
+		}
+	})
+}
+
+// closeRel reports whether x and y agree within relative tol, or within a
+// few subnormal steps where they are that small.
+func closeRel(x, y, tol float64) bool {
+	d := math.Abs(x - y)
+	return d <= tol*max(x, y) || d <= 4*math.SmallestNonzeroFloat64
 }
