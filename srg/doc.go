@@ -1,0 +1,20 @@
+// Package srg implements Stochastic Reweighted Gradient descent (SRG,
+// Algorithm 1 of El Hanchi and Stephens, 2021), the baselines it is compared
+// with (SGD, SGD with random reshuffling, loopless SVRG), the objectives of
+// the paper's experiments, and the experiments themselves.
+//
+// SRG samples example i with the probability p_k^i of Lemma 1, computed from
+// a table of the last seen gradient norm of every example, and steps along
+// ∇f_i(x_k)/(n p_k^i), an unbiased estimate of ∇F(x_k). The table lives in a
+// reweighted.Sampler supplied by the caller, so SRG costs O(n) memory and,
+// with a tree-based sampler, O(log n) time per iteration on top of SGD.
+//
+// The objectives are generalised linear models with sparse rows
+// (ℓ2-regularised logistic regression, least squares); a per-example gradient
+// is a multiple of its row plus μx, so every method keeps x in scaled form
+// and pays O(nnz) per gradient. All methods count gradient evaluations the
+// same way, and Run records the relative error ‖x_k − x*‖²/‖x_0 − x*‖² and the
+// estimator variance σ²(x_k, p_k) against that count.
+//
+// Synthetic and Dataset reproduce Section 5 and Appendices C–D of the paper.
+package srg

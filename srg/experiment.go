@@ -1,0 +1,269 @@
+package srg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/libsvm"
+)
+
+// Curve is one method's averaged trajectory.
+type Curve struct {
+	Method string
+	// Evals holds gradient evaluations divided by n.
+	Evals []float64
+	// Log10Err holds log10 of the mean over runs of ‖x_k − x*‖²/‖x0 − x*‖².
+	Log10Err []float64
+	// Log10Var holds log10 of the mean over runs of σ²(x_k, p_k); nil when
+	// not measured.
+	Log10Var []float64
+}
+
+// SyntheticConfig configures Synthetic. Zero fields take the paper's values.
+type SyntheticConfig struct {
+	// Runs per method (default 100) and Epochs per run (default 30).
+	Runs, Epochs int
+	// Seed seeds the data set (libsvm.Synthetic) and the runs.
+	Seed uint64
+	// NewSampler builds SRG's sampler.
+	NewSampler func(n int) reweighted.Sampler
+	// N and D are the size of the data set (default 1000 and 10).
+	N, D int
+	// PerEpoch is the number of checkpoints per epoch (default 4).
+	PerEpoch int
+	// Workers is the number of runs in flight at once (default 1).
+	Workers int
+}
+
+// SyntheticResult reports Synthetic.
+type SyntheticResult struct {
+	N, D int
+	// RatioR is r = σ²/σ*² at x*.
+	RatioR float64
+	// Log10ErrSGD and Log10ErrSRG are the final accuracy levels: the mean of
+	// the Log10Err curve over the last quarter of the run.
+	Log10ErrSGD, Log10ErrSRG float64
+	// Curves holds SGD and SRG, with Log10Var.
+	Curves []Curve
+	// Sigma2 and SigmaStar2 are σ² and σ*² at x*; L is max_i L_i and Alpha
+	// = 1/(2L) the step; GradNorm certifies x*.
+	Sigma2, SigmaStar2, L, Alpha, GradNorm float64
+}
+
+// Synthetic runs the experiment of the paper's supplement (Appendix D): least
+// squares on libsvm.Synthetic (Gaussian features and weights, Cauchy noise),
+// SGD against SRG, batch 1, α = 1/(2L) with L = max_i ‖a_i‖², ε = 1/(2n),
+// g_0 = 0, x_0 = 0, averaged over Runs runs.
+func Synthetic(cfg SyntheticConfig) (SyntheticResult, error) {
+	if cfg.NewSampler == nil {
+		return SyntheticResult{}, errors.New("srg: Synthetic needs a sampler")
+	}
+	n, d := def(cfg.N, 1000), def(cfg.D, 10)
+	runs, epochs, per := def(cfg.Runs, 100), def(cfg.Epochs, 30), def(cfg.PerEpoch, 4)
+	ds := libsvm.Synthetic(cfg.Seed, n, d)
+	p, err := NewProblem(ds, ds.Labels, Squared, 0)
+	if err != nil {
+		return SyntheticResult{}, err
+	}
+	sol, err := p.Solve(1e-12)
+	if err != nil {
+		return SyntheticResult{}, err
+	}
+	s2, ss2, err := Variances(p, sol.X, cfg.NewSampler)
+	if err != nil {
+		return SyntheticResult{}, err
+	}
+	L := p.Lmax()
+	res := SyntheticResult{N: n, D: d, RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2, L: L, Alpha: 1 / (2 * L), GradNorm: sol.GradNorm}
+	sched := Constant{Alpha: 1 / (2 * L), Eps: 1 / (2 * float64(n))}
+	for mi, m := range []Method{SGD, SRG} {
+		c, err := average(p, Options{
+			Method: m, Schedule: sched, Batch: 1, NewSampler: cfg.NewSampler,
+			Epochs: float64(epochs), PerEpoch: per, XStar: sol.X, Variance: true,
+		}, runs, cfg.Seed, uint64(mi), def(cfg.Workers, 1))
+		if err != nil {
+			return res, err
+		}
+		res.Curves = append(res.Curves, c)
+	}
+	res.Log10ErrSGD = tailMean(res.Curves[0].Log10Err)
+	res.Log10ErrSRG = tailMean(res.Curves[1].Log10Err)
+	return res, nil
+}
+
+// DatasetConfig configures Dataset. Zero fields take the paper's values.
+type DatasetConfig struct {
+	// Name labels the result; Path is a LIBSVM file (plain, gz or bz2).
+	Name, Path string
+	// Runs per method (default 10), Epochs per run (default 50), Batch
+	// size (default 128).
+	Runs, Epochs, Batch int
+	Seed                uint64
+	// NewSampler builds SRG's sampler.
+	NewSampler func(n int) reweighted.Sampler
+	// PerEpoch is the number of checkpoints per epoch (default 2).
+	PerEpoch int
+	// Workers is the number of runs in flight at once (default 1).
+	Workers int
+	// Data, if set, is used instead of reading Path.
+	Data *libsvm.Dataset
+}
+
+// DatasetResult reports Dataset.
+type DatasetResult struct {
+	Name string
+	N, D int
+	// RatioR is r = σ²/σ*² at x*.
+	RatioR float64
+	// Constant and Decreasing hold the curves of SGD, SRG, Reshuffled and
+	// SVRG under each step-size schedule.
+	Constant, Decreasing []Curve
+	// FinalLog10 maps "constant/SRG", "decreasing/SGD", … to the last value
+	// of the curve's Log10Err.
+	FinalLog10 map[string]float64
+	// Sigma2, SigmaStar2: σ² and σ*² at x*. Lmax, L: smoothness of the f_i
+	// and of F; BigL: the mini-batch smoothness 𝓛; Alpha = 1/(2𝓛), the
+	// constant step; GradNorm certifies x*.
+	Sigma2, SigmaStar2, Lmax, L, BigL, Alpha, GradNorm float64
+}
+
+// Dataset runs the experiments of Section 5 on one LIBSVM data set:
+// ℓ2-regularised logistic regression with rows normalised to unit norm and
+// μ = 1/n; SGD, SRG, reshuffled SGD and loopless SVRG (q = m/n) with
+// mini-batches of m, first with the constant step α = 1/(2𝓛) (SRG: ε = 1/(2n)),
+// then with the decreasing steps of Appendix C (SRG: ε_k = 𝓛α_k/n); x_0 = 0,
+// g_0 = 0; each curve is averaged over Runs runs.
+func Dataset(cfg DatasetConfig) (DatasetResult, error) {
+	if cfg.NewSampler == nil {
+		return DatasetResult{}, errors.New("srg: Dataset needs a sampler")
+	}
+	ds := cfg.Data
+	if ds == nil {
+		var err error
+		if ds, err = libsvm.ReadFile(cfg.Path); err != nil {
+			return DatasetResult{}, err
+		}
+		ds.NormalizeRows()
+	}
+	runs, epochs, m, per := def(cfg.Runs, 10), def(cfg.Epochs, 50), def(cfg.Batch, 128), def(cfg.PerEpoch, 2)
+	n := ds.Len()
+	p, err := NewProblem(ds, ds.Labels, Logistic, 1/float64(n))
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	sol, err := p.Solve(1e-12)
+	if err != nil {
+		return DatasetResult{}, fmt.Errorf("%s: %w", cfg.Name, err)
+	}
+	s2, ss2, err := Variances(p, sol.X, cfg.NewSampler)
+	if err != nil {
+		return DatasetResult{}, err
+	}
+	res := DatasetResult{
+		Name: cfg.Name, N: n, D: ds.Dim(), RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2,
+		Lmax: p.Lmax(), L: p.L(), GradNorm: sol.GradNorm, FinalLog10: map[string]float64{},
+	}
+	res.BigL = MiniBatchSmoothness(n, m, res.Lmax, res.L)
+	res.Alpha = 1 / (2 * res.BigL)
+	for si, sched := range []Schedule{ExperimentalConstant(n, res.BigL), Experimental(n, res.BigL, p.Mu)} {
+		name := [...]string{"constant", "decreasing"}[si]
+		for mi, meth := range []Method{SGD, SRG, Reshuffled, SVRG} {
+			c, err := average(p, Options{
+				Method: meth, Schedule: sched, Batch: m, NewSampler: cfg.NewSampler,
+				Epochs: float64(epochs), PerEpoch: per, XStar: sol.X,
+			}, runs, cfg.Seed, uint64(10*si+mi), def(cfg.Workers, 1))
+			if err != nil {
+				return res, fmt.Errorf("%s %s %v: %w", cfg.Name, name, meth, err)
+			}
+			res.FinalLog10[name+"/"+meth.String()] = c.Log10Err[len(c.Log10Err)-1]
+			if si == 0 {
+				res.Constant = append(res.Constant, c)
+			} else {
+				res.Decreasing = append(res.Decreasing, c)
+			}
+		}
+	}
+	return res, nil
+}
+
+// Variances returns σ² = σ²(x, 1/n) and σ*² = σ²(x, p*) at x, where p* is
+// the minimiser of Lemma 1 with ε = 0 computed by a sampler holding the
+// gradient norms ‖∇f_i(x)‖ as keys. σ²/σ*² is the ratio r of the paper.
+func Variances(p *Problem, x []float64, newSampler func(n int) reweighted.Sampler) (sigma2, sigmaStar2 float64, err error) {
+	norms := p.GradNorms(x)
+	s := newSampler(len(norms))
+	for i, a := range norms {
+		if err := s.Set(i, a); err != nil {
+			return 0, 0, err
+		}
+	}
+	ps := make([]float64, len(norms))
+	for i := range ps {
+		if ps[i], err = s.Prob(i, 0); err != nil {
+			return 0, 0, err
+		}
+	}
+	return UniformVariance(norms), Variance(norms, ps), nil
+}
+
+// average runs o with seeds (seed, stream, run) for run in [0, runs) and
+// averages the traces checkpoint by checkpoint.
+func average(p *Problem, o Options, runs int, seed, stream uint64, workers int) (Curve, error) {
+	traces := make([]Trace, runs)
+	errs := make([]error, runs)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(workers, 1))
+	for r := range runs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			or := o
+			or.Seed = seed ^ (stream+1)*0x9e3779b97f4a7c15 ^ uint64(r)*0xbf58476d1ce4e5b9
+			traces[r], errs[r] = Run(p, or)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return Curve{}, err
+	}
+	c := Curve{Method: o.Method.String(), Evals: traces[0].Evals}
+	c.Log10Err = meanLog10(traces, func(t Trace) []float64 { return t.RelErr })
+	if o.Variance {
+		c.Log10Var = meanLog10(traces, func(t Trace) []float64 { return t.Var })
+	}
+	return c, nil
+}
+
+func meanLog10(traces []Trace, get func(Trace) []float64) []float64 {
+	out := make([]float64, len(get(traces[0])))
+	for _, t := range traces {
+		for k, v := range get(t) {
+			out[k] += v
+		}
+	}
+	for k := range out {
+		out[k] = math.Log10(out[k] / float64(len(traces)))
+	}
+	return out
+}
+
+// tailMean is the mean of the last quarter of xs.
+func tailMean(xs []float64) float64 {
+	k := len(xs) - max(len(xs)/4, 1)
+	var s float64
+	for _, v := range xs[k:] {
+		s += v
+	}
+	return s / float64(len(xs)-k)
+}
+
+func def(v, d int) int {
+	if v == 0 {
+		return d
+	}
+	return v
+}

@@ -1,0 +1,124 @@
+package srg_test
+
+import (
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/libsvm"
+	"github.com/reweighted/reweighted/naive"
+	"github.com/reweighted/reweighted/ost"
+	"github.com/reweighted/reweighted/srg"
+)
+
+var long = flag.Bool("long", false, "run the paper's experiments at full size (tens of minutes; the data sets are read from ../../shared/data when present)")
+
+func newNaive(n int) reweighted.Sampler { return naive.New(n) }
+func newOST(n int) reweighted.Sampler   { return ost.New(n) }
+
+func checkCurve(t *testing.T, c srg.Curve, points int, withVar bool) {
+	t.Helper()
+	require.Len(t, c.Evals, points, c.Method)
+	require.Len(t, c.Log10Err, points, c.Method)
+	require.Equal(t, 0.0, c.Log10Err[0], "%s: the relative error starts at 1", c.Method)
+	if withVar {
+		require.Len(t, c.Log10Var, points, c.Method)
+	} else {
+		require.Nil(t, c.Log10Var, c.Method)
+	}
+	for k, v := range c.Log10Err {
+		require.False(t, math.IsNaN(v) || math.IsInf(v, 0), "%s at %d", c.Method, k)
+	}
+}
+
+// A reduced synthetic experiment (seed 3: r ≈ 49) already shows SRG's
+// floor well below SGD's.
+func TestSyntheticSmall(t *testing.T) {
+	res, err := srg.Synthetic(srg.SyntheticConfig{Runs: 4, Epochs: 12, Seed: 3, NewSampler: newNaive})
+	require.NoError(t, err)
+	require.Equal(t, 1000, res.N)
+	require.Equal(t, 10, res.D)
+	require.InDelta(t, 49, res.RatioR, 1)
+	require.LessOrEqual(t, res.GradNorm, 1e-12)
+	require.Len(t, res.Curves, 2)
+	for _, c := range res.Curves {
+		checkCurve(t, c, 12*4+1, true)
+	}
+	require.Less(t, res.Log10ErrSRG, res.Log10ErrSGD-0.5)
+	// SRG's estimator variance ends below SGD's σ².
+	v := res.Curves[1].Log10Var
+	require.Less(t, v[len(v)-1], math.Log10(res.Sigma2)-0.5)
+}
+
+// The data-set experiment on a small in-memory logistic problem: every
+// method and schedule, with the shapes the report expects.
+func TestDatasetSmall(t *testing.T) {
+	ds := libsvm.Synthetic(4, 400, 5)
+	require.NoError(t, libsvm.BinaryLabels(signs(ds.Labels)))
+	ds.NormalizeRows()
+	res, err := srg.Dataset(srg.DatasetConfig{Name: "tiny", Data: ds, Runs: 2, Epochs: 6, Batch: 8, Seed: 1, NewSampler: newNaive})
+	require.NoError(t, err)
+	require.Equal(t, 400, res.N)
+	require.GreaterOrEqual(t, res.RatioR, 1.0)
+	require.InDelta(t, 0.25+1.0/400, res.Lmax, 1e-12)
+	require.Less(t, res.L, res.Lmax)
+	require.InDelta(t, srg.MiniBatchSmoothness(400, 8, res.Lmax, res.L), res.BigL, 0)
+	require.Len(t, res.FinalLog10, 8)
+	for _, cs := range [][]srg.Curve{res.Constant, res.Decreasing} {
+		require.Len(t, cs, 4)
+		for _, c := range cs {
+			checkCurve(t, c, 6*2+1, false)
+			require.Less(t, c.Log10Err[len(c.Log10Err)-1], -0.3, c.Method)
+		}
+	}
+	require.Contains(t, res.FinalLog10, "constant/SRG")
+	require.Contains(t, res.FinalLog10, "decreasing/Reshuffled")
+}
+
+func signs(y []float64) []float64 {
+	for i, v := range y {
+		y[i] = math.Copysign(1, v)
+	}
+	return y
+}
+
+// The paper's synthetic experiment at full size (100 runs).
+func TestSyntheticLong(t *testing.T) {
+	if !*long {
+		t.Skip("needs -long")
+	}
+	for _, seed := range []uint64{3, 1} {
+		res, err := srg.Synthetic(srg.SyntheticConfig{Runs: 100, Epochs: 50, Seed: seed, NewSampler: newOST, PerEpoch: 1, Workers: 2})
+		require.NoError(t, err)
+		t.Logf("seed %d: r = %.1f, σ² = %.4g, σ*² = %.4g, log10 final error SGD %.2f, SRG %.2f (gap %.2f)",
+			seed, res.RatioR, res.Sigma2, res.SigmaStar2, res.Log10ErrSGD, res.Log10ErrSRG, res.Log10ErrSGD-res.Log10ErrSRG)
+		for _, c := range res.Curves {
+			t.Logf("%s log10 var at the end: %.2f", c.Method, c.Log10Var[len(c.Log10Var)-1])
+		}
+		require.Less(t, res.Log10ErrSRG, res.Log10ErrSGD)
+	}
+}
+
+// The paper's data-set experiments at full size, when the data is present.
+func TestDatasetLong(t *testing.T) {
+	if !*long {
+		t.Skip("needs -long")
+	}
+	dir := filepath.Join("..", "..", "shared", "data")
+	for _, name := range []string{"mushrooms", "phishing", "ijcnn1", "w8a"} {
+		path := filepath.Join(dir, name+".gz")
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("no data: %v", err)
+		}
+		res, err := srg.Dataset(srg.DatasetConfig{Name: name, Path: path, Epochs: 300, PerEpoch: 1, Workers: 2, Seed: 1, NewSampler: newOST})
+		require.NoError(t, err)
+		t.Logf("%s: n = %d, d = %d, r = %.2f, L = %.4f, 𝓛 = %.4f, ‖∇F(x*)‖ = %.1e, final log10 errors %v",
+			name, res.N, res.D, res.RatioR, res.L, res.BigL, res.GradNorm, res.FinalLog10)
+		require.Less(t, res.FinalLog10["constant/SRG"], res.FinalLog10["constant/SGD"])
+	}
+}

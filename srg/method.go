@@ -1,0 +1,411 @@
+package srg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/reweighted/reweighted"
+)
+
+// Method selects an optimiser.
+type Method int
+
+const (
+	// SGD samples the examples of a mini-batch uniformly with replacement.
+	SGD Method = iota
+	// Reshuffled is SGD that walks through a fresh random permutation of
+	// the examples every epoch.
+	Reshuffled
+	// SRG is Algorithm 1: importance sampling from p_k of Lemma 1, built on
+	// the last seen gradient norm of each example.
+	SRG
+	// SVRG is loopless SVRG (Hofmann et al. 2015; Kovalev et al. 2020): the
+	// control variate ∇f_i(w) − ∇F(w), with the reference point w moved to
+	// the current iterate with probability q per iteration.
+	SVRG
+)
+
+var methodNames = [...]string{"SGD", "Reshuffled", "SRG", "SVRG"}
+
+func (m Method) String() string {
+	if m >= 0 && int(m) < len(methodNames) {
+		return methodNames[m]
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Options configure one run of an optimiser.
+type Options struct {
+	Method   Method
+	Schedule Schedule
+	// Batch is the mini-batch size m ≥ 1 (0 means 1). SGD, SRG and SVRG
+	// draw the m indices independently, with replacement; SRG weights each
+	// by 1/(n p^i), so the mini-batch average is unbiased.
+	Batch int
+	// NewSampler builds the importance sampler of SRG (all keys 0, so the
+	// first draws are uniform: the paper's g_0 = 0).
+	NewSampler func(n int) reweighted.Sampler
+	// Bernoulli makes SRG update the key of a drawn example only with
+	// probability ε_k/p_k^i, as Algorithm 1 and its analysis do. By default
+	// the key is always updated, as in the paper's experiments.
+	Bernoulli bool
+	// Q is SVRG's probability of a full gradient per iteration; 0 means m/n,
+	// so an iteration costs on average 3m gradients.
+	Q float64
+	// Seed seeds the run's random source (math/rand/v2 PCG).
+	Seed uint64
+	// X0 is the starting point; nil means 0.
+	X0 []float64
+	// Epochs is the budget, in gradient evaluations divided by n.
+	Epochs float64
+	// PerEpoch is the number of checkpoints per epoch (0 means 1).
+	PerEpoch int
+	// XStar, if set, makes the trace record ‖x − x*‖²/‖x0 − x*‖².
+	XStar []float64
+	// Variance makes the trace record σ²(x_k, p_k) = (1/n²)Σ‖∇f_i(x_k)‖²/p_k^i,
+	// with p_k uniform for the methods other than SRG. It costs O(n) per
+	// checkpoint.
+	Variance bool
+}
+
+// Trace is what a run records at each checkpoint.
+type Trace struct {
+	// Evals holds the gradient evaluations divided by n at each checkpoint:
+	// 0, 1/PerEpoch, 2/PerEpoch, …, Epochs (the nominal grid; the state
+	// recorded is the first one at or past it).
+	Evals []float64
+	// RelErr holds ‖x − x*‖²/‖x0 − x*‖² (nil without XStar).
+	RelErr []float64
+	// Var holds σ²(x_k, p_k) (nil unless Variance is set).
+	Var []float64
+	// X is the final iterate.
+	X []float64
+	// Iterations is the number of iterations run, GradEvals the number of
+	// per-example gradients evaluated, KeyUpdates the number of SRG key
+	// updates.
+	Iterations, GradEvals, KeyUpdates int
+}
+
+// draw is one index of a mini-batch and its importance weight 1/(n p^i).
+type draw struct {
+	i int
+	w float64
+	p float64
+}
+
+// optimizer holds the state of one run.
+type optimizer struct {
+	prob *Problem
+	o    Options
+	n, m int
+	rng  *rand.Rand
+	x    *iterate
+	k    int
+	// evals counts per-example gradient evaluations.
+	evals int
+	// keyUpdates counts Set calls on the sampler.
+	keyUpdates int
+
+	smp reweighted.Sampler // SRG
+
+	perm []int // Reshuffled
+	pos  int
+
+	w, gw, h []float64 // SVRG: reference point, ∇F(w), μw − ∇F(w)
+	xOld     []float64
+
+	draws []draw
+	coef  []float64
+	marg  []float64
+}
+
+func newOptimizer(p *Problem, o Options) (*optimizer, error) {
+	n, d := p.Len(), p.Dim()
+	if o.Batch == 0 {
+		o.Batch = 1
+	}
+	if o.Batch < 0 {
+		return nil, fmt.Errorf("srg: batch size %d", o.Batch)
+	}
+	if o.Schedule == nil {
+		return nil, errors.New("srg: no schedule")
+	}
+	if o.X0 == nil {
+		o.X0 = make([]float64, d)
+	}
+	if len(o.X0) != d {
+		return nil, fmt.Errorf("srg: x0 has length %d, want %d", len(o.X0), d)
+	}
+	opt := &optimizer{
+		prob: p, o: o, n: n, m: o.Batch,
+		rng:   rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
+		draws: make([]draw, o.Batch),
+		coef:  make([]float64, o.Batch),
+		marg:  make([]float64, o.Batch),
+	}
+	track := o.Method == SRG && p.Mu != 0
+	opt.x = newIterate(o.X0, track)
+	switch o.Method {
+	case SGD:
+	case Reshuffled:
+		opt.perm = make([]int, n)
+		for i := range opt.perm {
+			opt.perm[i] = i
+		}
+		opt.pos = n
+	case SRG:
+		if o.NewSampler == nil {
+			return nil, errors.New("srg: SRG needs a sampler constructor")
+		}
+		opt.smp = o.NewSampler(n)
+		if opt.smp.Len() != n {
+			return nil, fmt.Errorf("srg: sampler has %d items, want %d", opt.smp.Len(), n)
+		}
+	case SVRG:
+		if o.Q == 0 {
+			opt.o.Q = math.Min(1, float64(o.Batch)/float64(n))
+		}
+		if !(opt.o.Q > 0 && opt.o.Q <= 1) {
+			return nil, fmt.Errorf("srg: SVRG probability q = %v", opt.o.Q)
+		}
+		opt.w = make([]float64, d)
+		opt.gw = make([]float64, d)
+		opt.h = make([]float64, d)
+		opt.xOld = make([]float64, d)
+		opt.x.dense(opt.w)
+		opt.refresh()
+	default:
+		return nil, fmt.Errorf("srg: unknown method %v", o.Method)
+	}
+	return opt, nil
+}
+
+// refresh computes ∇F(w) for SVRG's new reference point.
+func (opt *optimizer) refresh() {
+	opt.evals += opt.prob.FullGrad(opt.w, opt.gw)
+	for j := range opt.h {
+		opt.h[j] = opt.prob.Mu*opt.w[j] - opt.gw[j]
+	}
+}
+
+// weight returns the importance weight 1/(n p). Under ε = 1/float64(n) p is
+// uniform (Lemma 1), and the weight is exactly 1, so that SRG then repeats
+// SGD's steps bit for bit (a float p can be an ulp away from 1/n).
+func weight(n int, eps, p float64) float64 {
+	if eps == 1/float64(n) {
+		return 1
+	}
+	return 1 / (float64(n) * p)
+}
+
+// sampleBatch fills opt.draws for iteration k.
+func (opt *optimizer) sampleBatch(eps float64) error {
+	switch opt.o.Method {
+	case SGD, SVRG:
+		for j := range opt.draws {
+			opt.draws[j] = draw{i: opt.rng.IntN(opt.n), w: 1}
+		}
+	case Reshuffled:
+		for j := range opt.draws {
+			if opt.pos == opt.n {
+				opt.rng.Shuffle(opt.n, func(a, b int) { opt.perm[a], opt.perm[b] = opt.perm[b], opt.perm[a] })
+				opt.pos = 0
+			}
+			opt.draws[j] = draw{i: opt.perm[opt.pos], w: 1}
+			opt.pos++
+		}
+	case SRG:
+		for j := range opt.draws {
+			i, p, err := opt.smp.Sample(eps, opt.rng.Float64())
+			if err != nil {
+				return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
+			}
+			opt.draws[j] = draw{i: i, w: weight(opt.n, eps, p), p: p}
+		}
+	}
+	return nil
+}
+
+// step runs one iteration.
+func (opt *optimizer) step() error {
+	alpha, eps := opt.o.Schedule.At(opt.k)
+	if opt.o.Method == SRG {
+		if err := checkEps(eps, opt.n); err != nil {
+			return err
+		}
+	}
+	if err := opt.sampleBatch(eps); err != nil {
+		return err
+	}
+	if err := opt.apply(alpha, eps); err != nil {
+		return err
+	}
+	opt.k++
+	return nil
+}
+
+// apply performs the update of iteration k on the drawn mini-batch:
+//
+//	x ← x − (α/m) Σ_j w_j ∇f_{i_j}(x)        (SGD, Reshuffled, SRG)
+//
+// with all gradients taken at the current x, then SRG's key updates and
+// SVRG's reference update.
+func (opt *optimizer) apply(alpha, eps float64) error {
+	p, x, mu := opt.prob, opt.x, opt.prob.Mu
+	mf := float64(opt.m)
+	sq := x.sqnorm()
+	var wsum float64
+	for j, dr := range opt.draws {
+		idx, val := p.Rows.Row(dr.i)
+		t := x.dot(idx, val)
+		opt.marg[j] = t
+		opt.coef[j] = p.deriv(dr.i, t)
+		wsum += dr.w
+	}
+	opt.evals += opt.m
+	if opt.o.Method == SVRG {
+		return opt.applySVRG(alpha)
+	}
+	x.scale(1 - alpha*mu*wsum/mf)
+	for j, dr := range opt.draws {
+		idx, val := p.Rows.Row(dr.i)
+		x.addRow(-alpha/mf*dr.w*opt.coef[j], idx, val)
+	}
+	if opt.o.Method != SRG {
+		return nil
+	}
+	for j, dr := range opt.draws {
+		if opt.o.Bernoulli && !(opt.rng.Float64() < eps/dr.p) {
+			continue
+		}
+		a := p.gradNorm(dr.i, opt.coef[j], opt.marg[j], sq)
+		if err := opt.smp.Set(dr.i, a); err != nil {
+			return fmt.Errorf("srg: iteration %d: key of example %d: %w", opt.k, dr.i, err)
+		}
+		opt.keyUpdates++
+	}
+	return nil
+}
+
+// applySVRG performs x ← x − α[(1/m)Σ_j (∇f_{i_j}(x) − ∇f_{i_j}(w)) + ∇F(w)].
+// The μ parts give (1 − αμ)x + α(μw − ∇F(w)).
+func (opt *optimizer) applySVRG(alpha float64) error {
+	p, x := opt.prob, opt.x
+	mf := float64(opt.m)
+	opt.evals += opt.m // the gradients at w
+	for j, dr := range opt.draws {
+		opt.coef[j] -= p.deriv(dr.i, p.margin(dr.i, opt.w))
+	}
+	refresh := opt.rng.Float64() < opt.o.Q
+	if refresh {
+		x.dense(opt.xOld)
+	}
+	x.scale(1 - alpha*p.Mu)
+	x.addDense(alpha, opt.h)
+	for j, dr := range opt.draws {
+		idx, val := p.Rows.Row(dr.i)
+		x.addRow(-alpha/mf*opt.coef[j], idx, val)
+	}
+	if refresh {
+		opt.w, opt.xOld = opt.xOld, opt.w
+		opt.refresh()
+	}
+	return nil
+}
+
+// Run runs one optimiser on p until Epochs·n gradient evaluations and
+// records a checkpoint every n/PerEpoch evaluations.
+func Run(p *Problem, o Options) (Trace, error) {
+	opt, err := newOptimizer(p, o)
+	if err != nil {
+		return Trace{}, err
+	}
+	o = opt.o
+	per := max(o.PerEpoch, 1)
+	total := int(math.Round(o.Epochs * float64(per)))
+	if !(o.Epochs >= 0) || total < 0 {
+		return Trace{}, fmt.Errorf("srg: epochs = %v", o.Epochs)
+	}
+	var tr Trace
+	d := p.Dim()
+	xd := make([]float64, d)
+	var e0 float64
+	if o.XStar != nil {
+		if len(o.XStar) != d {
+			return Trace{}, fmt.Errorf("srg: x* has length %d, want %d", len(o.XStar), d)
+		}
+		e0 = sqdist(o.X0, o.XStar)
+		if e0 == 0 {
+			return Trace{}, errors.New("srg: x0 = x*; the relative error is undefined")
+		}
+	}
+	record := func(t int) error {
+		tr.Evals = append(tr.Evals, float64(t)/float64(per))
+		opt.x.dense(xd)
+		if o.XStar != nil {
+			tr.RelErr = append(tr.RelErr, sqdist(xd, o.XStar)/e0)
+		}
+		if o.Variance {
+			v, err := opt.variance(xd)
+			if err != nil {
+				return err
+			}
+			tr.Var = append(tr.Var, v)
+		}
+		return nil
+	}
+	n := float64(p.Len())
+	for t := 0; t <= total; t++ {
+		target := float64(t) * n / float64(per)
+		for float64(opt.evals) < target {
+			if err := opt.step(); err != nil {
+				return tr, err
+			}
+		}
+		if opt.x.track {
+			opt.x.fold() // bound the drift of ‖v‖²
+		}
+		if err := record(t); err != nil {
+			return tr, err
+		}
+	}
+	tr.X = make([]float64, d)
+	opt.x.dense(tr.X)
+	tr.Iterations, tr.GradEvals, tr.KeyUpdates = opt.k, opt.evals, opt.keyUpdates
+	for _, v := range tr.X {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return tr, errors.New("srg: the iterate diverged")
+		}
+	}
+	return tr, nil
+}
+
+// variance returns σ²(x, p_k) for the distribution the method samples from
+// at iteration k.
+func (opt *optimizer) variance(x []float64) (float64, error) {
+	norms := opt.prob.GradNorms(x)
+	if opt.o.Method != SRG {
+		return UniformVariance(norms), nil
+	}
+	_, eps := opt.o.Schedule.At(opt.k)
+	ps := make([]float64, opt.n)
+	for i := range ps {
+		pi, err := opt.smp.Prob(i, eps)
+		if err != nil {
+			return 0, err
+		}
+		ps[i] = pi
+	}
+	return Variance(norms, ps), nil
+}
+
+func sqdist(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return s
+}
