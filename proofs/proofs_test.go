@@ -1,0 +1,278 @@
+package proofs
+
+import (
+	"flag"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/reweighted/reweighted/samplertest"
+)
+
+var long = flag.Bool("long", false, "try ten times more instances in every check")
+
+// run calls the exported check of a claim, logs what it measured, and
+// requires that the claim held.
+func run(t *testing.T, name string) Result {
+	t.Helper()
+	r, err := Check(name, Config{Seed: 1, Long: *long})
+	require.NoError(t, err)
+	t.Logf("%s: %d instances, worst ratio %.12g\n%s", r.Claim, r.Instances, r.WorstRatio, r.Notes)
+	require.True(t, r.Pass, r.Notes)
+	require.Equal(t, "Test"+name, r.Test)
+	require.Positive(t, r.Instances)
+	require.False(t, math.IsNaN(r.WorstRatio))
+	return r
+}
+
+// genKeys draws key vectors from integers and exponents, with zeros, ties,
+// subnormals and huge keys, and at least one positive key.
+var genKeys = rapid.Custom(func(t *rapid.T) []float64 {
+	n := rapid.IntRange(1, 12).Draw(t, "n")
+	keys := make([]float64, n)
+	for i := range keys {
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 0:
+			keys[i] = 0
+		case 1:
+			if i > 0 {
+				keys[i] = keys[rapid.IntRange(0, i-1).Draw(t, "tie")]
+			}
+		case 2:
+			keys[i] = float64(rapid.IntRange(1, 5).Draw(t, "small"))
+		default:
+			m := float64(rapid.IntRange(1, 1<<20).Draw(t, "mantissa"))
+			keys[i] = math.Ldexp(m, rapid.IntRange(-1074, 800).Draw(t, "exp"))
+		}
+	}
+	keys[rapid.IntRange(0, n-1).Draw(t, "positive")] = 1
+	return keys
+})
+
+// genEps draws ε in [0, top·(1/n)] for n items: the end points, top/2n, and
+// fractions of the range.
+func genEps(t *rapid.T, n int, top float64) float64 {
+	hi := top / float64(n)
+	switch rapid.IntRange(0, 3).Draw(t, "epsKind") {
+	case 0:
+		return 0
+	case 1:
+		return hi
+	case 2:
+		return hi / 2
+	default:
+		return hi * rapid.Float64Range(0, 1).Draw(t, "epsFrac")
+	}
+}
+
+func TestLemma1(t *testing.T) {
+	run(t, "Lemma1")
+	// Property: on every backend, p* carries the exact KKT certificate, and
+	// the barrier solver never finds a better point.
+	rapid.Check(t, func(rt *rapid.T) {
+		keys := genKeys.Draw(rt, "keys")
+		eps := genEps(rt, len(keys), 1)
+		ratio, gap, err := lemma1Instance(keys, eps)
+		require.NoError(rt, err)
+		require.LessOrEqual(rt, ratio, 1+1e-9, "solver beat p*")
+		require.LessOrEqual(rt, gap, 1e-6, "solver did not reach p*")
+	})
+	// Erratum: read with π(i) instead of π⁻¹(i), Lemma 1's p leaves Δ(ε).
+	keys, eps := []float64{1, 3, 2}, 0.3
+	literal, meant := lemma1Literal(keys, eps)
+	require.NoError(t, samplertest.KKT(keys, eps, meant))
+	require.Error(t, samplertest.KKT(keys, eps, literal))
+	require.Less(t, literal[0]+literal[1]+literal[2], 0.9, "literal p sums to 1")
+}
+
+func TestProposition1(t *testing.T) {
+	run(t, "Proposition1")
+	rapid.Check(t, func(rt *rapid.T) {
+		keys := genKeys.Draw(rt, "keys")
+		e := samplertest.Oracle(keys, genEps(rt, len(keys), 1))
+		worst, _, err := prefixShape(e)
+		require.NoError(rt, err, "predicate is not a prefix of ranks")
+		require.Less(rt, worst, 1.0)
+	})
+	rapid.Check(t, func(rt *rapid.T) {
+		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 0))
+		keys, eps := tieInstance(r, rapid.IntRange(2, 20).Draw(rt, "n"))
+		_, ties, err := prefixShape(samplertest.Oracle(keys, eps))
+		require.NoError(rt, err, "predicate is not a prefix of ranks at an exact tie")
+		require.Positive(rt, ties, "tie instance without an exact tie")
+	})
+}
+
+func TestLemma2(t *testing.T) {
+	run(t, "Lemma2")
+	// Property: Algorithm 2 on the exact predicate returns ρ, and the float
+	// backends return a ρ with the same distribution.
+	rapid.Check(t, func(rt *rapid.T) {
+		keys := genKeys.Draw(rt, "keys")
+		eps := genEps(rt, len(keys), 1)
+		e := samplertest.Oracle(keys, eps)
+		require.Equal(rt, e.Rho, algorithm2(e))
+		for _, b := range backends {
+			s, err := load(b, keys)
+			require.NoError(rt, err)
+			rho, _, err := s.Solve(eps)
+			require.NoError(rt, err)
+			require.LessOrEqual(rt, tv(e, rho, e.Rho), 1e-9, "%s: ρ = %d, exact %d", b.name, rho, e.Rho)
+		}
+	})
+}
+
+func TestProposition2(t *testing.T) {
+	r := run(t, "Proposition2")
+	require.LessOrEqual(t, r.WorstRatio, 1.0)
+	// Property: the chain min ≤ B1 ≤ B2 ≤ B3 holds for ε ≤ 1/2n.
+	rapid.Check(t, func(rt *rapid.T) {
+		keys := genKeys.Draw(rt, "keys")
+		e := samplertest.Oracle(keys, genEps(rt, len(keys), 0.5))
+		require.LessOrEqual(rt, prop2Worst(e), 1.0)
+	})
+	// The climb reaches the known supremum n/(n+1) of J/B3 at ε = 1/2n, so it
+	// does search toward the worst case.
+	best, _, _ := prop2Search(rand.New(rand.NewPCG(1, 2)), 3, 200)
+	require.InDelta(t, 0.75, best, 1e-9)
+}
+
+// seeded runs prop on states drawn from rapid-chosen seeds.
+func seeded(t *testing.T, prop func(rt *rapid.T, r *rand.Rand)) {
+	rapid.Check(t, func(rt *rapid.T) {
+		prop(rt, rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 1)))
+	})
+}
+
+func TestLemma3(t *testing.T) {
+	run(t, "Lemma3")
+	// Property: the exact conditional expectation is at most the bound.
+	seeded(t, func(rt *rapid.T, r *rand.Rand) {
+		st, err := drawState(r)
+		require.NoError(rt, err)
+		lhs := st.trackingLHS()
+		rhs := (1-st.eps)*st.s + 2*st.p.l*float64(st.p.n)*st.eps*st.p.gap(st.x)
+		require.LessOrEqual(rt, lhs, rhs*(1+1e-9))
+	})
+}
+
+func TestLemma4(t *testing.T) {
+	run(t, "Lemma4")
+	// Property: the second moment is at most the bound for any β, γ, δ, η > 0.
+	seeded(t, func(rt *rapid.T, r *rand.Rand) {
+		st, err := drawState(r)
+		require.NoError(rt, err)
+		par := func(name string) float64 { return math.Exp(rapid.Float64Range(-5, 5).Draw(rt, name)) }
+		bound := st.lemma4Bound(par("beta"), par("gamma"), par("delta"), par("eta"))
+		require.LessOrEqual(rt, st.secondMoment(), bound*(1+1e-9))
+	})
+}
+
+func TestTheorem1(t *testing.T) {
+	run(t, "Theorem1")
+	// Property: one step of T contracts as the theorem says, for every step
+	// size allowed by (iii).
+	seeded(t, func(rt *rapid.T, r *rand.Rand) {
+		st, err := drawState(r)
+		require.NoError(rt, err)
+		alpha := st.eps * float64(st.p.n) / (20 * st.p.l) * rapid.Float64Range(1e-3, 1).Draw(rt, "stepFraction")
+		lhs, rhs, _ := st.theorem1(alpha)
+		require.LessOrEqual(rt, lhs, rhs*(1+1e-12))
+	})
+	// Erratum: the min step is reversed; with c = 1.006, L/n = 1, μ = 2,
+	// min{cL/n, μ} = 1.006 > min{c, 1}ζ = 1.
+	c := 1.006
+	require.Greater(t, math.Min(c*1, 2), math.Min(c, 1)*math.Min(1, 2))
+}
+
+func TestCorollary1(t *testing.T) {
+	run(t, "Corollary1")
+}
+
+func TestCorollary2(t *testing.T) {
+	run(t, "Corollary2")
+	// Erratum (telescoping): as printed, the bound at k = 0 is below T^0.
+	for _, k := range []float64{1, 7.5, 1000} { // L/ζ
+		k0, c := 80*k-2, 40*k
+		_, printed := cor2Bound(0, k0, c, k, 1, 0, 1)
+		corrected, _ := cor2Bound(0, k0, c, k, 1, 0, 1)
+		require.Less(t, printed, 1.0)
+		require.InDelta(t, 1.0, corrected, 1e-12)
+	}
+	// Erratum (1/ζ²): [c + m(m+2)]α² = (2m+1)²/[c + m(m+2)] only when ζ = 1.
+	_, holds, err := schedule2Exact(3, big.NewRat(2, 1), big.NewRat(1, 3), 5)
+	require.NoError(t, err)
+	require.False(t, holds)
+	_, holds, err = schedule2Exact(3, big.NewRat(5, 1), big.NewRat(1, 1), 5)
+	require.NoError(t, err)
+	require.True(t, holds)
+}
+
+func TestLemma5(t *testing.T) {
+	run(t, "Lemma5")
+	seeded(t, func(rt *rapid.T, r *rand.Rand) {
+		p, err := drawProblem(r)
+		require.NoError(rt, err)
+		x := p.drawPoint(r)
+		lhs := 0.0
+		g := make([]float64, p.d)
+		for i := range p.n {
+			p.grad(i, x, g)
+			lhs += sqDist(g, p.gs[i*p.d:(i+1)*p.d]) / float64(p.n)
+		}
+		require.LessOrEqual(rt, lhs, 2*p.l*p.gap(x)*(1+1e-9))
+	})
+	// Erratum: with labels in {0, 1} a label 0 makes the logistic data term
+	// constant: its gradient is the regulariser's alone.
+	p := &problem{logistic: true, n: 1, d: 2, a: []float64{1, 2}, b: []float64{0}, reg: 0.5}
+	g := make([]float64, 2)
+	p.grad(0, []float64{3, -1}, g)
+	require.Equal(t, []float64{1.5, -0.5}, g)
+}
+
+func TestProposition3(t *testing.T) {
+	run(t, "Proposition3")
+	rapid.Check(t, func(rt *rapid.T) {
+		d := rapid.IntRange(1, 5).Draw(rt, "d")
+		vec := func(name string) []float64 {
+			return rapid.SliceOfN(rapid.Float64Range(-1e3, 1e3), d, d).Draw(rt, name)
+		}
+		a, b, c := vec("a"), vec("b"), vec("c")
+		par := func(name string) float64 { return math.Exp(rapid.Float64Range(-7, 7).Draw(rt, name)) }
+		beta, gamma, delta := par("beta"), par("gamma"), par("delta")
+		ab, abc := make([]float64, d), make([]float64, d)
+		for j := range d {
+			ab[j] = a[j] + b[j]
+			abc[j] = a[j] + b[j] + c[j]
+		}
+		tol := 1e-12 * (dot(a, a) + dot(b, b) + dot(c, c)) * (1 + beta + 1/beta + gamma + 1/gamma + delta + 1/delta)
+		require.LessOrEqual(rt, dot(ab, ab), (1+beta)*dot(a, a)+(1+1/beta)*dot(b, b)+tol)
+		require.LessOrEqual(rt, dot(abc, abc), (1+beta+gamma)*dot(a, a)+(1+1/beta+delta)*dot(b, b)+(1+1/gamma+1/delta)*dot(c, c)+tol)
+	})
+}
+
+func TestConstants(t *testing.T) {
+	run(t, "Constants")
+	// The re-solved constant must be at least the paper's point's, which is
+	// feasible with slack, and at least the 1/20 the theorem uses.
+	_, _, paper := exactConstants(ratDec("0.673"), ratDec("1.028"), ratDec("4.084"), ratDec("3.973"), ratDec("2.980"))
+	best, _, err := bestConstant(rand.New(rand.NewPCG(1, 12)), 4)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, best, ratFloat(paper))
+	require.GreaterOrEqual(t, best, 0.05)
+}
+
+func TestCheckNames(t *testing.T) {
+	_, err := Check("Lemma6", Config{})
+	require.Error(t, err)
+	require.Len(t, checks, 12)
+	want := []string{"Lemma1", "Proposition1", "Lemma2", "Proposition2", "Lemma3", "Lemma4",
+		"Theorem1", "Corollary1", "Corollary2", "Lemma5", "Proposition3", "Constants"}
+	for i, c := range checks {
+		require.Equal(t, want[i], c.name)
+	}
+}
