@@ -1,0 +1,108 @@
+// Package fuzz holds native Go fuzz targets that drive every backend at
+// once and judge them against the exact oracle of package samplertest:
+//
+//	go test ./fuzz -fuzz FuzzDifferential -fuzztime 5m
+//
+// Plain go test replays the seeds of testdata/fuzz. Every input a fuzzer
+// finds that fails becomes a named regression test in this package.
+package fuzz
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/naive"
+	"github.com/reweighted/reweighted/ost"
+	"github.com/reweighted/reweighted/segtree"
+)
+
+// Backend is a named sampler constructor.
+type Backend struct {
+	Name string
+	New  func(n int) reweighted.Sampler
+}
+
+// Backends lists every backend of the module.
+var Backends = []Backend{
+	{"naive", func(n int) reweighted.Sampler { return naive.New(n) }},
+	{"ost", func(n int) reweighted.Sampler { return ost.New(n) }},
+	{"segtree", func(n int) reweighted.Sampler { return segtree.New(n) }},
+}
+
+// Reader decodes fuzz bytes into values; past the end it yields zeros, so
+// every byte string decodes to some program.
+type Reader struct{ b []byte }
+
+// NewReader reads from b.
+func NewReader(b []byte) *Reader { return &Reader{b} }
+
+// Len returns the number of bytes left.
+func (r *Reader) Len() int { return len(r.b) }
+
+// Byte returns the next byte.
+func (r *Reader) Byte() byte {
+	if len(r.b) == 0 {
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// Uint64 returns the next 8 bytes, little-endian.
+func (r *Reader) Uint64() uint64 {
+	var buf [8]byte
+	k := copy(buf[:], r.b)
+	r.b = r.b[k:]
+	return binary.LittleEndian.Uint64(buf[:])
+}
+
+// Key decodes a valid key for n items, leaning on the kinds that break
+// arithmetic: 0, integers, any power of two, subnormals and keys near the
+// largest that n items may hold.
+func (r *Reader) Key(n int) float64 {
+	kind, x := r.Byte(), r.Uint64()
+	m := float64(x>>44 | 1) // 20 significant bits
+	_, top := math.Frexp(reweighted.MaxSum / float64(2*n))
+	top -= 21
+	switch kind % 6 {
+	case 0:
+		return 0
+	case 1:
+		return float64(x % 1000)
+	case 2:
+		return math.Ldexp(m, -1074+int(x%uint64(top+1075)))
+	case 3:
+		return math.Ldexp(m, -1074)
+	case 4:
+		return math.Ldexp(m, top-int(x%8))
+	default:
+		return float64(x>>11) / (1 << 53)
+	}
+}
+
+// Eps decodes a valid bound for n items, edges first.
+func (r *Reader) Eps(n int) float64 {
+	top := 1 / float64(n)
+	kind, x := r.Byte(), r.Uint64()
+	switch kind % 6 {
+	case 0:
+		return 0
+	case 1:
+		return top
+	case 2:
+		return math.Nextafter(top, 0)
+	case 3:
+		return 1 / float64(2*n)
+	case 4:
+		return math.Ldexp(1, -int(x%1075))
+	default:
+		return float64(x>>11) / (1 << 53) * top
+	}
+}
+
+// U decodes a uniform number in [0, 1).
+func (r *Reader) U() float64 {
+	return float64(r.Uint64()>>11) / (1 << 53)
+}
