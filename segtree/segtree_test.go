@@ -374,3 +374,11 @@ func closeRel(x, y, tol float64) bool {
 	d := math.Abs(x - y)
 	return d <= tol*max(x, y) || d <= 4*math.SmallestNonzeroFloat64
 }
+
+// FuzzStateMachine runs the state machine of TestStateMachine on fuzzed
+// choices; every crash it finds becomes a named test and a seed.
+func FuzzStateMachine(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0x10, 0x02, 0x00, 0x01, 0x03, 0xff, 0x00, 0x04})
+	f.Fuzz(rapid.MakeFuzz(stateMachine(24)))
+}
