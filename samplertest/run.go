@@ -125,7 +125,7 @@ func edgeCases() map[string][]float64 {
 
 // Property: on hard key vectors and at every edge bound the sampler agrees
 // with the exact oracle.
-func testEdges(t *testing.T, newSampler New) {
+func testEdges(t require.TestingT, newSampler New) {
 	for name, keys := range edgeCases() {
 		s := fill(t, newSampler, keys)
 		for _, eps := range EdgeEps(len(keys)) {
@@ -136,7 +136,7 @@ func testEdges(t *testing.T, newSampler New) {
 
 // Property: the item at rank ρ is drawn when u is inside its interval (the
 // bug of the only other public implementation was to skip it).
-func testDrawsRankRho(t *testing.T, newSampler New) {
+func testDrawsRankRho(t require.TestingT, newSampler New) {
 	keys := []float64{1, 8, 2, 4, 0.5, 0.25}
 	s := fill(t, newSampler, keys)
 	for _, eps := range []float64{0.01, 0.05, 0.1, 0.15} {
@@ -156,7 +156,7 @@ func testDrawsRankRho(t *testing.T, newSampler New) {
 }
 
 // Postcondition: −0 is stored as +0.
-func testNegativeZero(t *testing.T, newSampler New) {
+func testNegativeZero(t require.TestingT, newSampler New) {
 	s := newSampler(3)
 	require.NoError(t, s.Set(1, 5))
 	require.NoError(t, s.Set(1, math.Copysign(0, -1)))
@@ -202,7 +202,7 @@ func Observe(s reweighted.Sampler) Snapshot {
 
 // Property: every error of the contract is reported with its sentinel and
 // leaves the sampler exactly as it was.
-func testBadInput(t *testing.T, newSampler New) {
+func testBadInput(t require.TestingT, newSampler New) {
 	keys := []float64{3, 0, 1, 1, reweighted.MaxSum / 4}
 	s := fill(t, newSampler, keys)
 	n := len(keys)
