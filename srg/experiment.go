@@ -110,6 +110,10 @@ type DatasetConfig struct {
 	Workers int
 	// Data, if set, is used instead of reading Path.
 	Data *libsvm.Dataset
+	// PaperOnly runs only the curves of the paper's figure: SGD, SRG and
+	// SVRG with the constant step, SGD, SRG and Reshuffled with the
+	// decreasing steps.
+	PaperOnly bool
 }
 
 // DatasetResult reports Dataset.
@@ -119,7 +123,8 @@ type DatasetResult struct {
 	// RatioR is r = σ²/σ*² at x*.
 	RatioR float64
 	// Constant and Decreasing hold the curves of SGD, SRG, Reshuffled and
-	// SVRG under each step-size schedule.
+	// SVRG (in that order, less those PaperOnly leaves out) under each
+	// step-size schedule.
 	Constant, Decreasing []Curve
 	// FinalLog10 maps "constant/SRG", "decreasing/SGD", … to the last value
 	// of the curve's Log10Err.
@@ -171,6 +176,9 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 	for si, sched := range []Schedule{ExperimentalConstant(n, res.BigL), Experimental(n, res.BigL, p.Mu)} {
 		name := [...]string{"constant", "decreasing"}[si]
 		for mi, meth := range []Method{SGD, SRG, Reshuffled, SVRG} {
+			if cfg.PaperOnly && meth == [...]Method{Reshuffled, SVRG}[si] {
+				continue
+			}
 			c, err := average(p, Options{
 				Method: meth, Schedule: sched, Batch: m, NewSampler: cfg.NewSampler,
 				Epochs: float64(epochs), PerEpoch: per, XStar: sol.X,

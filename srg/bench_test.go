@@ -1,0 +1,120 @@
+package srg
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/libsvm"
+	"github.com/reweighted/reweighted/naive"
+	"github.com/reweighted/reweighted/ost"
+	"github.com/reweighted/reweighted/segtree"
+)
+
+// period is the number of distinct rows of the benchmark problem: rows
+// repeat with this period so that n = 2^20, d = 100 needs 13 MB of features
+// instead of 1.3 GB. The sampler and the key table have the full size n.
+const period = 1 << 14
+
+// periodic repeats the rows of a data set up to n examples.
+type periodic struct {
+	base *libsvm.Dataset
+	n    int
+}
+
+func (p periodic) Len() int                       { return p.n }
+func (p periodic) Dim() int                       { return p.base.Dim() }
+func (p periodic) Row(i int) ([]int32, []float64) { return p.base.Row(i % period) }
+
+// BenchmarkIteration times one iteration (batch 1) of SGD and of SRG on each
+// sampler backend, on dense synthetic least squares. SRG's keys are first
+// filled with the gradient norms at x0 (naive: only up to n = 2^16, since its
+// O(n) Set makes the fill O(n²); above that it starts from zero keys, and its
+// per-iteration cost is O(n) either way).
+func BenchmarkIteration(b *testing.B) {
+	backends := []struct {
+		name string
+		new  func(n int) reweighted.Sampler
+	}{
+		{"srg-naive", func(n int) reweighted.Sampler { return naive.New(n) }},
+		{"srg-ost", func(n int) reweighted.Sampler { return ost.New(n) }},
+		{"srg-segtree", func(n int) reweighted.Sampler { return segtree.New(n) }},
+	}
+	for _, d := range []int{10, 100} {
+		var base *libsvm.Dataset
+		for lg := 14; lg <= 20; lg++ {
+			n := 1 << lg
+			// Built on first use, so that a -bench filter skips the setup.
+			var p *Problem
+			var x0 []float64
+			setup := func(b *testing.B) {
+				if p != nil {
+					return
+				}
+				if base == nil {
+					base = libsvm.Synthetic(1, period, d)
+				}
+				y := make([]float64, n)
+				for i := range y {
+					y[i] = base.Labels[i%period]
+				}
+				var err error
+				if p, err = NewProblem(periodic{base, n}, y, Squared, 0); err != nil {
+					b.Fatal(err)
+				}
+				rng := rand.New(rand.NewPCG(2, 3))
+				x0 = make([]float64, d)
+				for j := range x0 {
+					x0[j] = rng.NormFloat64()
+				}
+			}
+			size := fmt.Sprintf("n=%d/d=%d", n, d)
+			b.Run("impl=sgd/"+size, func(b *testing.B) {
+				setup(b)
+				benchSteps(b, p, Options{Method: SGD, Schedule: benchSchedule(p), X0: x0}, false)
+			})
+			for _, be := range backends {
+				b.Run("impl="+be.name+"/"+size, func(b *testing.B) {
+					setup(b)
+					fill := be.name != "srg-naive" || n <= 1<<16
+					benchSteps(b, p, Options{Method: SRG, Schedule: benchSchedule(p), X0: x0, NewSampler: be.new}, fill)
+				})
+			}
+		}
+	}
+}
+
+// benchSchedule is the synthetic experiment's constant schedule.
+func benchSchedule(p *Problem) Schedule {
+	return Constant{Alpha: 0.5 / p.Lmax(), Eps: 0.5 / float64(p.Len())}
+}
+
+func benchSteps(b *testing.B, p *Problem, o Options, fill bool) {
+	opt, err := newOptimizer(p, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if fill {
+		for i, a := range p.GradNorms(o.X0) {
+			if err := opt.smp.Set(i, a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	// The thread's CPU time per iteration, reported as cpu-ns/op, stays
+	// meaningful on a machine shared with other work.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok := threadCPU()
+	for b.Loop() {
+		if err := opt.step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if c1, ok1 := threadCPU(); ok && ok1 {
+		b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
+	}
+}
