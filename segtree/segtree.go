@@ -155,9 +155,7 @@ func (t *Tree) Set(i int, a float64) error {
 		t.nodes[i].key = a
 		return nil
 	}
-	t.remove(int32(i))
-	t.nodes[i].key = a
-	t.insert(int32(i))
+	t.rekey(int32(i), a)
 	return nil
 }
 
@@ -417,8 +415,9 @@ func (t *Tree) pairedAbove(p, ref int32) int32 {
 	return p
 }
 
-// remove takes the leaf of item l out of a tree of at least two items.
-func (t *Tree) remove(l int32) {
+// rekey gives item l the key a, different from its key, in a tree of at
+// least two items.
+func (t *Tree) rekey(l int32, a float64) {
 	// Follow l's word down to its leaf: p is the leaf's parent, child d of
 	// p, and g the parent of p, p being child gd of g.
 	hi, lo := t.word(l)
@@ -432,6 +431,23 @@ func (t *Tree) remove(l int32) {
 		}
 		g, gd, p = p, d, c
 	}
+	if bits.LeadingZeros64(hi^^math.Float64bits(a)) > int(t.nodes[p].crit) {
+		// The new word agrees with the old one down to p's critical bit, so
+		// it splits from every other word where the old one did: the shape,
+		// the ranks and the pairing stay, and only the sums above change.
+		// This is the common case of a small change of key.
+		t.nodes[l].key = a
+		t.fix(p)
+		return
+	}
+	t.remove(l, g, gd, p, d)
+	t.nodes[l].key = a
+	t.insert(l)
+}
+
+// remove takes the leaf of item l out of the tree. The leaf is child d of
+// slot p, and p is child gd of slot g (noUp if p is the root).
+func (t *Tree) remove(l, g int32, gd int, p int32, d int) {
 	x := t.nodes[p].child[1-d]
 	t.link(g, gd, x) // p is gone; its slot is free
 	from := g        // where the sums to recompute start

@@ -382,3 +382,38 @@ func FuzzStateMachine(f *testing.F) {
 	f.Add([]byte{0x10, 0x02, 0x00, 0x01, 0x03, 0xff, 0x00, 0x04})
 	f.Fuzz(rapid.MakeFuzz(stateMachine(24)))
 }
+
+// Metamorphic: small key changes, as SRG makes when a gradient norm drifts,
+// mostly keep the leaf in place; the tree still equals, slot for slot, one
+// built from scratch on the final keys.
+func TestSmallChanges(t *testing.T) {
+	const n = 500
+	rng := rand.New(rand.NewPCG(7, 8))
+	tr := segtree.New(n)
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = rng.ExpFloat64()
+		require.NoError(t, tr.Set(i, keys[i]))
+	}
+	for step := range 5000 {
+		i := rng.IntN(n)
+		switch step % 3 {
+		case 0:
+			keys[i] *= 1 + 1e-3*rng.NormFloat64()
+		case 1:
+			keys[i] = math.Nextafter(keys[i], math.Inf(1))
+		default:
+			keys[i] = keys[(i+1)%n] // a tie
+		}
+		require.NoError(t, tr.Set(i, keys[i]))
+		if step%500 == 0 {
+			require.NoError(t, tr.Check(), "step %d", step)
+		}
+	}
+	require.NoError(t, tr.Check())
+	fresh := segtree.New(n)
+	for i, a := range keys {
+		require.NoError(t, fresh.Set(i, a))
+	}
+	require.Equal(t, fresh, tr)
+}
