@@ -106,7 +106,8 @@ func checkLemma3(cfg Config) (Result, error) {
 			res.Notes = fmt.Sprintf("n=%d ε=%v: E = %v > bound %v; ", st.p.n, st.eps, lhs, rhs)
 		}
 	}
-	res.Notes += fmt.Sprintf("exact enumeration of (i_k, b_k) on %d least-squares and %d logistic states", kinds[0], kinds[1])
+	res.Notes += fmt.Sprintf("exact enumeration of (i_k, b_k) on %d least-squares and %d logistic states; smallest slack 1 − ratio %s (tight as ε → 0, or with n = 1 where Lemma 5 is)",
+		kinds[0], kinds[1], slack(res.WorstRatio))
 	return res, nil
 }
 
@@ -215,8 +216,8 @@ func checkLemma5(cfg Config) (Result, error) {
 			}
 		}
 	}
-	res.Notes += fmt.Sprintf("the proof's per-component inequality as printed (≤) fails on %d of %d components; as corrected (≥) it is what the bound needs",
-		printedBroken, terms)
+	res.Notes += fmt.Sprintf("smallest slack 1 − ratio %s (equality: n = 1, x − x* along the feature row); the proof's per-component inequality as printed (≤) fails on %d of %d components",
+		slack(res.WorstRatio), printedBroken, terms)
 	return res, nil
 }
 
@@ -258,4 +259,12 @@ func checkProposition3(cfg Config) (Result, error) {
 	res.WorstRatio = math.Max(w2, w3)
 	res.Notes += fmt.Sprintf("max ratio two-term %.12f, three-term %.12f (equality is attained: b = βa; a:b:c = 1:β:γ with δ = γ/β)", w2, w3)
 	return res, nil
+}
+
+// slack formats 1 − ratio, as 0 when rounding hides the difference.
+func slack(ratio float64) string {
+	if math.Abs(1-ratio) < 1e-12 {
+		return "≈ 0 (equality up to rounding)"
+	}
+	return fmt.Sprintf("= %.3g", 1-ratio)
 }
