@@ -135,13 +135,13 @@ func checkCorollary1(cfg Config) (Result, error) {
 		zeta := p.zeta()
 		for c, k := range checkpoints {
 			bound := math.Pow(1-alpha*zeta, float64(k))*t0 + (1+2*n*eps)*2*alpha*p.sigma2/zeta
-			res.Instances++
 			res.WorstRatio = math.Max(res.WorstRatio, mean[c]/bound)
 			if mean[c] > bound*(1+1e-12)+mcMargin*se[c] {
 				res.Pass = false
 				res.Notes += fmt.Sprintf("ε=%v k=%d: mean T = %v ± %v > bound %v; ", eps, k, mean[c], se[c], bound)
 			}
 		}
+		res.Instances += runs
 		res.Notes += fmt.Sprintf("ε = %.3g/n: mean T^k/bound at k=%v: %s; ", frac/2, checkpoints, ratios(mean, se, func(c int) float64 {
 			return math.Pow(1-alpha*zeta, float64(checkpoints[c]))*t0 + (1+2*n*eps)*2*alpha*p.sigma2/zeta
 		}))
@@ -350,10 +350,10 @@ func cor2MonteCarlo(r *rand.Rand, p *problem, x0, g0 []float64, runs int, checkp
 	if err != nil {
 		return nil, nil, err
 	}
+	res.Instances += runs
 	t0 := p.initialT(x0, g0, ratio)
 	for ci, k := range checkpoints {
 		bc, bp := cor2Bound(k, k0, c, p.l, zeta, p.sigma2, t0)
-		res.Instances++
 		corrected = append(corrected, quotient(mean[ci], bc))
 		printed = append(printed, quotient(mean[ci], bp))
 		// The bound is rounded: at k = 0 it equals T^0.
