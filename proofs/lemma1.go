@@ -46,16 +46,17 @@ func solverObjective(w []float64, eps float64) (float64, error) {
 	if n == 1 {
 		return w[0] * w[0], nil
 	}
-	// q are the probabilities of every item but big, the largest key.
-	big := 0
+	// q are the probabilities of every item but top, the largest key, whose
+	// probability stays well inside (ε, 1].
+	top := 0
 	for i, a := range w {
-		if a > w[big] {
-			big = i
+		if a > w[top] {
+			top = i
 		}
 	}
 	other := make([]int, 0, n-1)
 	for i := range n {
-		if i != big {
+		if i != top {
 			other = append(other, i)
 		}
 	}
@@ -66,7 +67,7 @@ func solverObjective(w []float64, eps float64) (float64, error) {
 			p[i] = q[k]
 			s += q[k]
 		}
-		p[big] = 1 - s
+		p[top] = 1 - s
 		for _, x := range p {
 			if !(x-eps > 0) {
 				return false
@@ -85,7 +86,7 @@ func solverObjective(w []float64, eps float64) (float64, error) {
 	}
 	var t float64
 	// Per item: dJ/dp_i, d²J/dp_i², and the barrier's first and second
-	// derivatives; q_k moves p_other[k] up and p_big down.
+	// derivatives; q_k moves p_other[k] up and p_top down.
 	d1 := func(i int) float64 { return -w[i]*w[i]/(p[i]*p[i])*t - 1/(p[i]-eps) }
 	d2 := func(i int) float64 {
 		b := p[i] - eps
@@ -104,14 +105,14 @@ func solverObjective(w []float64, eps float64) (float64, error) {
 		},
 		Grad: func(g, q []float64) {
 			fill(q)
-			gb := d1(big)
+			gb := d1(top)
 			for k, i := range other {
 				g[k] = d1(i) - gb
 			}
 		},
 		Hess: func(h *mat.SymDense, q []float64) {
 			fill(q)
-			hb := d2(big)
+			hb := d2(top)
 			for k, i := range other {
 				for l := k; l < len(other); l++ {
 					v := hb
@@ -256,7 +257,7 @@ func checkLemma1(cfg Config) (Result, error) {
 
 // lemma1Literal returns the probabilities of Lemma 1 read literally
 // (p_i = a_i/λ(ρ) when π(i) ≤ ρ) and as meant (when π⁻¹(i) ≤ ρ) for keys
-// and ε, with the sum of each. It backs the erratum on π⁻¹.
+// and ε. It backs the erratum on π⁻¹.
 func lemma1Literal(keys []float64, eps float64) (literal, meant []float64) {
 	e := samplertest.Oracle(keys, eps)
 	meant = make([]float64, len(keys))

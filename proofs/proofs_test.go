@@ -276,3 +276,45 @@ func TestCheckNames(t *testing.T) {
 		require.Equal(t, want[i], c.name)
 	}
 }
+
+// TestGenerators checks that the instance generators draw the cases they are
+// meant to: zero, tied, subnormal and huge keys, ε at its end points, and
+// exact ties of the predicate.
+func TestGenerators(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 99))
+	var zero, tie, sub, huge, epsZero, epsTop int
+	for range 2000 {
+		n := 2 + r.IntN(10)
+		keys := drawKeys(r, n)
+		seen := map[float64]bool{}
+		sum := 0.0
+		for _, a := range keys {
+			require.False(t, a < 0 || math.IsNaN(a) || math.IsInf(a, 0))
+			sum += a
+			switch {
+			case a == 0:
+				zero++
+			case a < 0x1p-1022:
+				sub++
+			case a > 1e200:
+				huge++
+			}
+			if seen[a] && a != 0 {
+				tie++
+			}
+			seen[a] = true
+		}
+		require.LessOrEqual(t, sum, 0x1p831)
+		eps := drawEps(r, n)
+		require.True(t, eps >= 0 && eps <= 1/float64(n))
+		if eps == 0 {
+			epsZero++
+		}
+		if eps == 1/float64(n) {
+			epsTop++
+		}
+	}
+	for name, c := range map[string]int{"zero": zero, "tie": tie, "subnormal": sub, "huge": huge, "ε = 0": epsZero, "ε = 1/n": epsTop} {
+		require.Positive(t, c, "no %s drawn", name)
+	}
+}
