@@ -1,0 +1,227 @@
+// Command srgreport measures everything the project claims and writes the
+// report people read: a folder with index.md (tables and figures),
+// summary.json (the headline numbers, for machines) and the figures as SVG.
+//
+//	go run ./cmd/srgreport                 # full run, into reports/
+//	go run ./cmd/srgreport -quick -out /tmp/r
+//	go run ./cmd/srgreport -libsvm mushrooms=data/mushrooms.gz -libsvm w8a=data/w8a.gz
+//
+// The report has five parts: the paper's claims checked numerically
+// (package proofs), the backends checked against the exact oracle and
+// against each other (package samplertest), the cost of an SRG step against
+// n for every backend and gonum's Weighted (package bench), the experiments
+// of Section 5 and the supplement next to the paper's numbers (package srg),
+// and the errata to the paper. Every table is filled by measurement at run
+// time; only the paper's reference numbers are written into the code, and
+// the report labels them.
+//
+// Without -libsvm, the logistic-regression experiment runs on a small set
+// generated from the seed, so the command needs nothing but Go. A data file
+// that cannot be read is named in the report, the rest is still written, and
+// the command exits with status 1.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// dataFile is one -libsvm flag: a data set's name and file.
+type dataFile struct {
+	Name, Path string
+}
+
+// dataFlags collects repeated -libsvm name=path flags.
+type dataFlags []dataFile
+
+// String implements flag.Value.
+func (d *dataFlags) String() string {
+	var parts []string
+	for _, f := range *d {
+		parts = append(parts, f.Name+"="+f.Path)
+	}
+	return strings.Join(parts, ",")
+}
+
+// Set implements flag.Value: it parses name=path.
+func (d *dataFlags) Set(s string) error {
+	name, path, ok := strings.Cut(s, "=")
+	name, path = strings.TrimSpace(name), strings.TrimSpace(path)
+	switch {
+	case !ok:
+		return fmt.Errorf("want name=path, got %q", s)
+	case name == "":
+		return fmt.Errorf("empty data set name in %q", s)
+	case path == "":
+		return fmt.Errorf("empty path for data set %q", name)
+	case safeName(name) != name:
+		return fmt.Errorf("data set name %q: use letters, digits, '-' and '_'", name)
+	}
+	for _, f := range *d {
+		if f.Name == name {
+			return fmt.Errorf("data set %q given twice", name)
+		}
+	}
+	*d = append(*d, dataFile{name, path})
+	return nil
+}
+
+// config is what the flags select.
+type config struct {
+	out     string
+	pngDir  string
+	quick   bool
+	seed    uint64
+	sampler string
+	data    dataFlags
+
+	// Stages to run; all by default. Tests turn off the slow ones.
+	claims, conformance, scaling, experiments bool
+	// override, if set, replaces the sizes that -quick selects (tests).
+	override *sizes
+}
+
+// parseFlags parses the command line into a config.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	cfg := config{claims: true, conformance: true, scaling: true, experiments: true}
+	fs := flag.NewFlagSet("srgreport", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.out, "out", "reports", "report folder")
+	fs.BoolVar(&cfg.quick, "quick", false, "a quick run (under 2 minutes): fewer runs, epochs, sizes and states")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of every random choice")
+	fs.StringVar(&cfg.sampler, "sampler", "segtree", "backend SRG uses in the experiments: naive, ost or segtree")
+	fs.Var(&cfg.data, "libsvm", "a LIBSVM data set as name=path (repeatable), e.g. mushrooms=data/mushrooms.gz")
+	fs.StringVar(&cfg.pngDir, "png", "", "also write PNG copies of the figures into this folder, for viewing")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: srgreport [flags]\n\nMeasures the SRG project and writes index.md, summary.json and SVG figures.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if newSampler(cfg.sampler) == nil {
+		return cfg, fmt.Errorf("-sampler %q: want naive, ost or segtree", cfg.sampler)
+	}
+	return cfg, nil
+}
+
+// sizes are the knobs that -quick turns down.
+type sizes struct {
+	scaleLo, scaleHi int           // scaling over n = 2^lo … 2^hi
+	naiveMax         int           // naive's largest n (its fill costs O(n²))
+	benchtime        time.Duration // per measurement
+	reps             int           // measurements per point
+	states, maxN     int           // conformance states, of up to maxN items
+	synthRuns        int           // synthetic experiment
+	synthEpochs      int
+	dataRuns         int // data-set experiments
+	dataEpochs       int
+	embeddedN        int // size of the generated logistic set
+}
+
+func (c config) sizes() sizes {
+	if c.override != nil {
+		return *c.override
+	}
+	if c.quick {
+		return sizes{
+			scaleLo: 8, scaleHi: 17, naiveMax: 1 << 14, benchtime: 10 * time.Millisecond, reps: 3,
+			states: 40, maxN: 80,
+			synthRuns: 10, synthEpochs: 15,
+			dataRuns: 2, dataEpochs: 5, embeddedN: 2000,
+		}
+	}
+	return sizes{
+		scaleLo: 8, scaleHi: 20, naiveMax: 1 << 16, benchtime: 100 * time.Millisecond, reps: 5,
+		states: 400, maxN: 80,
+		synthRuns: 100, synthEpochs: 30,
+		dataRuns: 10, dataEpochs: 50, embeddedN: 5000,
+	}
+}
+
+func main() {
+	cfg, err := parseFlags(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "srgreport:", err)
+		os.Exit(2)
+	}
+	if err := run(cfg, os.Stderr, isTerminal(os.Stderr)); err != nil {
+		fmt.Fprintln(os.Stderr, "srgreport:", err)
+		os.Exit(1)
+	}
+}
+
+// run measures everything cfg selects and writes the report. The report is
+// written even when a stage fails; the error then lists what failed.
+func run(cfg config, stderr io.Writer, tty bool) error {
+	start := time.Now()
+	// Fail on an unwritable folder before spending minutes measuring.
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	sz := cfg.sizes()
+	pr := newProgress(stderr, tty)
+	r := &Report{
+		Seed: cfg.seed, Quick: cfg.quick, Sampler: cfg.sampler,
+		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
+		Started: start,
+	}
+	if cfg.claims {
+		runClaims(r, cfg, pr)
+	}
+	if cfg.conformance {
+		r.Conformance, r.Differential = checkConformance(cfg.seed, sz.states, sz.maxN, pr)
+	}
+	if cfg.scaling {
+		r.Scaling = measureScaling(sz.scaleLo, sz.scaleHi, sz.naiveMax, sz.benchtime, sz.reps, cfg.seed, pr)
+	}
+	if cfg.experiments {
+		runExperiments(r, cfg, sz, pr)
+	} else {
+		r.ExperimentsSkipped, r.ExperimentsSkipNotes = true, "turned off"
+	}
+	r.Errata = errata()
+	drawFigures(r, cfg.out, cfg.pngDir)
+	r.Elapsed = time.Since(start)
+	if err := writeReport(r, cfg.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "srgreport: wrote %s in %s\n", filepath.Join(cfg.out, "index.md"), r.Elapsed.Round(time.Second))
+	if errs := r.Errors(); len(errs) > 0 {
+		return fmt.Errorf("%d problem(s), listed in the report:\n  %s", len(errs), strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+// writeReport writes index.md and summary.json into dir.
+func writeReport(r *Report, dir string) error {
+	f, err := os.Create(filepath.Join(dir, "index.md"))
+	if err != nil {
+		return err
+	}
+	if err := writeMarkdown(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	b, err := r.summaryJSON()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o644)
+}

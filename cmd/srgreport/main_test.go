@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseFlagsLibsvm(t *testing.T) {
+	cfg, err := parseFlags([]string{
+		"-quick", "-seed", "9", "-out", "r",
+		"-libsvm", "mushrooms=data/mushrooms.gz", "-libsvm", "w8a = /x/w8a.bz2", "-libsvm", "eq=a=b",
+	}, io.Discard)
+	require.NoError(t, err)
+	require.True(t, cfg.quick)
+	require.Equal(t, uint64(9), cfg.seed)
+	require.Equal(t, "r", cfg.out)
+	require.Equal(t, dataFlags{{"mushrooms", "data/mushrooms.gz"}, {"w8a", "/x/w8a.bz2"}, {"eq", "a=b"}}, cfg.data)
+	require.Equal(t, "mushrooms=data/mushrooms.gz,w8a=/x/w8a.bz2,eq=a=b", cfg.data.String())
+	require.True(t, cfg.claims && cfg.conformance && cfg.scaling && cfg.experiments)
+
+	cfg, err = parseFlags(nil, io.Discard)
+	require.NoError(t, err)
+	require.Equal(t, "reports", cfg.out)
+	require.Equal(t, "segtree", cfg.sampler)
+	require.Empty(t, cfg.data)
+	require.False(t, cfg.quick)
+}
+
+func TestParseFlagsErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-libsvm", "mushrooms"}, "want name=path"},
+		{[]string{"-libsvm", "=x.gz"}, "empty data set name"},
+		{[]string{"-libsvm", "m="}, "empty path"},
+		{[]string{"-libsvm", "a b=x"}, "use letters"},
+		{[]string{"-libsvm", "m=x", "-libsvm", "m=y"}, "given twice"},
+		{[]string{"-sampler", "heap"}, "want naive, ost or segtree"},
+		{[]string{"extra"}, "unexpected arguments"},
+	} {
+		var stderr bytes.Buffer
+		_, err := parseFlags(c.args, &stderr)
+		require.Error(t, err, "%q", c.args)
+		require.Contains(t, err.Error()+stderr.String(), c.want, "%q", c.args)
+	}
+}
+
+func TestSizesQuickIsSmaller(t *testing.T) {
+	q, f := config{quick: true}.sizes(), config{}.sizes()
+	require.Equal(t, 17, q.scaleHi, "-quick scales n up to 2^17")
+	require.Equal(t, 20, f.scaleHi, "the full run scales n up to 2^20")
+	require.Equal(t, 1<<16, f.naiveMax)
+	require.Less(t, q.states, f.states)
+	require.Less(t, q.synthRuns, f.synthRuns)
+	require.Less(t, q.dataEpochs, f.dataEpochs)
+	require.Less(t, q.benchtime, f.benchtime)
+}
+
+// tiny are sizes that make a run take a few seconds.
+var tiny = sizes{
+	scaleLo: 4, scaleHi: 4, naiveMax: 16, benchtime: time.Millisecond, reps: 1,
+	states: 2, maxN: 8, synthRuns: 1, synthEpochs: 1, dataRuns: 1, dataEpochs: 1, embeddedN: 300,
+}
+
+func TestUnreadableDataFile(t *testing.T) {
+	out := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "nope.gz")
+	cfg := config{
+		out: out, seed: 3, sampler: "ost", experiments: true, override: &tiny,
+		data: dataFlags{{"nope", missing}},
+	}
+	var stderr bytes.Buffer
+	err := run(cfg, &stderr, false)
+	require.Error(t, err, "an unreadable data file makes the run fail")
+	require.Contains(t, err.Error(), `cannot read data set "nope"`)
+	require.Contains(t, err.Error(), missing, "the error names the file")
+	require.Contains(t, err.Error(), "no such file")
+
+	// The rest of the report is still written.
+	md, rerr := os.ReadFile(filepath.Join(out, "index.md"))
+	require.NoError(t, rerr)
+	require.Contains(t, string(md), "#### nope")
+	require.Contains(t, string(md), "**Failed:** cannot read data set \"nope\": open "+missing)
+	require.Contains(t, string(md), "### Synthetic least squares")
+	require.Contains(t, string(md), "![", "the synthetic figures are embedded")
+
+	b, rerr := os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, rerr)
+	var s struct {
+		Synthetic struct {
+			RatioR *float64 `json:"ratio_r"`
+		} `json:"synthetic"`
+		Datasets map[string]struct {
+			Error string `json:"error"`
+		} `json:"datasets"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.NotNil(t, s.Synthetic.RatioR)
+	require.Greater(t, *s.Synthetic.RatioR, 1.0, "σ² ≥ σ*² with equality only for equal gradient norms")
+	require.Contains(t, s.Datasets["nope"].Error, "no such file")
+
+	for _, f := range []string{"synthetic-error.svg", "synthetic-variance.svg"} {
+		st, serr := os.Stat(filepath.Join(out, f))
+		require.NoError(t, serr)
+		require.Greater(t, st.Size(), int64(1000))
+	}
+	require.Contains(t, stderr.String(), "data sets done")
+}
+
+func TestEmbeddedDataset(t *testing.T) {
+	out := t.TempDir()
+	cfg := config{out: out, seed: 3, sampler: "segtree", experiments: true, override: &tiny}
+	require.NoError(t, run(cfg, io.Discard, false))
+	md, err := os.ReadFile(filepath.Join(out, "index.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), embeddedName+" (generated from the seed; not in the paper)")
+	for _, f := range []string{"figure1-generated-constant.svg", "figure1-generated-decreasing.svg"} {
+		_, err := os.Stat(filepath.Join(out, f))
+		require.NoError(t, err)
+	}
+}
+
+func TestConformanceSmall(t *testing.T) {
+	conf, diff := checkConformance(5, 6, 12, newProgress(io.Discard, false))
+	require.Len(t, conf, 3)
+	for _, c := range conf {
+		require.Equal(t, 6, c.States)
+		require.Greater(t, c.Checks, 6*7, "edge bounds plus random ones per state")
+		require.Zero(t, c.Failures, c.FirstFailure)
+	}
+	require.Equal(t, 6, diff.States)
+	require.Positive(t, diff.Samples)
+	require.Zero(t, diff.Failures, diff.FirstFailure)
+}
+
+func TestDrawStateDeterministic(t *testing.T) {
+	a, b := drawState(1, 3, 50), drawState(1, 3, 50)
+	require.Equal(t, a, b, "the same seed draws the same state")
+	require.NotEmpty(t, a.keys)
+	require.LessOrEqual(t, len(a.keys), 50)
+	n := float64(len(a.keys))
+	for _, e := range a.eps {
+		require.True(t, e >= 0 && e <= 1/n, "ε = %v valid for n = %v", e, n)
+	}
+	for _, u := range a.us {
+		require.True(t, u >= 0 && u < 1)
+	}
+}
+
+func TestProgressLines(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, false)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return now }
+	p.Start("scaling", 4)
+	require.Contains(t, p.line(), "ETA ?")
+	p.Step()
+	now = now.Add(10 * time.Second)
+	line := p.line()
+	require.Contains(t, line, "scaling")
+	require.Contains(t, line, "[######..................] 1/4")
+	require.Contains(t, line, "ETA 30s", "three units left at 10 s each")
+	require.Empty(t, b.String(), "no redraws when stderr is not a terminal")
+	p.Done("ok")
+	require.Equal(t, "srgreport: scaling done in 10s (ok)\n", b.String())
+
+	var tb bytes.Buffer
+	tp := newProgress(&tb, true)
+	tp.Start("claims", 1)
+	tp.Step()
+	tp.Done("")
+	require.True(t, strings.HasPrefix(tb.String(), "\r"), "a terminal gets carriage-return redraws")
+	require.True(t, strings.HasSuffix(tb.String(), "claims done in 0s\n"))
+}

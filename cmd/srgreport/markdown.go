@@ -1,0 +1,443 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reweighted/reweighted/bench"
+)
+
+// Figure keys: the SVG files of the report, by role.
+const (
+	figScaling     = "scaling"
+	figSynthErr    = "synthetic-error"
+	figSynthVar    = "synthetic-variance"
+	figDataConst   = "figure1-%s-constant"
+	figDataDecr    = "figure1-%s-decreasing"
+	methodSGD      = "SGD"
+	methodSRG      = "SRG"
+	methodSVRG     = "SVRG"
+	methodShuffled = "Reshuffled"
+)
+
+// writeMarkdown writes index.md.
+func writeMarkdown(w io.Writer, r *Report) error {
+	m := &mdWriter{w: w}
+	m.header(r)
+	m.claims(r)
+	m.conformance(r)
+	m.scaling(r)
+	m.experiments(r)
+	m.errata(r)
+	return m.err
+}
+
+// mdWriter remembers the first write error, so the sections need not check.
+type mdWriter struct {
+	w       io.Writer
+	err     error
+	figures int
+}
+
+func (m *mdWriter) printf(format string, args ...any) {
+	if m.err == nil {
+		_, m.err = fmt.Fprintf(m.w, format, args...)
+	}
+}
+
+// row writes one table row; cells must not hold "|" or newlines.
+func (m *mdWriter) row(cells ...string) {
+	for i, c := range cells {
+		cells[i] = cell(c)
+	}
+	m.printf("| %s |\n", strings.Join(cells, " | "))
+}
+
+// table writes a header row and its separator.
+func (m *mdWriter) table(cols ...string) {
+	m.printf("\n")
+	m.row(cols...)
+	seps := make([]string, len(cols))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	m.printf("|%s|\n", strings.Join(seps, "|"))
+}
+
+// figure embeds a figure, if it was drawn, with a numbered italic caption.
+func (m *mdWriter) figure(r *Report, key string) {
+	f, ok := r.Figures[key]
+	if !ok {
+		return
+	}
+	m.figures++
+	m.printf("\n![%s](%s)\n\n*Figure %d: %s*\n", f.Caption, f.File, m.figures, f.Caption)
+}
+
+// cell makes s safe inside a table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", "\\|")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// fmtG formats x with prec significant digits; NaN (not measured) is a dash.
+func fmtG(x float64, prec int) string {
+	switch {
+	case math.IsNaN(x):
+		return "—"
+	case math.IsInf(x, 1):
+		return "∞"
+	case math.IsInf(x, -1):
+		return "−∞"
+	}
+	return fmt.Sprintf("%.*g", prec, x)
+}
+
+// fmtF formats x with prec decimals; NaN is a dash.
+func fmtF(x float64, prec int) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return fmtG(x, prec)
+	}
+	return fmt.Sprintf("%.*f", prec, x)
+}
+
+func (m *mdWriter) header(r *Report) {
+	mode := "full"
+	if r.Quick {
+		mode = "quick (-quick: fewer runs, epochs, sizes and states)"
+	}
+	m.printf("# Stochastic Reweighted Gradient: report\n\n")
+	m.printf("Every number below is measured by this run, except those in columns labelled *paper*, ")
+	m.printf("which are quoted from the paper for comparison.\n\n")
+	m.printf("- mode: %s; seed: %d\n", mode, r.Seed)
+	m.printf("- machine: %s %s/%s, %d CPUs; started %s, took %s\n",
+		r.Go, r.OS, r.Arch, r.CPUs, r.Started.UTC().Format(time.RFC3339), r.Elapsed.Round(time.Second))
+	m.printf("- sampler used by SRG in the experiments: `%s`\n", r.Sampler)
+	if errs := r.Errors(); len(errs) > 0 {
+		m.printf("\n**%d problem(s):**\n\n", len(errs))
+		for _, e := range errs {
+			m.printf("- %s\n", oneLine(e))
+		}
+	} else {
+		m.printf("\n**All checks passed.**\n")
+	}
+}
+
+// oneLine folds s onto one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (m *mdWriter) claims(r *Report) {
+	m.printf("\n## 1. The paper's claims, checked numerically\n\n")
+	m.printf("Each claim is tried on random instances; *worst ratio* is the largest left side / right side ")
+	m.printf("observed, at most 1 when the claim held.\n")
+	if r.ClaimsErr != "" {
+		m.printf("\nNot checked: %s\n", oneLine(r.ClaimsErr))
+		return
+	}
+	if len(r.Claims) == 0 {
+		m.printf("\nNot checked in this run.\n")
+		return
+	}
+	m.table("Claim", "Statement", "Test", "Instances", "Worst ratio", "Result", "Notes")
+	pass := 0
+	for _, c := range r.Claims {
+		res := "**fail**"
+		if c.Pass {
+			res = "pass"
+			pass++
+		}
+		m.row(c.Claim, c.Statement, "`"+c.Test+"`", fmt.Sprint(c.Instances), fmtG(c.WorstRatio, 4), res, c.Notes)
+	}
+	m.printf("\n%d of %d claims held.\n", pass, len(r.Claims))
+}
+
+func (m *mdWriter) conformance(r *Report) {
+	m.printf("\n## 2. Backend conformance\n\n")
+	if len(r.Conformance) == 0 {
+		m.printf("Not checked in this run.\n")
+		return
+	}
+	m.printf("Each backend holds random states drawn with `samplertest.Keys` (zeros, ties, subnormal and huge keys) ")
+	m.printf("and is checked by `samplertest.Verify` against the exact rational oracle at the edge bounds ")
+	m.printf("(0, 1/n, just below 1/n, 1/(2n), tiny and subnormal ε) and at random ε from `samplertest.Eps`.\n")
+	m.table("Backend", "States", "(state, ε) checks", "Failures")
+	for _, c := range r.Conformance {
+		m.row("`"+c.Backend+"`", fmt.Sprint(c.States), fmt.Sprint(c.Checks), fmt.Sprint(c.Failures))
+	}
+	for _, c := range r.Conformance {
+		if c.Failures > 0 {
+			m.printf("\nFirst failure of `%s`: %s\n", c.Backend, oneLine(c.FirstFailure))
+		}
+	}
+	d := r.Differential
+	m.printf("\nDifferential check (every backend against `%s` on the same states): ", r.Conformance[0].Backend)
+	m.printf("%d states, %d Solve comparisons (same ρ, λ within %.0e relative), ", d.States, d.Solves, diffRel)
+	m.printf("%d Sample comparisons (same item); %d disagreements within %.0e of an exact interval edge (allowed by the contract); ",
+		d.Samples, d.AtEdge, 1e-9)
+	m.printf("**%d failures**.\n", d.Failures)
+	if d.Failures > 0 {
+		m.printf("\nFirst failure: %s\n", oneLine(d.FirstFailure))
+	}
+}
+
+// series returns ns per op of impl and op by n.
+func series(points []Point, impl, op string) map[int]Point {
+	out := map[int]Point{}
+	for _, p := range points {
+		if p.Impl == impl && p.Op == op {
+			out[p.N] = p
+		}
+	}
+	return out
+}
+
+// scalingColumns lists the (impl, op) series in bench.Impls order.
+func scalingColumns(points []Point) [][2]string {
+	var cols [][2]string
+	for _, impl := range bench.Impls {
+		for _, op := range scalingOps {
+			if len(series(points, impl.Name, string(op))) > 0 {
+				cols = append(cols, [2]string{impl.Name, string(op)})
+			}
+		}
+	}
+	return cols
+}
+
+// opLabel names a workload in a table.
+func opLabel(op string) string {
+	switch op {
+	case string(bench.Step):
+		return "ε = 1/(2n)"
+	case string(bench.StepEps0):
+		return "ε = 0"
+	}
+	return op
+}
+
+func (m *mdWriter) scaling(r *Report) {
+	sc := r.Scaling
+	m.printf("\n## 3. Cost per SRG step\n\n")
+	if len(sc.Points) == 0 && sc.Err == "" {
+		m.printf("Not measured in this run.\n")
+		return
+	}
+	m.printf("One SRG step is `Sample` then `Set` of the drawn item to a fresh key (`bench.Prepare`), timed by ")
+	m.printf("`testing.Benchmark`: each point is the fastest of %d measurements of %s (the machine may be shared, and ", sc.Reps, sc.Benchtime)
+	m.printf("interference only adds time). gonum's `sampleuv.Weighted` has no lower bound ε ")
+	m.printf("and runs the ε = 0 step (`Take` then `Reweight`). Nanoseconds per step:\n")
+	if sc.Err != "" {
+		m.printf("\nThe stage stopped early: %s\n", oneLine(sc.Err))
+	}
+	cols := scalingColumns(sc.Points)
+	head := []string{"n"}
+	for _, c := range cols {
+		head = append(head, c[0]+" "+opLabel(c[1]))
+	}
+	m.table(head...)
+	var ns []int
+	seen := map[int]bool{}
+	for _, p := range sc.Points {
+		if !seen[p.N] {
+			seen[p.N] = true
+			ns = append(ns, p.N)
+		}
+	}
+	sort.Ints(ns)
+	for _, n := range ns {
+		cells := []string{fmt.Sprintf("2^%d", bitLen(n))}
+		for _, c := range cols {
+			if p, ok := series(sc.Points, c[0], c[1])[n]; ok {
+				cells = append(cells, fmtF(p.NsPerOp, 0))
+			} else {
+				cells = append(cells, "—")
+			}
+		}
+		m.row(cells...)
+	}
+	m.figure(r, figScaling)
+
+	m.printf("\nFitted slopes. For the trees, ns against log2 n (slope = ns per doubling of n; a good fit means ")
+	m.printf("O(log n)); for naive, log ns against log n (slope 1 means linear in n):\n")
+	m.table("Impl", "Workload", "Model", "Slope", "R²", "n")
+	for _, f := range sc.Fits {
+		model, slope := "ns = a + b·log2 n", fmtF(f.Slope, 1)+" ns/doubling"
+		if f.Model == "loglog" {
+			model, slope = "log ns = a + b·log n", fmtF(f.Slope, 2)
+		}
+		m.row(f.Impl, opLabel(f.Op), model, slope, fmtF(f.R2, 3), fmt.Sprintf("2^%d … 2^%d", bitLen(f.From), bitLen(f.To)))
+	}
+
+	if len(sc.Ratios) > 0 {
+		m.printf("\nTime per step relative to gonum's Weighted at the same n (below 1: faster than gonum). ")
+		m.printf("*ε = 0* compares the same work; *ε = 1/(2n)* is the backend's SRG step against gonum's ε = 0 step:\n")
+		var impls []string
+		for _, q := range sc.Ratios {
+			if !contains(impls, q.Impl) {
+				impls = append(impls, q.Impl)
+			}
+		}
+		head := []string{"n"}
+		for _, impl := range impls {
+			head = append(head, impl+" ε = 0", impl+" ε = 1/(2n)")
+		}
+		m.table(head...)
+		for _, n := range ns {
+			cells := []string{fmt.Sprintf("2^%d", bitLen(n))}
+			any := false
+			for _, impl := range impls {
+				c0, c1 := "—", "—"
+				for _, q := range sc.Ratios {
+					if q.Impl == impl && q.N == n {
+						c0, c1, any = fmtF(q.Eps0, 2), fmtF(q.Step, 2), true
+					}
+				}
+				cells = append(cells, c0, c1)
+			}
+			if any {
+				m.row(cells...)
+			}
+		}
+	}
+
+	m.printf("\nHeap bytes per item taken by the structure (measured by `bench.Prepare` at the largest n):\n")
+	m.table("Impl", "n", "Bytes per item")
+	for _, impl := range bench.Impls {
+		var last Point
+		for _, p := range sc.Points {
+			if p.Impl == impl.Name && p.N >= last.N {
+				last = p
+			}
+		}
+		if last.N > 0 {
+			m.row(impl.Name, fmt.Sprintf("2^%d", bitLen(last.N)), fmtF(last.BytesPerItem, 1))
+		}
+	}
+}
+
+// bitLen returns log2 n for a power of two n.
+func bitLen(n int) int {
+	k := 0
+	for n > 1 {
+		n >>= 1
+		k++
+	}
+	return k
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *mdWriter) experiments(r *Report) {
+	m.printf("\n## 4. Experiments, measured next to the paper\n")
+	if r.ExperimentsSkipped {
+		m.printf("\nNot run: %s\n", r.ExperimentsSkipNotes)
+		return
+	}
+	m.synthetic(r)
+	m.datasets(r)
+}
+
+func (m *mdWriter) synthetic(r *Report) {
+	m.printf("\n### Synthetic least squares (supplement, Appendix D)\n\n")
+	y := r.Synthetic
+	if y == nil {
+		m.printf("Not run.\n")
+		return
+	}
+	if y.Err != "" {
+		m.printf("**Failed:** %s\n", oneLine(y.Err))
+		return
+	}
+	m.printf("n = %d, d = %d, Gaussian features and weights, Cauchy noise, generated from the seed; SGD and SRG with batch 1, ", y.N, y.D)
+	m.printf("α = 1/(2L), ε = 1/(2n), averaged over %d runs of %d epochs (the paper: %d runs). ", y.Runs, y.Epochs, paperSyntheticNRuns)
+	m.printf("The final error is the mean log10 relative error over the last quarter of the run.\n")
+	m.table("Quantity", "paper", "measured")
+	m.row("r = σ²/σ*² at x*", fmt.Sprintf("≈ %d", paperSyntheticR), fmtF(y.RatioR, 1))
+	m.row("final log10 relative error, SGD", "—", fmtF(y.Log10ErrSGD, 2))
+	m.row("final log10 relative error, SRG", "—", fmtF(y.Log10ErrSRG, 2))
+	m.row("orders of magnitude gained by SRG (SGD − SRG)", fmt.Sprintf("≈ %.0f", paperSyntheticGain), fmtF(y.Log10ErrSGD-y.Log10ErrSRG, 2))
+	m.figure(r, figSynthErr)
+	m.figure(r, figSynthVar)
+}
+
+// final returns the final log10 error of method under schedule, NaN if not
+// measured.
+func final(d Dataset, schedule, method string) float64 {
+	if v, ok := d.FinalLog10[schedule+"/"+method]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
+func (m *mdWriter) datasets(r *Report) {
+	m.printf("\n### ℓ2-regularised logistic regression (Section 5, Figure 1)\n\n")
+	if len(r.Datasets) == 0 {
+		m.printf("No data set in this run (add them with `-libsvm name=path`).\n")
+		return
+	}
+	m.printf("Rows normalised to unit norm, μ = 1/n, mini-batches of m; constant step α = 1/(2𝓛) with SRG's ε = 1/(2n), ")
+	m.printf("and the decreasing steps of Appendix C with ε_k = 𝓛α_k/n. Final log10 relative error after the last epoch, ")
+	m.printf("averaged over runs. The paper reports r in [%.0f, %.0f] on its four data sets and SRG about %.0f order of magnitude ",
+		paperDatasetRLo, paperDatasetRHi, paperDatasetGain)
+	m.printf("more accurate than SGD at constant step; at decreasing steps, %s.\n", paperDatasetNote)
+	m.table("Data set", "n", "d", "runs × epochs", "r paper", "r measured",
+		"const SGD", "const SRG", "const SVRG", "gain SGD − SRG paper", "gain measured",
+		"decr SGD", "decr SRG", "decr Reshuffled")
+	for _, d := range r.Datasets {
+		name := d.Name
+		if d.Embedded {
+			name += " (generated from the seed; not in the paper)"
+		}
+		if d.Err != "" {
+			m.row(name, "—", "—", "—", "—", "**failed**", "—", "—", "—", "—", "—", "—", "—", "—")
+			continue
+		}
+		rPaper := fmt.Sprintf("%.0f–%.0f", paperDatasetRLo, paperDatasetRHi)
+		gainPaper := fmt.Sprintf("≈ %.0f", paperDatasetGain)
+		if d.Embedded {
+			rPaper, gainPaper = "—", "—"
+		}
+		m.row(name, fmt.Sprint(d.N), fmt.Sprint(d.D), fmt.Sprintf("%d × %d", d.Runs, d.Epochs), rPaper, fmtF(d.RatioR, 2),
+			fmtF(final(d, "constant", methodSGD), 2), fmtF(final(d, "constant", methodSRG), 2), fmtF(final(d, "constant", methodSVRG), 2),
+			gainPaper, fmtF(final(d, "constant", methodSGD)-final(d, "constant", methodSRG), 2),
+			fmtF(final(d, "decreasing", methodSGD), 2), fmtF(final(d, "decreasing", methodSRG), 2), fmtF(final(d, "decreasing", methodShuffled), 2))
+	}
+	for _, d := range r.Datasets {
+		m.printf("\n#### %s\n", d.Name)
+		if d.Err != "" {
+			m.printf("\n**Failed:** %s\n", oneLine(d.Err))
+			continue
+		}
+		if d.Path != "" {
+			m.printf("\nRead from `%s`; batch %d; took %s.\n", d.Path, d.Batch, d.Elapsed.Round(time.Second))
+		} else {
+			m.printf("\nGenerated from the seed (labels: sign of the synthetic regression target); batch %d; took %s.\n",
+				d.Batch, d.Elapsed.Round(time.Second))
+		}
+		m.figure(r, fmt.Sprintf(figDataConst, d.Name))
+		m.figure(r, fmt.Sprintf(figDataDecr, d.Name))
+	}
+}
+
+func (m *mdWriter) errata(r *Report) {
+	m.printf("\n## 5. Errata to the paper\n")
+	if len(r.Errata) == 0 {
+		m.printf("\nNone listed.\n")
+		return
+	}
+	m.table("Where", "The paper says", "Correction", "Checked by")
+	for _, e := range r.Errata {
+		m.row(e.Where, e.Text, e.Correction, e.Check)
+	}
+}

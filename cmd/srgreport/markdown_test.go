@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fixture is a small report with one of everything, including a failed data
+// set and values JSON cannot hold.
+func fixture() *Report {
+	return &Report{
+		Seed: 7, Quick: true, Sampler: "segtree", Go: "go1.26", OS: "linux", Arch: "amd64", CPUs: 2,
+		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Elapsed: 90 * time.Second,
+		Claims: []Claim{
+			{Claim: "Lemma 1", Test: "TestLemma1", Statement: "p* minimises", Instances: 300, WorstRatio: 0.5, Pass: true, Notes: "a | b"},
+			{Claim: "Lemma 9", Test: "TestLemma9", Statement: "false claim", Instances: 3, WorstRatio: math.Inf(1)},
+		},
+		Conformance: []Conformance{
+			{Backend: "naive", States: 4, Checks: 44},
+			{Backend: "ost", States: 4, Checks: 44, Failures: 1, FirstFailure: "state 2: λ off"},
+		},
+		Differential: Differential{States: 4, Solves: 88, Samples: 1320, AtEdge: 3},
+		Scaling: Scaling{
+			Benchtime: 10 * time.Millisecond, Reps: 3,
+			Points: []Point{
+				{Impl: "ost", Op: "step", N: 256, NsPerOp: 1234.4, BytesPerItem: 40},
+				{Impl: "ost", Op: "step-eps0", N: 256, NsPerOp: 1000, BytesPerItem: 40},
+				{Impl: "gonum-weighted", Op: "step-eps0", N: 256, NsPerOp: 200, BytesPerItem: 8},
+			},
+			Fits:   []Fit{{Impl: "ost", Op: "step", Model: "log2", Slope: 51.25, R2: 0.987, From: 256, To: 1 << 20}},
+			Ratios: []Ratio{{Impl: "ost", N: 256, Eps0: 5, Step: 6.172}},
+		},
+		Synthetic: &Synthetic{N: 1000, D: 10, Runs: 100, Epochs: 30, RatioR: 48.25, Log10ErrSGD: -1.5, Log10ErrSRG: -3.25},
+		Datasets: []Dataset{
+			{Name: "mushrooms", Path: "data/mushrooms.gz", N: 8124, D: 112, Runs: 10, Epochs: 50, Batch: 128, RatioR: 7.5,
+				FinalLog10: map[string]float64{"constant/SGD": -2, "constant/SRG": -3.125, "constant/SVRG": -6, "decreasing/SGD": math.Inf(-1)}},
+			{Name: "w8a", Path: "missing.gz", Err: `cannot read data set "w8a": open missing.gz: no such file or directory`},
+		},
+		Errata:  []Erratum{{Where: "Lemma 5 proof", Text: "≤", Correction: "≥", Check: "TestLemma5"}},
+		Figures: map[string]Figure{figScaling: {File: "scaling.svg", Caption: "Cost per step"}},
+	}
+}
+
+func TestMarkdownSections(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, writeMarkdown(&b, fixture()))
+	md := b.String()
+	for _, want := range []string{
+		"## 1. The paper's claims", "## 2. Backend conformance", "## 3. Cost per SRG step",
+		"## 4. Experiments", "## 5. Errata",
+		// the claims table, with a pipe escaped and the failure marked
+		"| Lemma 1 | p* minimises | `TestLemma1` | 300 | 0.5 | pass | a \\| b |",
+		"| Lemma 9 | false claim | `TestLemma9` | 3 | ∞ | **fail** |",
+		"1 of 2 claims held.",
+		// conformance and differential
+		"| `ost` | 4 | 44 | 1 |", "First failure of `ost`: state 2: λ off",
+		"4 states, 88 Solve comparisons", "1320 Sample comparisons", "3 disagreements", "**0 failures**",
+		// scaling: the time table, the fit and the ratio to gonum
+		"| 2^8 | 1234 | 1000 | 200 |",
+		"| ost | ε = 1/(2n) | ns = a + b·log2 n | 51.2 ns/doubling | 0.987 | 2^8 … 2^20 |",
+		"| 2^8 | 5.00 | 6.17 |",
+		"| gonum-weighted | 2^8 | 8.0 |",
+		"fastest of 3 measurements of 10ms",
+		// the figure, embedded with its caption
+		"![Cost per step](scaling.svg)", "*Figure 1: Cost per step*",
+		// experiments: paper next to measured
+		"| r = σ²/σ*² at x* | ≈ 50 | 48.2 |",
+		"| orders of magnitude gained by SRG (SGD − SRG) | ≈ 2 | 1.75 |",
+		"| mushrooms | 8124 | 112 | 10 × 50 | 5–10 | 7.50 | -2.00 | -3.12 | -6.00 | ≈ 1 | 1.12 | −∞ | — | — |",
+		"| w8a | — | — | — | — | **failed** |",
+		`**Failed:** cannot read data set "w8a": open missing.gz: no such file or directory`,
+		// errata
+		"| Lemma 5 proof | ≤ | ≥ | TestLemma5 |",
+		// the problems are listed at the top
+		"claim failed: Lemma 9", "conformance: ost: state 2: λ off", "data set w8a: cannot read",
+	} {
+		require.Contains(t, md, want)
+	}
+	require.Less(t, strings.Index(md, "data set w8a: cannot read"), strings.Index(md, "## 1."),
+		"problems are listed before the first section")
+}
+
+func TestMarkdownEmptyReport(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, writeMarkdown(&b, &Report{Sampler: "ost"}))
+	md := b.String()
+	require.Contains(t, md, "**All checks passed.**")
+	require.Contains(t, md, "Not checked in this run.")
+	require.Contains(t, md, "Not measured in this run.")
+	require.Contains(t, md, "No data set in this run")
+}
+
+func TestSummaryJSONSchema(t *testing.T) {
+	b, err := fixture().summaryJSON()
+	require.NoError(t, err)
+	var s map[string]any
+	require.NoError(t, json.Unmarshal(b, &s))
+	for _, k := range []string{"seed", "quick", "sampler", "synthetic", "datasets", "claims", "conformance", "scaling", "fits", "gonum_ratios", "errata", "errors"} {
+		require.Contains(t, s, k)
+	}
+	syn := s["synthetic"].(map[string]any)
+	require.Equal(t, 48.25, syn["ratio_r"])
+	require.Equal(t, -1.5, syn["log10_err_sgd"])
+	require.Equal(t, -3.25, syn["log10_err_srg"])
+
+	ds := s["datasets"].(map[string]any)
+	mush := ds["mushrooms"].(map[string]any)
+	require.Equal(t, 7.5, mush["ratio_r"])
+	final := mush["final_log10"].(map[string]any)
+	require.Equal(t, -3.125, final["constant/SRG"])
+	require.Nil(t, final["decreasing/SGD"], "−∞ is encoded as null")
+	require.Contains(t, ds["w8a"].(map[string]any)["error"], "no such file")
+
+	claims := s["claims"].([]any)
+	require.Len(t, claims, 2)
+	c0 := claims[0].(map[string]any)
+	for _, k := range []string{"claim", "test", "statement", "instances", "worst_ratio", "pass"} {
+		require.Contains(t, c0, k)
+	}
+	require.Nil(t, claims[1].(map[string]any)["worst_ratio"], "+∞ is encoded as null")
+
+	sc := s["scaling"].([]any)
+	require.Len(t, sc, 3)
+	p0 := sc[0].(map[string]any)
+	require.Equal(t, "ost", p0["impl"])
+	require.Equal(t, 1234.4, p0["ns_per_op"])
+	require.Equal(t, float64(256), p0["n"])
+
+	require.Len(t, s["errors"].([]any), 3)
+}
+
+func TestSummaryJSONEmpty(t *testing.T) {
+	b, err := (&Report{}).summaryJSON()
+	require.NoError(t, err)
+	var s map[string]any
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Nil(t, s["synthetic"])
+	require.Equal(t, map[string]any{}, s["datasets"])
+	require.Equal(t, []any{}, s["claims"], "empty lists are [] rather than null")
+}

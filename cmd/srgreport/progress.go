@@ -1,0 +1,110 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// progress shows how far a long stage has come. On a terminal it redraws
+// one carriage-return line (stage, bar, count, elapsed, ETA) several times a
+// second; elsewhere (a log file, CI) it prints one line per finished stage,
+// so logs stay readable.
+type progress struct {
+	w   io.Writer
+	tty bool
+
+	mu          sync.Mutex
+	stage       string
+	done, total int
+	start       time.Time
+	stop        chan struct{}
+	stopped     chan struct{}
+	now         func() time.Time
+}
+
+// newProgress writes to w; tty selects the redrawn line.
+func newProgress(w io.Writer, tty bool) *progress {
+	return &progress{w: w, tty: tty, now: time.Now}
+}
+
+// isTerminal reports whether f is a character device, which is what a
+// terminal looks like without a dependency on x/term.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Start begins a stage of total units.
+func (p *progress) Start(stage string, total int) {
+	p.mu.Lock()
+	p.stage, p.done, p.total, p.start = stage, 0, max(total, 1), p.now()
+	p.mu.Unlock()
+	if !p.tty {
+		return
+	}
+	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+	go func(stop, stopped chan struct{}) {
+		defer close(stopped)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			p.draw()
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}(p.stop, p.stopped)
+}
+
+// Step records one more unit done.
+func (p *progress) Step() {
+	p.mu.Lock()
+	p.done = min(p.done+1, p.total)
+	p.mu.Unlock()
+}
+
+// Done ends the stage, with a note (may be empty) on its outcome.
+func (p *progress) Done(note string) {
+	if p.tty {
+		close(p.stop)
+		<-p.stopped
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf("srgreport: %s done in %s", p.stage, p.now().Sub(p.start).Round(100*time.Millisecond))
+	if note != "" {
+		line += " (" + note + ")"
+	}
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s\n", line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// draw redraws the terminal line.
+func (p *progress) draw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "\r\033[K%s", p.line())
+}
+
+// line formats the current state: stage, bar, count, elapsed and ETA.
+func (p *progress) line() string {
+	const width = 24
+	elapsed := p.now().Sub(p.start)
+	filled := width * p.done / p.total
+	bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
+	eta := "ETA ?"
+	if p.done > 0 {
+		left := time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done))
+		eta = "ETA " + left.Round(time.Second).String()
+	}
+	return fmt.Sprintf("%-14s [%s] %d/%d %s %s", p.stage, bar, p.done, p.total, elapsed.Round(time.Second), eta)
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/reweighted/reweighted/bench"
+	"gonum.org/v1/gonum/stat"
+)
+
+// scalingOps are the workloads of the scaling table: the SRG step at
+// ε = 1/(2n) (backends only) and at ε = 0 (all, including gonum's Weighted).
+var scalingOps = []bench.Op{bench.Step, bench.StepEps0}
+
+var initTesting sync.Once
+
+// setBenchtime sets the time testing.Benchmark spends per measurement.
+// testing.Benchmark reads it from the -test.benchtime flag, which exists
+// only after testing.Init; the command parses its own flag set, so the
+// testing flags on flag.CommandLine are never seen by users.
+func setBenchtime(d time.Duration) error {
+	initTesting.Do(testing.Init)
+	return flag.CommandLine.Set("test.benchtime", d.String())
+}
+
+// measureScaling benchmarks every impl and op of bench at the sizes
+// 2^lo … 2^hi that the impl supports, naive only up to naiveMax (filling it
+// costs O(n²)). Each point is the fastest of reps measurements of benchtime
+// each: on a shared machine, interference only ever adds time.
+func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, seed uint64, pr *progress) Scaling {
+	sc := Scaling{Benchtime: benchtime, Reps: reps}
+	if err := setBenchtime(benchtime); err != nil {
+		sc.Err = err.Error()
+		return sc
+	}
+	type job struct {
+		impl bench.Impl
+		op   bench.Op
+		n    int
+	}
+	var jobs []job
+	for _, impl := range bench.Impls {
+		for _, op := range scalingOps {
+			for _, n := range bench.Sizes(lo, hi) {
+				if impl.Supports(op, n) && (impl.Name != "naive" || n <= naiveMax) {
+					jobs = append(jobs, job{impl, op, n})
+				}
+			}
+		}
+	}
+	pr.Start("scaling", len(jobs))
+	for _, j := range jobs {
+		run, bpi, err := bench.Prepare(j.impl, j.op, j.n, seed)
+		if err != nil {
+			sc.Err = err.Error()
+			break
+		}
+		p := Point{Impl: j.impl.Name, Op: string(j.op), N: j.n, NsPerOp: math.Inf(1), BytesPerItem: bpi}
+		for range reps {
+			res := testing.Benchmark(func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					run()
+				}
+			})
+			if res.N == 0 {
+				sc.Err = fmt.Sprintf("%s %s n=%d: benchmark did not run", j.impl.Name, j.op, j.n)
+				break
+			}
+			p.NsPerOp = min(p.NsPerOp, float64(res.T.Nanoseconds())/float64(res.N))
+			p.AllocsPerOp = res.AllocsPerOp()
+		}
+		if sc.Err != "" {
+			break
+		}
+		sc.Points = append(sc.Points, p)
+		pr.Step()
+	}
+	pr.Done(fmt.Sprintf("%d measurements", len(sc.Points)))
+	sc.Fits, sc.Ratios = fitScaling(sc.Points)
+	return sc
+}
+
+// fitScaling fits every (impl, op) series, ns against log2 n for the trees
+// and log ns against log n for naive, and divides each backend's time by
+// gonum's at the same n.
+func fitScaling(points []Point) ([]Fit, []Ratio) {
+	type key struct{ impl, op string }
+	series := map[key][]Point{}
+	var order []key
+	for _, p := range points {
+		k := key{p.Impl, p.Op}
+		if _, ok := series[k]; !ok {
+			order = append(order, k)
+		}
+		series[k] = append(series[k], p)
+	}
+	var fits []Fit
+	for _, k := range order {
+		ps := series[k]
+		if len(ps) < 2 {
+			continue
+		}
+		xs, ys := make([]float64, len(ps)), make([]float64, len(ps))
+		model := "log2"
+		if k.impl == "naive" {
+			model = "loglog"
+		}
+		for i, p := range ps {
+			xs[i] = math.Log2(float64(p.N))
+			ys[i] = p.NsPerOp
+			if model == "loglog" {
+				ys[i] = math.Log2(p.NsPerOp)
+			}
+		}
+		f := fitLine(xs, ys)
+		f.Impl, f.Op, f.Model, f.From, f.To = k.impl, k.op, model, ps[0].N, ps[len(ps)-1].N
+		fits = append(fits, f)
+	}
+	gonum := map[int]float64{}
+	for _, p := range series[key{bench.GonumWeighted, string(bench.StepEps0)}] {
+		gonum[p.N] = p.NsPerOp
+	}
+	var ratios []Ratio
+	for _, k := range order {
+		if k.impl == bench.GonumWeighted || k.op != string(bench.StepEps0) {
+			continue
+		}
+		step := map[int]float64{}
+		for _, p := range series[key{k.impl, string(bench.Step)}] {
+			step[p.N] = p.NsPerOp
+		}
+		for _, p := range series[k] {
+			g, ok := gonum[p.N]
+			if !ok {
+				continue
+			}
+			r := Ratio{Impl: k.impl, N: p.N, Eps0: p.NsPerOp / g, Step: math.NaN()}
+			if s, ok := step[p.N]; ok {
+				r.Step = s / g
+			}
+			ratios = append(ratios, r)
+		}
+	}
+	sort.SliceStable(ratios, func(i, j int) bool { return ratios[i].N < ratios[j].N })
+	return fits, ratios
+}
+
+// fitLine is the least-squares line y = Intercept + Slope·x with its R².
+func fitLine(xs, ys []float64) Fit {
+	a, b := stat.LinearRegression(xs, ys, nil, false)
+	return Fit{Intercept: a, Slope: b, R2: stat.RSquared(xs, ys, nil, a, b)}
+}

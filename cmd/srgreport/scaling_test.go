@@ -1,0 +1,111 @@
+package main
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFitLineKnownLines(t *testing.T) {
+	xs := []float64{1, 2, 3, 4, 5}
+	for _, c := range []struct{ a, b float64 }{{3, 2}, {-1, 0.5}, {100, -7}} {
+		ys := make([]float64, len(xs))
+		for i, x := range xs {
+			ys[i] = c.a + c.b*x
+		}
+		f := fitLine(xs, ys)
+		require.InDelta(t, c.b, f.Slope, 1e-12)
+		require.InDelta(t, c.a, f.Intercept, 1e-12)
+		require.InDelta(t, 1, f.R2, 1e-12)
+	}
+	// Noise lowers R² below 1 but keeps the slope near the truth.
+	f := fitLine(xs, []float64{2.1, 3.9, 6.2, 7.8, 10.1})
+	require.InDelta(t, 2, f.Slope, 0.1)
+	require.Less(t, f.R2, 1.0)
+	require.Greater(t, f.R2, 0.99)
+}
+
+// points builds a series of impl for op with ns(n) per step.
+func points(impl, op string, ns func(n float64) float64, sizes ...int) []Point {
+	var ps []Point
+	for _, n := range sizes {
+		ps = append(ps, Point{Impl: impl, Op: op, N: n, NsPerOp: ns(float64(n))})
+	}
+	return ps
+}
+
+func TestFitScalingModels(t *testing.T) {
+	sizes := []int{1 << 8, 1 << 10, 1 << 12, 1 << 14}
+	var ps []Point
+	// A tree: 100 + 50·log2 n ns; naive: 3n ns (linear); gonum: 20 + 5·log2 n.
+	ps = append(ps, points("naive", "step", func(n float64) float64 { return 3 * n }, sizes...)...)
+	ps = append(ps, points("naive", "step-eps0", func(n float64) float64 { return 2 * n }, sizes...)...)
+	ps = append(ps, points("ost", "step", func(n float64) float64 { return 100 + 50*math.Log2(n) }, sizes...)...)
+	ps = append(ps, points("ost", "step-eps0", func(n float64) float64 { return 40 + 10*math.Log2(n) }, sizes...)...)
+	ps = append(ps, points("gonum-weighted", "step-eps0", func(n float64) float64 { return 20 + 5*math.Log2(n) }, sizes[:3]...)...)
+	fits, ratios := fitScaling(ps)
+
+	byKey := map[[2]string]Fit{}
+	for _, f := range fits {
+		byKey[[2]string{f.Impl, f.Op}] = f
+	}
+	require.Len(t, byKey, 5)
+	naive := byKey[[2]string{"naive", "step"}]
+	require.Equal(t, "loglog", naive.Model)
+	require.InDelta(t, 1, naive.Slope, 1e-12, "3n is linear in n")
+	require.InDelta(t, 1, naive.R2, 1e-12)
+	ost := byKey[[2]string{"ost", "step"}]
+	require.Equal(t, "log2", ost.Model)
+	require.InDelta(t, 50, ost.Slope, 1e-9, "ns per doubling")
+	require.InDelta(t, 100, ost.Intercept, 1e-9)
+	require.Equal(t, 1<<8, ost.From)
+	require.Equal(t, 1<<14, ost.To)
+	require.InDelta(t, 5, byKey[[2]string{"gonum-weighted", "step-eps0"}].Slope, 1e-9)
+
+	// Ratios exist only where gonum was measured, for the backends.
+	require.Len(t, ratios, 6)
+	for _, q := range ratios {
+		require.NotEqual(t, "gonum-weighted", q.Impl)
+		require.Less(t, q.N, 1<<14)
+		g := 20 + 5*math.Log2(float64(q.N))
+		if q.Impl == "ost" {
+			require.InDelta(t, (40+10*math.Log2(float64(q.N)))/g, q.Eps0, 1e-12)
+			require.InDelta(t, (100+50*math.Log2(float64(q.N)))/g, q.Step, 1e-12)
+		}
+	}
+	for i := 1; i < len(ratios); i++ {
+		require.LessOrEqual(t, ratios[i-1].N, ratios[i].N, "ratios sorted by n")
+	}
+}
+
+func TestFitScalingSkipsSinglePoints(t *testing.T) {
+	fits, ratios := fitScaling([]Point{{Impl: "ost", Op: "step", N: 256, NsPerOp: 10}})
+	require.Empty(t, fits)
+	require.Empty(t, ratios)
+}
+
+func TestMeasureScalingTiny(t *testing.T) {
+	var out []byte
+	pr := newProgress(writerFunc(func(p []byte) { out = append(out, p...) }), false)
+	sc := measureScaling(4, 5, 1<<4, time.Millisecond, 1, 1, pr)
+	require.Empty(t, sc.Err)
+	// naive only at n = 16 (naiveMax), the others at 16 and 32; gonum
+	// runs only the ε = 0 step.
+	require.Len(t, sc.Points, 2+4+4+2)
+	for _, p := range sc.Points {
+		require.Greater(t, p.NsPerOp, 0.0)
+		require.False(t, math.IsInf(p.NsPerOp, 0))
+		require.LessOrEqual(t, p.N, 32)
+		if p.Impl == "naive" {
+			require.Equal(t, 16, p.N)
+		}
+	}
+	require.Contains(t, string(out), "scaling done")
+}
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
