@@ -49,8 +49,11 @@
 // subnormals, long runs of ties and all zeros included. For keys spread over
 // many values d is close to log2 n (29 for 2^20 exponentially distributed
 // keys, 20 for 2^20 zeros). A Set is one removal and one insertion, each a
-// root path plus one recomputation of sums up that path; there are no
-// allocations once New has returned.
+// root path plus one recomputation of sums up that path; when the new key
+// agrees with the old one down to the critical bit of the leaf's parent, as
+// a slowly drifting gradient norm does, the leaf keeps its place and a Set
+// is one descent and one recomputation. There are no allocations once New
+// has returned.
 //
 // # Trade-offs versus the red-black tree
 //
@@ -96,7 +99,7 @@ type node struct {
 }
 
 // Tree is a crit-bit trie over n keys. It satisfies reweighted.Sampler.
-// The zero value is a sampler with no items.
+// The zero value, like New(0), has no items.
 type Tree struct {
 	nodes []node
 	root  int32

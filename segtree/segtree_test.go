@@ -274,10 +274,17 @@ func TestBadInputUnchanged(t *testing.T) {
 		_, _, err := tr.Sample(0, u)
 		same(err, reweighted.ErrUniform, fmt.Sprintf("Sample(0, %v)", u))
 	}
-	empty := segtree.New(0)
-	_, _, err := empty.Solve(0)
-	require.ErrorIs(t, err, reweighted.ErrEmpty)
-	require.NoError(t, empty.Check())
+	for _, empty := range []*segtree.Tree{segtree.New(0), {}} {
+		_, _, err := empty.Solve(0)
+		require.ErrorIs(t, err, reweighted.ErrEmpty)
+		_, _, err = empty.Sample(0, 0)
+		require.ErrorIs(t, err, reweighted.ErrEmpty)
+		_, err = empty.Prob(0, 0)
+		require.ErrorIs(t, err, reweighted.ErrIndex)
+		require.ErrorIs(t, empty.Set(0, 1), reweighted.ErrIndex)
+		require.Zero(t, empty.Len())
+		require.NoError(t, empty.Check())
+	}
 }
 
 // Set, Solve, Sample and Prob allocate nothing once the tree is built.
