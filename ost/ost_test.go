@@ -260,10 +260,16 @@ func TestInvariantsStateMachine(t *testing.T) {
 	maxN := 60
 	if *long {
 		maxN = 2000
-		setDefaultFlag("rapid.steps", "15000")
-		setDefaultFlag("rapid.checks", "20")
+		setDefaultFlag(t, "rapid.steps", "15000")
+		setDefaultFlag(t, "rapid.checks", "20")
 	}
-	rapid.Check(t, func(t *rapid.T) {
+	rapid.Check(t, invariants(maxN))
+}
+
+// invariants is the property of TestInvariantsStateMachine: every
+// invariant holds after every Set of a random history on up to maxN items.
+func invariants(maxN int) func(*rapid.T) {
+	return func(t *rapid.T) {
 		n := rapid.IntRange(1, maxN).Draw(t, "n")
 		m := &machine{tr: ost.New(n), keys: make([]float64, n), gen: keyGen(n)}
 		t.Repeat(map[string]func(*rapid.T){
@@ -272,18 +278,29 @@ func TestInvariantsStateMachine(t *testing.T) {
 			"Nudge":   m.Nudge,
 			"":        m.Check,
 		})
-	})
+	}
 }
 
-// setDefaultFlag sets a flag unless the command line set it.
-func setDefaultFlag(name, value string) {
+// FuzzInvariants drives the state machine of TestInvariantsStateMachine
+// from fuzzer input; plain go test replays the seeds.
+func FuzzInvariants(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+	f.Add([]byte("\x10\xff\x00\x80\x7f\x01\x02\xfe\x33\x44\x55\x66\x77\x88\x99"))
+	f.Fuzz(rapid.MakeFuzz(invariants(200)))
+}
+
+// setDefaultFlag sets a flag for the duration of the test, unless the
+// command line set it.
+func setDefaultFlag(t *testing.T, name, value string) {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	if !set {
-		if err := flag.Set(name, value); err != nil {
-			panic(err)
-		}
+	if set {
+		return
 	}
+	old := flag.Lookup(name).Value.String()
+	require.NoError(t, flag.Set(name, value))
+	t.Cleanup(func() { require.NoError(t, flag.Set(name, old)) })
 }
 
 // TestRandomHistoryInvariants checks every invariant after every Set of
