@@ -307,7 +307,7 @@ func TestZeroAllocs(t *testing.T) {
 
 // One SRG step: draw an item at ε = 1/(2n), then give it a new key.
 func BenchmarkStep(b *testing.B) {
-	for e := 10; e <= 20; e += 2 {
+	for e := 10; e <= 20; e++ {
 		n := 1 << e
 		b.Run(fmt.Sprintf("impl=segtree/n=%d", n), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(uint64(n), 5))

@@ -1,0 +1,68 @@
+package segtree
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The checker itself: each corruption of a valid tree is reported, with the
+// invariant it breaks.
+func TestCheckCatches(t *testing.T) {
+	build := func() *Tree {
+		tr := New(12)
+		for i, a := range []float64{3, 0, 1, 1, 0x1p-1074, 7, 7, 2.5, 0, 1e10, 1, 4} {
+			require.NoError(t, tr.Set(i, a))
+		}
+		require.NoError(t, tr.check())
+		return tr
+	}
+	// An internal node with an internal child 1, and the last item, whose
+	// slot holds no internal node.
+	tr := build()
+	last := tr.selectRank(len(tr.nodes))
+	inner := int32(-1)
+	for s := range tr.nodes {
+		if int32(s) != last && tr.nodes[s].child[1] >= 0 {
+			inner = int32(s)
+		}
+	}
+	require.NotEqual(t, int32(-1), inner)
+	cases := []struct {
+		name    string
+		corrupt func(tr *Tree)
+		want    string
+	}{
+		{"sum drift", func(tr *Tree) {
+			nd := &tr.nodes[tr.root]
+			nd.sum[0] = math.Nextafter(nd.sum[0], math.Inf(1))
+		}, "sums to"},
+		{"count", func(tr *Tree) { tr.nodes[inner].cnt[1]++ }, "counts"},
+		{"zero count", func(tr *Tree) { tr.zeros++ }, "zero count"},
+		{"negative zero", func(tr *Tree) { tr.nodes[1].key = math.Copysign(0, -1) }, "invalid key"},
+		{"parent link", func(tr *Tree) { tr.nodes[inner].up = last }, "parent link"},
+		{"critical bit order", func(tr *Tree) { tr.nodes[tr.nodes[inner].child[1]].crit = tr.nodes[inner].crit }, "critical bit"},
+		{"swapped halves", func(tr *Tree) {
+			nd := &tr.nodes[tr.root]
+			nd.child[0], nd.child[1] = nd.child[1], nd.child[0]
+			nd.sum[0], nd.sum[1] = nd.sum[1], nd.sum[0]
+			nd.cnt[0], nd.cnt[1] = nd.cnt[1], nd.cnt[0]
+		}, "split"},
+		{"key changed under the trie", func(tr *Tree) { tr.nodes[last].key = 1e300 }, ""},
+		{"stale free slot", func(tr *Tree) { tr.nodes[last].crit = 5 }, "stale"},
+		{"subtree linked twice", func(tr *Tree) {
+			nd := &tr.nodes[inner]
+			nd.child[0] = nd.child[1]
+		}, "segtree: node at slot"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tr := build()
+			c.corrupt(tr)
+			err := tr.check()
+			require.Error(t, err)
+			require.Contains(t, err.Error(), c.want)
+		})
+	}
+}
