@@ -29,13 +29,14 @@
 //
 // Nodes live in one slice indexed by item, with int32 links. Internal nodes
 // need no slice of their own: every internal node is paired with the last
-// (lowest-ranked) item of its child 0, and each item except the rank-1 item
-// is that last item for exactly one internal node. So slot i holds both the
-// leaf of item i and the internal node paired with it, and the key that
-// Solve tests at an internal node, the key of the last item of its
-// higher-ranked half, sits in the same slot, in the same cache line as the
-// node's sums and counts. A Set moves at most one internal node to another
-// slot to keep the pairing, and allocates nothing. Leaves need no parent
+// (lowest-ranked) item of its child 0, and each item except the last one,
+// of rank n, is that item for exactly one internal node (the lowest
+// ancestor whose child 0 holds it). So slot i holds both the leaf of item i
+// and the internal node paired with it, and the key that Solve tests at an
+// internal node, the key of the last item of its higher-ranked half, sits
+// in the node's own slot beside the sums and counts the descent reads. A
+// removal or an insertion moves at most one internal node to another slot
+// to keep the pairing, and nothing is allocated. Leaves need no parent
 // link: a Set finds the old leaf by following its old word down from the
 // root. Memory is 48 bytes per item (key, the two halves' sums and counts,
 // two child links, a parent link, the critical bit), in one slice with no
