@@ -27,7 +27,7 @@ func (t *Tree) check() error {
 	if t.nodes[t.root].parent != nilNode {
 		return fmt.Errorf("root %d: parent %d, want nil", t.root, t.nodes[t.root].parent)
 	}
-	if t.nodes[t.root].red {
+	if t.nodes[t.root].red() {
 		return fmt.Errorf("root %d is red", t.root)
 	}
 	c := checker{t: t, seen: make([]bool, n), prev: nilNode}
@@ -73,7 +73,7 @@ func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, 
 		if ch != nilNode && ch >= 0 && int(ch) < len(t.nodes) && t.nodes[ch].parent != v {
 			return 0, 0, 0, fmt.Errorf("node %d: child %d has parent %d", v, ch, t.nodes[ch].parent)
 		}
-		if nd.red && t.isRed(ch) {
+		if nd.red() && t.isRed(ch) {
 			return 0, 0, 0, fmt.Errorf("red node %d has red child %d", v, ch)
 		}
 	}
@@ -100,8 +100,8 @@ func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, 
 		return 0, 0, 0, fmt.Errorf("node %d: black height %d on the left, %d on the right", v, bl, br)
 	}
 	size = sl + 1 + sr
-	if nd.size != size {
-		return 0, 0, 0, fmt.Errorf("node %d: size %d, want %d", v, nd.size, size)
+	if nd.size() != size {
+		return 0, 0, 0, fmt.Errorf("node %d: size %d, want %d", v, nd.size(), size)
 	}
 	if want := t.sum(nd.left) + nd.key + t.sum(nd.right); nd.sum != want {
 		return 0, 0, 0, fmt.Errorf("node %d: sum %v, want %v from its children", v, nd.sum, want)
@@ -110,7 +110,7 @@ func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, 
 	if nd.sum != sum {
 		return 0, 0, 0, fmt.Errorf("node %d: sum %v, want %v from its keys", v, nd.sum, sum)
 	}
-	if !nd.red {
+	if !nd.red() {
 		bl++
 	}
 	return bl, size, sum, nil

@@ -18,10 +18,12 @@
 // The nodes live in one slice indexed by item, as the paper's "array whose
 // i-th element is the node whose value is i": the node of item i is found
 // without a search, and a node never moves, so Set reuses its slot. Links
-// are int32 indices into that slice rather than pointers. A node takes 40
-// bytes (key, sum, three links, size, colour), against 64 or more with
-// pointers, the slice is one allocation that the garbage collector never
-// scans, and n is limited to 2^31 − 1 items, which the links can address.
+// are int32 indices into that slice rather than pointers, and the colour
+// shares a word with the subtree size, so a node takes 32 bytes (key, sum,
+// three links, size and colour) where pointer links would take 48 or more;
+// two nodes fill a cache line exactly, the slice is one allocation that the
+// garbage collector never scans, and n is limited to 2^31 − 1 items, which
+// the links can address.
 //
 // # Costs
 //
@@ -61,8 +63,24 @@ type node struct {
 	// right holds smaller keys (larger ranks).
 	right  int32
 	parent int32
-	size   int32 // nodes in the subtree
-	red    bool
+	// meta holds the size of the subtree in its low 31 bits (n < 2^31) and
+	// the colour in the top bit, so that a node takes 32 bytes.
+	meta uint32
+}
+
+const redBit = 1 << 31
+
+func (n *node) size() int32 { return int32(n.meta &^ redBit) }
+func (n *node) red() bool   { return n.meta&redBit != 0 }
+
+func (n *node) setSize(s int32) { n.meta = n.meta&redBit | uint32(s) }
+
+func (n *node) setRed(red bool) {
+	if red {
+		n.meta |= redBit
+	} else {
+		n.meta &^= redBit
+	}
 }
 
 // Tree is an order-statistic red-black tree over the keys of n items. It
@@ -106,10 +124,10 @@ func (t *Tree) build(lo, hi int, parent int32, depth, full int) int32 {
 	mid := lo + (hi-lo)/2
 	v := &t.nodes[mid]
 	v.parent = parent
-	v.red = depth >= full
+	v.setRed(depth >= full)
 	v.left = t.build(lo, mid, int32(mid), depth+1, full)
 	v.right = t.build(mid+1, hi, int32(mid), depth+1, full)
-	v.size = int32(hi - lo)
+	v.setSize(int32(hi - lo))
 	return int32(mid)
 }
 
@@ -137,7 +155,7 @@ func (t *Tree) size(v int32) int32 {
 	if v == nilNode {
 		return 0
 	}
-	return t.nodes[v].size
+	return t.nodes[v].size()
 }
 
 func (t *Tree) sum(v int32) float64 {
@@ -147,12 +165,12 @@ func (t *Tree) sum(v int32) float64 {
 	return t.nodes[v].sum
 }
 
-func (t *Tree) isRed(v int32) bool { return v != nilNode && t.nodes[v].red }
+func (t *Tree) isRed(v int32) bool { return v != nilNode && t.nodes[v].red() }
 
 // fix recomputes the size and sum of v from its children.
 func (t *Tree) fix(v int32) {
 	n := &t.nodes[v]
-	n.size = t.size(n.left) + 1 + t.size(n.right)
+	n.setSize(t.size(n.left) + 1 + t.size(n.right))
 	n.sum = t.sum(n.left) + n.key + t.sum(n.right)
 }
 
@@ -311,7 +329,8 @@ func (t *Tree) insert(z int32) {
 		}
 	}
 	n := &t.nodes[z]
-	n.parent, n.left, n.right, n.red = p, nilNode, nilNode, true
+	n.parent, n.left, n.right = p, nilNode, nilNode
+	n.setRed(true)
 	switch {
 	case p == nilNode:
 		t.root = z
@@ -340,7 +359,9 @@ func (t *Tree) insertFixup(z int32) {
 		g := t.nodes[p].parent // exists: a red node is never the root
 		if p == t.nodes[g].left {
 			if u := t.nodes[g].right; t.isRed(u) {
-				t.nodes[p].red, t.nodes[u].red, t.nodes[g].red = false, false, true
+				t.nodes[p].setRed(false)
+				t.nodes[u].setRed(false)
+				t.nodes[g].setRed(true)
 				z = g
 				continue
 			}
@@ -349,11 +370,14 @@ func (t *Tree) insertFixup(z int32) {
 				t.rotateLeft(z)
 				p = t.nodes[z].parent
 			}
-			t.nodes[p].red, t.nodes[g].red = false, true
+			t.nodes[p].setRed(false)
+			t.nodes[g].setRed(true)
 			t.rotateRight(g)
 		} else {
 			if u := t.nodes[g].left; t.isRed(u) {
-				t.nodes[p].red, t.nodes[u].red, t.nodes[g].red = false, false, true
+				t.nodes[p].setRed(false)
+				t.nodes[u].setRed(false)
+				t.nodes[g].setRed(true)
 				z = g
 				continue
 			}
@@ -362,17 +386,18 @@ func (t *Tree) insertFixup(z int32) {
 				t.rotateRight(z)
 				p = t.nodes[z].parent
 			}
-			t.nodes[p].red, t.nodes[g].red = false, true
+			t.nodes[p].setRed(false)
+			t.nodes[g].setRed(true)
 			t.rotateLeft(g)
 		}
 	}
-	t.nodes[t.root].red = false
+	t.nodes[t.root].setRed(false)
 }
 
 // delete unlinks node z from the tree (CLRS 13.4, with the parent of x kept
 // apart since the nil child has no node to hold it).
 func (t *Tree) delete(z int32) {
-	y, yRed := z, t.nodes[z].red
+	y, yRed := z, t.nodes[z].red()
 	var x, xp int32
 	switch {
 	case t.nodes[z].left == nilNode:
@@ -383,7 +408,7 @@ func (t *Tree) delete(z int32) {
 		t.replaceChild(z, x)
 	default:
 		y = t.first(t.nodes[z].right)
-		yRed = t.nodes[y].red
+		yRed = t.nodes[y].red()
 		x = t.nodes[y].right
 		if t.nodes[y].parent == z {
 			xp = y
@@ -396,7 +421,7 @@ func (t *Tree) delete(z int32) {
 		t.replaceChild(z, y)
 		t.nodes[y].left = t.nodes[z].left
 		t.nodes[t.nodes[y].left].parent = y
-		t.nodes[y].red = t.nodes[z].red
+		t.nodes[y].setRed(t.nodes[z].red())
 	}
 	if !yRed {
 		t.deleteFixup(x, xp)
@@ -406,7 +431,8 @@ func (t *Tree) delete(z int32) {
 	// so one walk up from xp makes every size and sum exact.
 	t.fixUp(xp)
 	n := &t.nodes[z]
-	n.left, n.right, n.parent, n.red = nilNode, nilNode, nilNode, false
+	n.left, n.right, n.parent = nilNode, nilNode, nilNode
+	n.setRed(false)
 }
 
 // deleteFixup restores the red-black properties after a black node was
@@ -416,53 +442,55 @@ func (t *Tree) deleteFixup(x, xp int32) {
 		if x == t.nodes[xp].left {
 			w := t.nodes[xp].right
 			if t.isRed(w) {
-				t.nodes[w].red, t.nodes[xp].red = false, true
+				t.nodes[w].setRed(false)
+				t.nodes[xp].setRed(true)
 				t.rotateLeft(xp)
 				w = t.nodes[xp].right
 			}
 			if !t.isRed(t.nodes[w].left) && !t.isRed(t.nodes[w].right) {
-				t.nodes[w].red = true
+				t.nodes[w].setRed(true)
 				x, xp = xp, t.nodes[xp].parent
 				continue
 			}
 			if !t.isRed(t.nodes[w].right) {
-				t.nodes[t.nodes[w].left].red = false
-				t.nodes[w].red = true
+				t.nodes[t.nodes[w].left].setRed(false)
+				t.nodes[w].setRed(true)
 				t.rotateRight(w)
 				w = t.nodes[xp].right
 			}
-			t.nodes[w].red = t.nodes[xp].red
-			t.nodes[xp].red = false
-			t.nodes[t.nodes[w].right].red = false
+			t.nodes[w].setRed(t.nodes[xp].red())
+			t.nodes[xp].setRed(false)
+			t.nodes[t.nodes[w].right].setRed(false)
 			t.rotateLeft(xp)
 			x = t.root
 		} else {
 			w := t.nodes[xp].left
 			if t.isRed(w) {
-				t.nodes[w].red, t.nodes[xp].red = false, true
+				t.nodes[w].setRed(false)
+				t.nodes[xp].setRed(true)
 				t.rotateRight(xp)
 				w = t.nodes[xp].left
 			}
 			if !t.isRed(t.nodes[w].right) && !t.isRed(t.nodes[w].left) {
-				t.nodes[w].red = true
+				t.nodes[w].setRed(true)
 				x, xp = xp, t.nodes[xp].parent
 				continue
 			}
 			if !t.isRed(t.nodes[w].left) {
-				t.nodes[t.nodes[w].right].red = false
-				t.nodes[w].red = true
+				t.nodes[t.nodes[w].right].setRed(false)
+				t.nodes[w].setRed(true)
 				t.rotateLeft(w)
 				w = t.nodes[xp].left
 			}
-			t.nodes[w].red = t.nodes[xp].red
-			t.nodes[xp].red = false
-			t.nodes[t.nodes[w].left].red = false
+			t.nodes[w].setRed(t.nodes[xp].red())
+			t.nodes[xp].setRed(false)
+			t.nodes[t.nodes[w].left].setRed(false)
 			t.rotateRight(xp)
 			x = t.root
 		}
 	}
 	if x != nilNode {
-		t.nodes[x].red = false
+		t.nodes[x].setRed(false)
 	}
 }
 

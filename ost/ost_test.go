@@ -19,7 +19,7 @@ import (
 var long = flag.Bool("long", false, "run the long state-machine and differential sweeps")
 
 func TestNodeSize(t *testing.T) {
-	require.LessOrEqual(t, ost.BytesPerItem(), 48, "bytes per item")
+	require.LessOrEqual(t, ost.BytesPerItem(), 32, "bytes per item")
 }
 
 func TestNewIsValid(t *testing.T) {
