@@ -71,9 +71,9 @@ func fill(newSampler func(int) reweighted.Sampler, keys []float64) (reweighted.S
 }
 
 // checkConformance runs samplertest.Verify on every backend at states
-// random states of up to maxN items, and compares the backends with each
-// other on the same states.
-func checkConformance(seed uint64, states, maxN int, pr *progress) ([]Conformance, Differential) {
+// random states of up to maxN items (every tenth of up to bigN, for deeper
+// trees), and compares the backends with each other on the same states.
+func checkConformance(seed uint64, states, maxN, bigN int, pr *progress) ([]Conformance, Differential) {
 	bs := backends()
 	conf := make([]Conformance, len(bs))
 	for b := range bs {
@@ -82,7 +82,11 @@ func checkConformance(seed uint64, states, maxN int, pr *progress) ([]Conformanc
 	var diff Differential
 	pr.Start("conformance", states)
 	for k := range states {
-		st := drawState(seed, k, maxN)
+		limit := maxN
+		if k%10 == 9 {
+			limit = bigN
+		}
+		st := drawState(seed, k, limit)
 		samplers := make([]reweighted.Sampler, len(bs))
 		for b, be := range bs {
 			c := &conf[b]

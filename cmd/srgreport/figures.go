@@ -97,10 +97,16 @@ func figureSpecs(r *Report) []figureSpec {
 		if d.Err != "" {
 			continue
 		}
+		// The rows of Figure 1 compare SGD and SRG with SVRG (constant step)
+		// and with shuffled SGD (decreasing steps); the tables list all four.
 		for _, row := range []struct {
 			key, name string
 			curves    []Curve
-		}{{figDataConst, "constant", d.Constant}, {figDataDecr, "decreasing", d.Decreasing}} {
+			methods   []string
+		}{
+			{figDataConst, "constant", d.Constant, []string{methodSGD, methodSRG, methodSVRG}},
+			{figDataDecr, "decreasing", d.Decreasing, []string{methodSGD, methodSRG, methodShuffled}},
+		} {
 			if len(row.curves) == 0 {
 				continue
 			}
@@ -113,6 +119,9 @@ func figureSpecs(r *Report) []figureSpec {
 				ylabel: "log10 relative error",
 			}
 			for _, c := range row.curves {
+				if !contains(row.methods, c.Method) {
+					continue
+				}
 				s.series = append(s.series, plotSeries{label: c.Method, xs: c.Evals, ys: c.Log10Err, colour: colours[c.Method]})
 			}
 			specs = append(specs, s)

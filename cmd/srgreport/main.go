@@ -122,6 +122,7 @@ type sizes struct {
 	benchtime        time.Duration // per measurement
 	reps             int           // measurements per point
 	states, maxN     int           // conformance states, of up to maxN items
+	bigN             int           // every tenth state has up to bigN items
 	synthRuns        int           // synthetic experiment
 	synthEpochs      int
 	dataRuns         int // data-set experiments
@@ -136,14 +137,14 @@ func (c config) sizes() sizes {
 	if c.quick {
 		return sizes{
 			scaleLo: 8, scaleHi: 17, naiveMax: 1 << 14, benchtime: 10 * time.Millisecond, reps: 3,
-			states: 40, maxN: 80,
-			synthRuns: 10, synthEpochs: 15,
-			dataRuns: 2, dataEpochs: 5, embeddedN: 2000,
+			states: 60, maxN: 80, bigN: 300,
+			synthRuns: 20, synthEpochs: 30,
+			dataRuns: 3, dataEpochs: 10, embeddedN: 2000,
 		}
 	}
 	return sizes{
 		scaleLo: 8, scaleHi: 20, naiveMax: 1 << 16, benchtime: 100 * time.Millisecond, reps: 5,
-		states: 400, maxN: 80,
+		states: 400, maxN: 80, bigN: 2000,
 		synthRuns: 100, synthEpochs: 30,
 		dataRuns: 10, dataEpochs: 50, embeddedN: 5000,
 	}
@@ -183,7 +184,8 @@ func run(cfg config, stderr io.Writer, tty bool) error {
 		runClaims(r, cfg, pr)
 	}
 	if cfg.conformance {
-		r.Conformance, r.Differential = checkConformance(cfg.seed, sz.states, sz.maxN, pr)
+		r.ConfMaxN, r.ConfBigN = sz.maxN, sz.bigN
+		r.Conformance, r.Differential = checkConformance(cfg.seed, sz.states, sz.maxN, sz.bigN, pr)
 	}
 	if cfg.scaling {
 		r.Scaling = measureScaling(sz.scaleLo, sz.scaleHi, sz.naiveMax, sz.benchtime, sz.reps, cfg.seed, pr)

@@ -68,7 +68,7 @@ func TestSizesQuickIsSmaller(t *testing.T) {
 // tiny are sizes that make a run take a few seconds.
 var tiny = sizes{
 	scaleLo: 4, scaleHi: 4, naiveMax: 16, benchtime: time.Millisecond, reps: 1,
-	states: 2, maxN: 8, synthRuns: 1, synthEpochs: 1, dataRuns: 1, dataEpochs: 1, embeddedN: 300,
+	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, dataRuns: 1, dataEpochs: 1, embeddedN: 300,
 }
 
 func TestUnreadableDataFile(t *testing.T) {
@@ -130,14 +130,14 @@ func TestEmbeddedDataset(t *testing.T) {
 }
 
 func TestConformanceSmall(t *testing.T) {
-	conf, diff := checkConformance(5, 6, 12, newProgress(io.Discard, false))
+	conf, diff := checkConformance(5, 10, 12, 150, newProgress(io.Discard, false))
 	require.Len(t, conf, 3)
 	for _, c := range conf {
-		require.Equal(t, 6, c.States)
-		require.Greater(t, c.Checks, 6*7, "edge bounds plus random ones per state")
+		require.Equal(t, 10, c.States)
+		require.Greater(t, c.Checks, 10*7, "edge bounds plus random ones per state")
 		require.Zero(t, c.Failures, c.FirstFailure)
 	}
-	require.Equal(t, 6, diff.States)
+	require.Equal(t, 10, diff.States)
 	require.Positive(t, diff.Samples)
 	require.Zero(t, diff.Failures, diff.FirstFailure)
 }

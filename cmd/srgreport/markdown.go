@@ -161,7 +161,8 @@ func (m *mdWriter) conformance(r *Report) {
 		m.printf("Not checked in this run.\n")
 		return
 	}
-	m.printf("Each backend holds random states drawn with `samplertest.Keys` (zeros, ties, subnormal and huge keys) ")
+	m.printf("Each backend holds random states of up to %d items (every tenth state up to %d) ", r.ConfMaxN, r.ConfBigN)
+	m.printf("drawn with `samplertest.Keys` (zeros, ties, subnormal and huge keys) ")
 	m.printf("and is checked by `samplertest.Verify` against the exact rational oracle at the edge bounds ")
 	m.printf("(0, 1/n, just below 1/n, 1/(2n), tiny and subnormal ε) and at random ε from `samplertest.Eps`.\n")
 	m.table("Backend", "States", "(state, ε) checks", "Failures")

@@ -25,6 +25,7 @@ func fixture() *Report {
 			{Backend: "naive", States: 4, Checks: 44},
 			{Backend: "ost", States: 4, Checks: 44, Failures: 1, FirstFailure: "state 2: λ off"},
 		},
+		ConfMaxN: 80, ConfBigN: 2000,
 		Differential: Differential{States: 4, Solves: 88, Samples: 1320, AtEdge: 3},
 		Scaling: Scaling{
 			Benchtime: 10 * time.Millisecond, Reps: 3,
@@ -59,6 +60,7 @@ func TestMarkdownSections(t *testing.T) {
 		"| Lemma 9 | false claim | `TestLemma9` | 3 | ∞ | **fail** |",
 		"1 of 2 claims held.",
 		// conformance and differential
+		"random states of up to 80 items (every tenth state up to 2000)",
 		"| `ost` | 4 | 44 | 1 |", "First failure of `ost`: state 2: λ off",
 		"4 states, 88 Solve comparisons", "1320 Sample comparisons", "3 disagreements", "**0 failures**",
 		// scaling: the time table, the fit and the ratio to gonum

@@ -21,6 +21,7 @@ type Report struct {
 	Claims               []Claim
 	ClaimsErr            string // why the claims were not checked, if so
 	Conformance          []Conformance
+	ConfMaxN, ConfBigN   int // the largest states checked
 	Differential         Differential
 	Scaling              Scaling
 	Synthetic            *Synthetic // nil if the stage did not run
