@@ -96,7 +96,7 @@ func (r *Reader) Eps(n int) float64 {
 	case 3:
 		return 1 / float64(2*n)
 	case 4:
-		return math.Ldexp(1, -int(x%1075))
+		return min(math.Ldexp(1, -int(x%1075)), top)
 	default:
 		return float64(x>>11) / (1 << 53) * top
 	}
