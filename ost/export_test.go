@@ -12,3 +12,13 @@ func (t *Tree) Clone() *Tree {
 	c.nodes = append([]node(nil), t.nodes...)
 	return &c
 }
+
+// Height returns the number of nodes on the longest path from the root.
+func (t *Tree) Height() int { return t.height(t.root) }
+
+func (t *Tree) height(v int32) int {
+	if v == nilNode {
+		return 0
+	}
+	return 1 + max(t.height(t.nodes[v].left), t.height(t.nodes[v].right))
+}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -27,6 +28,8 @@ func TestNewIsValid(t *testing.T) {
 		tr := ost.New(n)
 		require.NoError(t, tr.Check(), "n=%d", n)
 		require.Equal(t, n, tr.Len())
+		// Perfectly balanced: height ⌈log2(n+1)⌉.
+		require.Equal(t, bits.Len(uint(n)), tr.Height(), "n=%d", n)
 		for i := range n {
 			require.Zero(t, tr.Key(i))
 		}
