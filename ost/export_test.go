@@ -1,5 +1,7 @@
 package ost
 
+import "math"
+
 // Check exposes check to the tests of package ost_test.
 func (t *Tree) Check() error { return t.check() }
 
@@ -21,4 +23,45 @@ func (t *Tree) height(v int32) int {
 		return 0
 	}
 	return 1 + max(t.height(t.nodes[v].left), t.height(t.nodes[v].right))
+}
+
+// Corrupt breaks one invariant of New(15), a perfect all-black tree (of
+// New(16) for "unreachable"), for testing that check reports it.
+func (t *Tree) Corrupt(what string) {
+	r := &t.nodes[t.root]
+	switch what {
+	case "root red":
+		r.setRed(true)
+	case "red red":
+		for _, c := range []int32{r.left, r.right} {
+			t.nodes[c].setRed(true)
+			t.nodes[t.nodes[c].left].setRed(true)
+		}
+	case "black height":
+		t.nodes[t.first(t.root)].setRed(true)
+	case "size":
+		r.setSize(r.size() + 1)
+	case "sum":
+		r.sum = math.Nextafter(r.sum, math.Inf(1))
+	case "parent":
+		t.nodes[r.left].parent = r.right
+	case "order":
+		l := t.last(t.root)
+		t.nodes[l].key = 1
+		t.fixUp(l)
+	case "zeros":
+		t.zeros++
+	case "cycle":
+		t.nodes[t.last(t.root)].right = t.root
+	case "unreachable":
+		// In New(16) the first node is a red leaf: unlinking it keeps
+		// every colour and size right.
+		f := t.first(t.root)
+		p := t.nodes[f].parent
+		t.nodes[p].left = nilNode
+		t.nodes[f].parent = nilNode
+		t.fixUp(p)
+	default:
+		panic("Corrupt: unknown invariant " + what)
+	}
 }

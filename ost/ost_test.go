@@ -353,3 +353,31 @@ func TestSelectSumFallsOffSubtree(t *testing.T) {
 	require.Equal(t, 1, i, "rank 5 (key 33.52), whose interval starts at u up to rounding")
 	require.NoError(t, samplertest.Verify(tr, keys, 0, []float64{u}))
 }
+
+// TestCheckReportsCorruption tests the checker itself: each broken
+// invariant is reported, by name.
+func TestCheckReportsCorruption(t *testing.T) {
+	for what, msg := range map[string]string{
+		"root red":     "is red",
+		"red red":      "has red child",
+		"black height": "black height",
+		"size":         "size",
+		"sum":          "sum",
+		"parent":       "has parent",
+		"order":        "in-order",
+		"zeros":        "zero count",
+		"cycle":        "has parent", // caught by the parent link before the repeat
+		"unreachable":  "tree reaches",
+	} {
+		n := 15
+		if what == "unreachable" {
+			n = 16
+		}
+		tr := ost.New(n)
+		require.NoError(t, tr.Check())
+		tr.Corrupt(what)
+		err := tr.Check()
+		require.Error(t, err, what)
+		require.Contains(t, err.Error(), msg, what)
+	}
+}
