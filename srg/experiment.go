@@ -36,6 +36,9 @@ type SyntheticConfig struct {
 	PerEpoch int
 	// Workers is the number of runs in flight at once (default 1).
 	Workers int
+	// Bernoulli makes SRG update keys with probability ε/p, as Algorithm 1
+	// does (the paper's experiments always update).
+	Bernoulli bool
 }
 
 // SyntheticResult reports Synthetic.
@@ -81,7 +84,7 @@ func Synthetic(cfg SyntheticConfig) (SyntheticResult, error) {
 	sched := Constant{Alpha: 1 / (2 * L), Eps: 1 / (2 * float64(n))}
 	for mi, m := range []Method{SGD, SRG} {
 		c, err := average(p, Options{
-			Method: m, Schedule: sched, Batch: 1, NewSampler: cfg.NewSampler,
+			Method: m, Schedule: sched, Batch: 1, NewSampler: cfg.NewSampler, Bernoulli: cfg.Bernoulli,
 			Epochs: float64(epochs), PerEpoch: per, XStar: sol.X, Variance: true,
 		}, runs, cfg.Seed, uint64(mi), def(cfg.Workers, 1))
 		if err != nil {
