@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -74,14 +75,26 @@ type machine struct {
 	top  int
 }
 
+// set calls Set(i, a) on the tree and the model. A rejection must be for a
+// sum past MaxSum (up to the rounding of the tree's sum) and change nothing;
+// an acceptance must keep the sum within MaxSum, up to the same rounding.
 func (m *machine) set(t *rapid.T, i int, a float64) {
+	sum := new(big.Float).SetFloat64(a)
+	for j, b := range m.keys {
+		if j != i {
+			sum.Add(sum, new(big.Float).SetFloat64(b))
+		}
+	}
+	over, _ := new(big.Float).Quo(sum, big.NewFloat(reweighted.MaxSum)).Float64()
 	before := m.tr.Clone()
 	err := m.tr.Set(i, a)
 	if err != nil {
 		require.ErrorIs(t, err, reweighted.ErrKey)
+		require.Greater(t, over, 1-1e-12, "Set(%d, %v) rejected with the sum at %v·MaxSum", i, a, over)
 		require.Equal(t, before, m.tr, "a rejected Set(%d, %v) changed the tree", i, a)
 		return
 	}
+	require.LessOrEqual(t, over, 1+1e-12, "Set(%d, %v) accepted with the sum at %v·MaxSum", i, a, over)
 	m.keys[i] = a
 }
 
