@@ -242,6 +242,24 @@ func (p *Problem) L() float64 {
 	return p.curvBound()*vals[len(vals)-1] + p.Mu
 }
 
+// StrongConvexity returns a strong-convexity constant of F: μ plus, for
+// least squares, λ_min(AᵀA/n) (the logistic loss has no positive lower bound
+// on its curvature).
+func (p *Problem) StrongConvexity() float64 {
+	if p.Loss == Logistic {
+		return p.Mu
+	}
+	w := make([]float64, p.Len())
+	for i := range w {
+		w[i] = 1
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(p.gram(w), false) {
+		return p.Mu
+	}
+	return math.Max(eig.Values(nil)[0], 0) + p.Mu
+}
+
 // gram returns (1/n) Σ w_i a_i a_iᵀ as a dense symmetric matrix.
 func (p *Problem) gram(w []float64) *mat.SymDense {
 	d, n := p.Dim(), p.Len()
