@@ -51,10 +51,10 @@
 // many values d is close to log2 n (29 for 2^20 exponentially distributed
 // keys, 20 for 2^20 zeros). A Set is one removal and one insertion, each a
 // root path plus one recomputation of sums up that path; when the new key
-// agrees with the old one down to the critical bit of the leaf's parent, as
-// a slowly drifting gradient norm does, the leaf keeps its place and a Set
-// is one descent and one recomputation. There are no allocations once New
-// has returned.
+// agrees with the old one down to the critical bit of the leaf's parent (a
+// change of a few ulps, or a relative change well below 1/n for spread
+// keys), the leaf keeps its place and a Set is one descent and one
+// recomputation. There are no allocations once New has returned.
 //
 // # Trade-offs versus the red-black tree
 //
@@ -439,7 +439,6 @@ func (t *Tree) rekey(l int32, a float64) {
 		// The new word agrees with the old one down to p's critical bit, so
 		// it splits from every other word where the old one did: the shape,
 		// the ranks and the pairing stay, and only the sums above change.
-		// This is the common case of a small change of key.
 		t.nodes[l].key = a
 		t.fix(p)
 		return
