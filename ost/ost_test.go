@@ -17,7 +17,7 @@ import (
 	"github.com/reweighted/reweighted/samplertest"
 )
 
-var long = flag.Bool("long", false, "run the long state-machine and differential sweeps")
+var long = flag.Bool("long", false, "run the long state-machine and differential sweeps (several minutes: use -timeout 30m)")
 
 func TestNodeSize(t *testing.T) {
 	require.LessOrEqual(t, ost.BytesPerItem(), 32, "bytes per item")
@@ -162,8 +162,9 @@ func TestZeroAllocs(t *testing.T) {
 }
 
 // keyGen draws keys as m·2^e with small integers m, so that ties and exact
-// sums are common, and exponents that reach subnormals and huge values near
-// MaxSum/n.
+// sums are common, with exponents that reach subnormals and huge values near
+// MaxSum/n, and keys with a full 53-bit mantissa, whose sums round (a sum
+// left stale by a rotation then differs from its recomputation).
 func keyGen(n int) *rapid.Generator[float64] {
 	huge := math.Floor(math.Log2(reweighted.MaxSum/float64(n))) - 4
 	return rapid.Custom(func(t *rapid.T) float64 {
@@ -195,6 +196,7 @@ type machine struct {
 	gen  *rapid.Generator[float64]
 }
 
+// Set sets a random item to a random key.
 func (m *machine) Set(t *rapid.T) {
 	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
 	m.set(t, i, m.gen.Draw(t, "a"))
@@ -223,7 +225,8 @@ func (m *machine) set(t *rapid.T, i int, a float64) {
 	m.keys[i] = a
 }
 
-// Nudge moves a key by one ulp, which usually keeps its rank.
+// Nudge moves a key by one ulp, which usually keeps its rank: the path of
+// Set that updates a key in place.
 func (m *machine) Nudge(t *rapid.T) {
 	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
 	a := math.Nextafter(m.keys[i], math.Inf(rapid.SampledFrom([]int{-1, 1}).Draw(t, "dir")))
@@ -233,6 +236,7 @@ func (m *machine) Nudge(t *rapid.T) {
 	m.set(t, i, a)
 }
 
+// Check is the invariant: check passes and every key is the model's.
 func (m *machine) Check(t *rapid.T) {
 	if err := m.tr.Check(); err != nil {
 		t.Fatal(err)
