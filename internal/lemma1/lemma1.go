@@ -109,6 +109,12 @@ func productGE(x1, y1, x2, y2 float64) bool {
 	if x2 == 0 || y2 == 0 {
 		return true
 	}
+	// Where both products are normal floats, each is rounded once exactly as
+	// mulExp's mantissa product is, so the plain comparison gives the same
+	// answer at a fraction of the cost.
+	if p1, p2 := x1*y1, x2*y2; p1 > 0x1p-1000 && p1 < 0x1p1000 && p2 > 0x1p-1000 && p2 < 0x1p1000 {
+		return p1 >= p2
+	}
 	m1, e1 := mulExp(x1, y1)
 	m2, e2 := mulExp(x2, y2)
 	if e1 != e2 {
