@@ -125,6 +125,7 @@ type sizes struct {
 	bigN             int           // every tenth state has up to bigN items
 	synthRuns        int           // synthetic experiment
 	synthEpochs      int
+	ratioSeeds       int // other seeds whose synthetic r is shown
 	dataRuns         int // data-set experiments
 	dataEpochs       int
 	embeddedN        int // size of the generated logistic set
@@ -138,14 +139,14 @@ func (c config) sizes() sizes {
 		return sizes{
 			scaleLo: 8, scaleHi: 17, naiveMax: 1 << 14, benchtime: 10 * time.Millisecond, reps: 3,
 			states: 60, maxN: 80, bigN: 300,
-			synthRuns: 20, synthEpochs: 30,
+			synthRuns: 20, synthEpochs: 30, ratioSeeds: 10,
 			dataRuns: 3, dataEpochs: 10, embeddedN: 2000,
 		}
 	}
 	return sizes{
 		scaleLo: 8, scaleHi: 20, naiveMax: 1 << 16, benchtime: 100 * time.Millisecond, reps: 5,
 		states: 400, maxN: 80, bigN: 2000,
-		synthRuns: 100, synthEpochs: 30,
+		synthRuns: 100, synthEpochs: 30, ratioSeeds: 50,
 		dataRuns: 10, dataEpochs: 50, embeddedN: 5000,
 	}
 }

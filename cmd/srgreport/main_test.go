@@ -68,7 +68,7 @@ func TestSizesQuickIsSmaller(t *testing.T) {
 // tiny are sizes that make a run take a few seconds.
 var tiny = sizes{
 	scaleLo: 4, scaleHi: 4, naiveMax: 16, benchtime: time.Millisecond, reps: 1,
-	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, dataRuns: 1, dataEpochs: 1, embeddedN: 300,
+	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, ratioSeeds: 2, dataRuns: 1, dataEpochs: 1, embeddedN: 300,
 }
 
 func TestUnreadableDataFile(t *testing.T) {
@@ -97,7 +97,8 @@ func TestUnreadableDataFile(t *testing.T) {
 	require.NoError(t, rerr)
 	var s struct {
 		Synthetic struct {
-			RatioR *float64 `json:"ratio_r"`
+			RatioR     *float64  `json:"ratio_r"`
+			SeedRatios []float64 `json:"ratio_r_other_seeds"`
 		} `json:"synthetic"`
 		Datasets map[string]struct {
 			Error string `json:"error"`
@@ -106,6 +107,7 @@ func TestUnreadableDataFile(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &s))
 	require.NotNil(t, s.Synthetic.RatioR)
 	require.Greater(t, *s.Synthetic.RatioR, 1.0, "σ² ≥ σ*² with equality only for equal gradient norms")
+	require.Len(t, s.Synthetic.SeedRatios, 2)
 	require.Contains(t, s.Datasets["nope"].Error, "no such file")
 
 	for _, f := range []string{"synthetic-error.svg", "synthetic-variance.svg"} {
@@ -113,7 +115,7 @@ func TestUnreadableDataFile(t *testing.T) {
 		require.NoError(t, serr)
 		require.Greater(t, st.Size(), int64(1000))
 	}
-	require.Contains(t, stderr.String(), "data sets done")
+	require.Contains(t, stderr.String(), "srgreport: data set nope done in 0s (failed)\n")
 }
 
 func TestEmbeddedDataset(t *testing.T) {

@@ -365,6 +365,12 @@ func (m *mdWriter) synthetic(r *Report) {
 	m.printf("The final error is the mean log10 relative error over the last quarter of the run.\n")
 	m.table("Quantity", "paper", "measured")
 	m.row("r = σ²/σ*² at x*", fmt.Sprintf("≈ %d", paperSyntheticR), fmtF(y.RatioR, 1))
+	if rs := y.SeedRatios; len(rs) > 0 {
+		q := append([]float64(nil), rs...)
+		sort.Float64s(q)
+		m.row(fmt.Sprintf("r on the sets of the next %d seeds: median [min, max]", len(q)), "—",
+			fmt.Sprintf("%s [%s, %s]", fmtF(median(q), 1), fmtF(q[0], 1), fmtF(q[len(q)-1], 1)))
+	}
 	m.row("final log10 relative error, SGD", "—", fmtF(y.Log10ErrSGD, 2))
 	m.row("final log10 relative error, SRG", "—", fmtF(y.Log10ErrSRG, 2))
 	m.row("orders of magnitude gained by SRG (SGD − SRG)", fmt.Sprintf("≈ %.0f", paperSyntheticGain), fmtF(y.Log10ErrSGD-y.Log10ErrSRG, 2))
@@ -441,4 +447,13 @@ func (m *mdWriter) errata(r *Report) {
 	for _, e := range r.Errata {
 		m.row(e.Where, e.Text, e.Correction, e.Check)
 	}
+}
+
+// median of sorted xs.
+func median(xs []float64) float64 {
+	k := len(xs) / 2
+	if len(xs)%2 == 1 {
+		return xs[k]
+	}
+	return (xs[k-1] + xs[k]) / 2
 }

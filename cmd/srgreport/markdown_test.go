@@ -37,7 +37,8 @@ func fixture() *Report {
 			Fits:   []Fit{{Impl: "ost", Op: "step", Model: "log2", Slope: 51.25, R2: 0.987, From: 256, To: 1 << 20}},
 			Ratios: []Ratio{{Impl: "ost", N: 256, Eps0: 5, Step: 6.172}},
 		},
-		Synthetic: &Synthetic{N: 1000, D: 10, Runs: 100, Epochs: 30, RatioR: 48.25, Log10ErrSGD: -1.5, Log10ErrSRG: -3.25},
+		Synthetic: &Synthetic{N: 1000, D: 10, Runs: 100, Epochs: 30, RatioR: 48.25, Log10ErrSGD: -1.5, Log10ErrSRG: -3.25,
+			SeedRatios: []float64{30, 10, 200, 20}},
 		Datasets: []Dataset{
 			{Name: "mushrooms", Path: "data/mushrooms.gz", N: 8124, D: 112, Runs: 10, Epochs: 50, Batch: 128, RatioR: 7.5,
 				FinalLog10: map[string]float64{"constant/SGD": -2, "constant/SRG": -3.125, "constant/SVRG": -6, "decreasing/SGD": math.Inf(-1)}},
@@ -73,6 +74,7 @@ func TestMarkdownSections(t *testing.T) {
 		"![Cost per step](scaling.svg)", "*Figure 1: Cost per step*",
 		// experiments: paper next to measured
 		"| r = σ²/σ*² at x* | ≈ 50 | 48.2 |",
+		"| r on the sets of the next 4 seeds: median [min, max] | — | 25.0 [10.0, 200.0] |",
 		"| orders of magnitude gained by SRG (SGD − SRG) | ≈ 2 | 1.75 |",
 		"| mushrooms | 8124 | 112 | 10 × 50 | 5–10 | 7.50 | -2.00 | -3.12 | -6.00 | ≈ 1 | 1.12 | −∞ | — | — |",
 		"| w8a | — | — | — | — | **failed** |",
@@ -110,6 +112,7 @@ func TestSummaryJSONSchema(t *testing.T) {
 	require.Equal(t, 48.25, syn["ratio_r"])
 	require.Equal(t, -1.5, syn["log10_err_sgd"])
 	require.Equal(t, -3.25, syn["log10_err_srg"])
+	require.Equal(t, []any{30.0, 10.0, 200.0, 20.0}, syn["ratio_r_other_seeds"])
 
 	ds := s["datasets"].(map[string]any)
 	mush := ds["mushrooms"].(map[string]any)

@@ -125,8 +125,10 @@ type Synthetic struct {
 	RatioR                   float64
 	Log10ErrSGD, Log10ErrSRG float64
 	Curves                   []Curve
-	Elapsed                  time.Duration
-	Err                      string
+	// SeedRatios holds r for the sets of other seeds, to show its spread.
+	SeedRatios []float64
+	Elapsed    time.Duration
+	Err        string
 }
 
 // Dataset is the experiment of Section 5 on one data set.
@@ -198,6 +200,7 @@ type SyntheticSummary struct {
 	RatioR      num    `json:"ratio_r"`
 	Log10ErrSGD num    `json:"log10_err_sgd"`
 	Log10ErrSRG num    `json:"log10_err_srg"`
+	SeedRatios  []num  `json:"ratio_r_other_seeds"`
 	Error       string `json:"error,omitempty"`
 }
 
@@ -297,6 +300,10 @@ func (r *Report) Summary() Summary {
 		s.Synthetic = &SyntheticSummary{
 			N: y.N, D: y.D, Runs: y.Runs, Epochs: y.Epochs,
 			RatioR: num(y.RatioR), Log10ErrSGD: num(y.Log10ErrSGD), Log10ErrSRG: num(y.Log10ErrSRG), Error: y.Err,
+			SeedRatios: []num{},
+		}
+		for _, v := range y.SeedRatios {
+			s.Synthetic.SeedRatios = append(s.Synthetic.SeedRatios, num(v))
 		}
 	}
 	for _, d := range r.Datasets {
