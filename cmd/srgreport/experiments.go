@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"time"
 
@@ -73,7 +74,7 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 // the experiments of Section 5 on it.
 func runDataset(f dataFile, cfg config, sz sizes, ns func(int) reweighted.Sampler, workers int) Dataset {
 	t0 := time.Now()
-	d := Dataset{Name: f.Name, Path: f.Path, Runs: sz.dataRuns, Epochs: sz.dataEpochs, Batch: 128}
+	d := Dataset{Name: f.Name, Path: f.Path, Runs: sz.dataRuns, Epochs: sz.dataEpochs, Batch: 128, RatioR: math.NaN()}
 	var ds *libsvm.Dataset
 	if f.Path == "" {
 		d.Embedded = true

@@ -101,7 +101,8 @@ func TestUnreadableDataFile(t *testing.T) {
 			SeedRatios []float64 `json:"ratio_r_other_seeds"`
 		} `json:"synthetic"`
 		Datasets map[string]struct {
-			Error string `json:"error"`
+			RatioR *float64 `json:"ratio_r"`
+			Error  string   `json:"error"`
 		} `json:"datasets"`
 	}
 	require.NoError(t, json.Unmarshal(b, &s))
@@ -109,6 +110,7 @@ func TestUnreadableDataFile(t *testing.T) {
 	require.Greater(t, *s.Synthetic.RatioR, 1.0, "σ² ≥ σ*² with equality only for equal gradient norms")
 	require.Len(t, s.Synthetic.SeedRatios, 2)
 	require.Contains(t, s.Datasets["nope"].Error, "no such file")
+	require.Nil(t, s.Datasets["nope"].RatioR, "nothing measured is null, not 0")
 
 	for _, f := range []string{"synthetic-error.svg", "synthetic-variance.svg"} {
 		st, serr := os.Stat(filepath.Join(out, f))

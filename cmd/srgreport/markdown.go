@@ -374,6 +374,7 @@ func (m *mdWriter) synthetic(r *Report) {
 	m.row("final log10 relative error, SGD", "—", fmtF(y.Log10ErrSGD, 2))
 	m.row("final log10 relative error, SRG", "—", fmtF(y.Log10ErrSRG, 2))
 	m.row("orders of magnitude gained by SRG (SGD − SRG)", fmt.Sprintf("≈ %.0f", paperSyntheticGain), fmtF(y.Log10ErrSGD-y.Log10ErrSRG, 2))
+	m.row("gain the variance ratio predicts, log10 r", fmtF(math.Log10(paperSyntheticR), 2), fmtF(math.Log10(y.RatioR), 2))
 	m.figure(r, figSynthErr)
 	m.figure(r, figSynthVar)
 }

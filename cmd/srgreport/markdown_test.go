@@ -76,6 +76,7 @@ func TestMarkdownSections(t *testing.T) {
 		"| r = σ²/σ*² at x* | ≈ 50 | 48.2 |",
 		"| r on the sets of the next 4 seeds: median [min, max] | — | 25.0 [10.0, 200.0] |",
 		"| orders of magnitude gained by SRG (SGD − SRG) | ≈ 2 | 1.75 |",
+		"| gain the variance ratio predicts, log10 r | 1.70 | 1.68 |",
 		"| mushrooms | 8124 | 112 | 10 × 50 | 5–10 | 7.50 | -2.00 | -3.12 | -6.00 | ≈ 1 | 1.12 | −∞ | — | — |",
 		"| w8a | — | — | — | — | **failed** |",
 		`**Failed:** cannot read data set "w8a": open missing.gz: no such file or directory`,
