@@ -19,7 +19,6 @@ type Report struct {
 	Started              time.Time
 	Elapsed              time.Duration
 	Claims               []Claim
-	ClaimsErr            string // why the claims were not checked, if so
 	Conformance          []Conformance
 	ConfMaxN, ConfBigN   int // the largest states checked
 	Differential         Differential
@@ -343,9 +342,6 @@ func (r *Report) Summary() Summary {
 // experiments, conformance failures. A report with errors exits non-zero.
 func (r *Report) Errors() []string {
 	errs := []string{}
-	if r.ClaimsErr != "" {
-		errs = append(errs, "claims: "+r.ClaimsErr)
-	}
 	for _, c := range r.Claims {
 		if !c.Pass {
 			errs = append(errs, "claim failed: "+c.Claim)
