@@ -502,6 +502,10 @@ func (t *Tree) deleteFixup(x, xp int32) {
 // subtracts when it turns back, which rounds the sum differently at every
 // turn.
 func (t *Tree) solve(b lemma1.Bound) (rho int, sRho float64) {
+	if b.Eps() == 0 {
+		// The predicate holds at every rank (ε·λ = 0): ρ = n, no descent.
+		return len(t.nodes), t.sum(t.root)
+	}
 	r0, s0 := 0, 0.0
 	for v := t.root; v != nilNode; {
 		n := &t.nodes[v]

@@ -230,6 +230,10 @@ func (t *Tree) Prob(i int, eps float64) (float64, error) {
 // The rank and the partial sum are accumulated by additions only. The sum
 // of all keys must be positive.
 func (t *Tree) solve(b lemma1.Bound) (rho int, sRho float64) {
+	if b.Eps() == 0 {
+		// The predicate holds at every rank (ε·λ = 0): ρ = n, no descent.
+		return len(t.nodes), t.total(t.root)
+	}
 	racc, sacc := 0, 0.0
 	ref := t.root
 	for ref >= 0 {
