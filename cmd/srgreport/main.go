@@ -137,7 +137,7 @@ func (c config) sizes() sizes {
 	}
 	if c.quick {
 		return sizes{
-			scaleLo: 8, scaleHi: 17, naiveMax: 1 << 14, benchtime: 10 * time.Millisecond, reps: 3,
+			scaleLo: 8, scaleHi: 17, naiveMax: 1 << 16, benchtime: 10 * time.Millisecond, reps: 3,
 			states: 60, maxN: 80, bigN: 300,
 			synthRuns: 20, synthEpochs: 30, ratioSeeds: 10,
 			dataRuns: 3, dataEpochs: 10, embeddedN: 2000,
