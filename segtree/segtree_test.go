@@ -318,34 +318,6 @@ func TestZeroAllocs(t *testing.T) {
 	require.Zero(t, allocs)
 }
 
-// One SRG step: draw an item at ε = 1/(2n), then give it a new key.
-func BenchmarkStep(b *testing.B) {
-	for e := 10; e <= 20; e++ {
-		n := 1 << e
-		b.Run(fmt.Sprintf("impl=segtree/n=%d", n), func(b *testing.B) {
-			rng := rand.New(rand.NewPCG(uint64(n), 5))
-			tr := segtree.New(n)
-			for i := range n {
-				if err := tr.Set(i, rng.ExpFloat64()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			eps := 1 / float64(2*n)
-			b.ReportAllocs()
-			for b.Loop() {
-				i, _, err := tr.Sample(eps, rng.Float64())
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := tr.Set(i, rng.ExpFloat64()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(segtree.BytesPerItem, "B/item")
-		})
-	}
-}
-
 // Differential: against the naive backend (a sorted slice with prefix sums,
 // Algorithm 2) on the same keys, Solve gives the same ρ and λ within the
 // contract's tolerance, and Sample draws the same item, unless u lies within
