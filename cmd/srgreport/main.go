@@ -81,6 +81,7 @@ type config struct {
 	seed    uint64
 	sampler string
 	data    dataFlags
+	epochs  int // epochs of the data-set experiments; 0: the mode's default
 
 	// Stages to run; all by default. Tests turn off the slow ones.
 	claims, conformance, scaling, experiments bool
@@ -99,12 +100,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.sampler, "sampler", "segtree", "backend SRG uses in the experiments: naive, ost or segtree")
 	fs.Var(&cfg.data, "libsvm", "a LIBSVM data set as name=path (repeatable), e.g. mushrooms=data/mushrooms.gz")
 	fs.StringVar(&cfg.pngDir, "png", "", "also write PNG copies of the figures into this folder, for viewing")
+	fs.IntVar(&cfg.epochs, "epochs", 0, "epochs of the data-set experiments (default 10 with -quick, 50 without; the noise floors of the small sets show from about 300)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: srgreport [flags]\n\nMeasures the SRG project and writes index.md, summary.json and SVG figures.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
+	}
+	if cfg.epochs < 0 {
+		return cfg, fmt.Errorf("-epochs %d: want a positive number", cfg.epochs)
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -132,6 +137,14 @@ type sizes struct {
 }
 
 func (c config) sizes() sizes {
+	sz := c.modeSizes()
+	if c.epochs > 0 {
+		sz.dataEpochs = c.epochs
+	}
+	return sz
+}
+
+func (c config) modeSizes() sizes {
 	if c.override != nil {
 		return *c.override
 	}

@@ -46,6 +46,7 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-libsvm", "m=x", "-libsvm", "m=y"}, "given twice"},
 		{[]string{"-sampler", "heap"}, "want naive, ost or segtree"},
 		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-epochs", "-3"}, "want a positive number"},
 	} {
 		var stderr bytes.Buffer
 		_, err := parseFlags(c.args, &stderr)
@@ -63,6 +64,20 @@ func TestSizesQuickIsSmaller(t *testing.T) {
 	require.Less(t, q.synthRuns, f.synthRuns)
 	require.Less(t, q.dataEpochs, f.dataEpochs)
 	require.Less(t, q.benchtime, f.benchtime)
+}
+
+// -epochs overrides the data-set epochs of either mode and nothing else.
+func TestEpochsFlag(t *testing.T) {
+	for _, args := range [][]string{{"-epochs", "300"}, {"-quick", "-epochs", "300"}} {
+		cfg, err := parseFlags(args, io.Discard)
+		require.NoError(t, err)
+		sz := cfg.sizes()
+		require.Equal(t, 300, sz.dataEpochs, "%q", args)
+		cfg.epochs = 0
+		want := cfg.sizes()
+		want.dataEpochs = 300
+		require.Equal(t, want, sz, "%q changes only the epochs", args)
+	}
 }
 
 // tiny are sizes that make a run take a few seconds.
