@@ -163,7 +163,7 @@ func checkLemma2(cfg Config) (Result, error) {
 					atTie++
 				}
 			}
-			if !e.AllZero && !closeRel(lambda, e.LambdaAt(rho), 1e-9) {
+			if !e.AllZero && !samplertest.CloseRel(lambda, e.LambdaAt(rho), 1e-9) {
 				res.Pass = false
 				res.Notes = fmt.Sprintf("%s: keys %v ε %v: λ = %v, exact λ(%d) = %v", b.name, keys, eps, lambda, rho, ratFloat(e.LambdaAt(rho)))
 				return res, nil
@@ -178,22 +178,6 @@ func checkLemma2(cfg Config) (Result, error) {
 	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; float Solve ρ ≠ exact ρ on %d (%d of them exact ties, same distribution); ratio is TV/1e-9",
 		mismatch, atTie)
 	return res, nil
-}
-
-// closeRel reports whether |x − y| ≤ rel·|y| + the smallest subnormal, in
-// exact arithmetic.
-func closeRel(x float64, y *big.Rat, rel float64) bool {
-	d := new(big.Rat).SetFloat64(x)
-	if d == nil {
-		return false
-	}
-	d.Sub(d, y)
-	d.Abs(d)
-	bound := new(big.Rat).Abs(y)
-	bound.Mul(bound, new(big.Rat).SetFloat64(rel))
-	// A subnormal result cannot be closer than its spacing.
-	bound.Add(bound, new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64))
-	return d.Cmp(bound) <= 0
 }
 
 // prop2Ratios returns, for one instance with some positive key and

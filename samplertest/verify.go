@@ -52,7 +52,7 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		if rho != n || lambda != 0 {
 			return fmt.Errorf("Solve(%v) with all keys 0 = (%d, %v), want (%d, 0)", eps, rho, lambda, n)
 		}
-	} else if !closeRel(lambda, ex.Lambda, RelLambda) {
+	} else if !CloseRel(lambda, ex.Lambda, RelLambda) {
 		f, _ := ex.Lambda.Float64()
 		return fmt.Errorf("Solve(%v) λ = %v (ρ = %d), exact λ = %v (ρ = %d)", eps, lambda, rho, f, ex.Rho)
 	}
@@ -159,16 +159,18 @@ func probeRanks(n, rho int) []int {
 	return out
 }
 
-// closeRel reports whether x is within rel of the exact y, or within one
-// step of the subnormal grid when y is too small to carry rel precision.
-func closeRel(x float64, y *big.Rat, rel float64) bool {
+// CloseRel reports whether the float x is within rel of the exact y,
+// |x − y| ≤ rel·|y|, or within one step of the subnormal grid when y is too
+// small to carry rel precision.
+func CloseRel(x float64, y *big.Rat, rel float64) bool {
 	d := new(big.Rat).SetFloat64(x)
 	if d == nil {
-		return false
+		return false // x is NaN or infinite
 	}
 	d.Sub(d, y)
 	d.Abs(d)
-	bound := new(big.Rat).Mul(y, new(big.Rat).SetFloat64(rel))
+	bound := new(big.Rat).Abs(y)
+	bound.Mul(bound, new(big.Rat).SetFloat64(rel))
 	bound.Add(bound, new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64))
 	return d.Cmp(bound) <= 0
 }
