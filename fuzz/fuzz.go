@@ -9,11 +9,11 @@ package fuzz
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/ost"
+	"github.com/reweighted/reweighted/samplertest"
 	"github.com/reweighted/reweighted/segtree"
 )
 
@@ -58,48 +58,16 @@ func (r *Reader) Uint64() uint64 {
 	return binary.LittleEndian.Uint64(buf[:])
 }
 
-// Key decodes a valid key for n items, leaning on the kinds that break
-// arithmetic: 0, integers, any power of two, subnormals and keys near the
-// largest that n items may hold.
+// Key decodes a valid key for n items (see samplertest.KeyFromBits).
 func (r *Reader) Key(n int) float64 {
-	kind, x := r.Byte(), r.Uint64()
-	m := float64(x>>44 | 1) // 20 significant bits
-	_, top := math.Frexp(reweighted.MaxSum / float64(2*n))
-	top -= 21
-	switch kind % 6 {
-	case 0:
-		return 0
-	case 1:
-		return float64(x % 1000)
-	case 2:
-		return math.Ldexp(m, -1074+int(x%uint64(top+1075)))
-	case 3:
-		return math.Ldexp(m, -1074)
-	case 4:
-		return math.Ldexp(m, top-int(x%8))
-	default:
-		return float64(x>>11) / (1 << 53)
-	}
+	kind := r.Byte()
+	return samplertest.KeyFromBits(kind, r.Uint64(), n)
 }
 
-// Eps decodes a valid bound for n items, edges first.
+// Eps decodes a valid bound for n items (see samplertest.EpsFromBits).
 func (r *Reader) Eps(n int) float64 {
-	top := 1 / float64(n)
-	kind, x := r.Byte(), r.Uint64()
-	switch kind % 6 {
-	case 0:
-		return 0
-	case 1:
-		return top
-	case 2:
-		return math.Nextafter(top, 0)
-	case 3:
-		return 1 / float64(2*n)
-	case 4:
-		return min(math.Ldexp(1, -int(x%1075)), top)
-	default:
-		return float64(x>>11) / (1 << 53) * top
-	}
+	kind := r.Byte()
+	return samplertest.EpsFromBits(kind, r.Uint64(), n)
 }
 
 // U decodes a uniform number in [0, 1).

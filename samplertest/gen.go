@@ -85,3 +85,47 @@ func EdgeEps(n int) []float64 {
 
 // EdgeU lists uniform numbers every check visits.
 var EdgeU = []float64{0, 0.1, 0.25, 0.5, 0.75, 0.999, math.Nextafter(1, 0)}
+
+// KeyFromBits decodes a key for n items from a kind and 64 random bits, for
+// seeded generators and fuzz decoders that do not run under rapid. Like Key
+// it yields 0, small integers (ties), integers times any power of two,
+// subnormals, keys near the largest n of them may hold and plain fractions,
+// always small enough that n keys stay below MaxSum.
+func KeyFromBits(kind byte, x uint64, n int) float64 {
+	m := float64(x>>44 | 1) // 20 significant bits
+	top := hugeExp(n)
+	switch kind % 6 {
+	case 0:
+		return 0
+	case 1:
+		return float64(x % 8)
+	case 2:
+		return math.Ldexp(m, -1074+int(x%uint64(top+1075)))
+	case 3:
+		return math.Ldexp(m, -1074)
+	case 4:
+		return math.Ldexp(m, top-int(x%8))
+	default:
+		return float64(x>>11) / (1 << 53)
+	}
+}
+
+// EpsFromBits decodes a valid bound for n ≥ 1 items from a kind and 64
+// random bits, the edges of Eps included.
+func EpsFromBits(kind byte, x uint64, n int) float64 {
+	top := 1 / float64(n)
+	switch kind % 6 {
+	case 0:
+		return 0
+	case 1:
+		return top
+	case 2:
+		return math.Nextafter(top, 0)
+	case 3:
+		return 1 / float64(2*n)
+	case 4:
+		return min(math.Ldexp(1, -int(x%1075)), top)
+	default:
+		return float64(x>>11) / (1 << 53) * top
+	}
+}
