@@ -2,10 +2,13 @@ package bench_test
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/reweighted/reweighted/bench"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 func benchmark(b *testing.B, op bench.Op) {
@@ -58,4 +61,46 @@ func TestWorkloads(t *testing.T) {
 	}
 	_, _, err := bench.Prepare(bench.Impls[0], bench.Step, 1<<17, 1)
 	require.Error(t, err, "naive is not benchmarked past its MaxN")
+}
+
+// BenchmarkDescent is one root-to-leaf descent of a bare balanced tree in
+// the layout of ost (nodes at random slots) and of an implicit heap (nodes in
+// breadth-first order): the memory floor of the backends' descents.
+func BenchmarkDescent(b *testing.B) {
+	for _, layout := range []string{bench.RandomSlots, bench.BFSOrder} {
+		for _, n := range bench.Sizes(10, 20) {
+			b.Run(fmt.Sprintf("impl=%s/n=%d", layout, n), func(b *testing.B) {
+				f, err := bench.NewFloor(n, layout, 1)
+				require.NoError(b, err)
+				rng := rand.New(rand.NewPCG(2, uint64(n)))
+				c := 0
+				for b.Loop() {
+					c += f.Count(rng.Float64() * float64(n))
+				}
+				require.Positive(b, c)
+			})
+		}
+	}
+}
+
+// Property: in both layouts, Count(x) is the number of keys among
+// 0, 1, …, n−1 that are ≥ x, counted here by formula.
+func TestFloorCounts(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 3000).Draw(t, "n")
+		x := rapid.Float64Range(-2, float64(n)+2).Draw(t, "x")
+		want := n - min(n, max(0, int(math.Ceil(x))))
+		for _, layout := range []string{bench.RandomSlots, bench.BFSOrder} {
+			f, err := bench.NewFloor(n, layout, rapid.Uint64().Draw(t, "seed"))
+			require.NoError(t, err)
+			require.Equal(t, want, f.Count(x), "%s: n=%d x=%v", layout, n, x)
+		}
+	})
+}
+
+func TestFloorRejects(t *testing.T) {
+	_, err := bench.NewFloor(0, bench.RandomSlots, 1)
+	require.ErrorContains(t, err, "at least one node")
+	_, err = bench.NewFloor(8, "spiral", 1)
+	require.ErrorContains(t, err, `unknown layout "spiral"`)
 }
