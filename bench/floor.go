@@ -18,9 +18,9 @@ type Floor struct {
 
 type floorNode struct {
 	key         float64
-	pad         float64 // ost's node also holds a sum
 	left, right int32
-	_           [2]int32 // ost's node also holds a parent link and a size
+	// ost's node also holds a sum, a parent link and a size.
+	_ [16]byte
 }
 
 // Layouts of a Floor.
