@@ -96,3 +96,24 @@ func (f *Floor) Count(x float64) int {
 	}
 	return c
 }
+
+// FloorImpl names the floor in tables, and TwoDescents its workload.
+const (
+	FloorImpl   = "floor"
+	TwoDescents = "two-descents"
+)
+
+// PrepareFloor builds a Floor of n nodes at random slots and returns one
+// TwoDescents operation: two descents to random keys, the least that a step
+// of ost does (draw an item, reinsert it).
+func PrepareFloor(n int, seed uint64) (run func(), err error) {
+	f, err := NewFloor(n, RandomSlots, seed)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	sink := 0
+	return func() {
+		sink += f.Count(rng.Float64()*float64(n)) + f.Count(rng.Float64()*float64(n))
+	}, nil
+}

@@ -25,6 +25,7 @@ var colours = map[string]color.Color{
 	"ost":               color.RGBA{31, 119, 180, 255},
 	"segtree":           color.RGBA{255, 127, 14, 255},
 	bench.GonumWeighted: color.RGBA{44, 160, 44, 255},
+	bench.FloorImpl:     color.Gray{Y: 128},
 }
 
 // plotSeries is one line of a figure.
@@ -51,7 +52,7 @@ func figureSpecs(r *Report) []figureSpec {
 		s := figureSpec{
 			key: figScaling, file: "scaling.svg",
 			caption: "Cost of one SRG step (Sample then Set) against n, log-log; solid: ε = 1/(2n), dashed: ε = 0 " +
-				"(gonum's Weighted: Take then Reweight).",
+				"(gonum's Weighted: Take then Reweight); grey: the floor of two bare tree descents.",
 			title: "Cost per SRG step", xlabel: "n", ylabel: "ns per step", logX: true, logY: true, legendLeft: true,
 		}
 		for _, c := range scalingColumns(r.Scaling.Points) {

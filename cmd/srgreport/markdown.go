@@ -202,6 +202,9 @@ func scalingColumns(points []Point) [][2]string {
 			}
 		}
 	}
+	if len(series(points, bench.FloorImpl, bench.TwoDescents)) > 0 {
+		cols = append(cols, [2]string{bench.FloorImpl, bench.TwoDescents})
+	}
 	return cols
 }
 
@@ -212,6 +215,8 @@ func opLabel(op string) string {
 		return "ε = 1/(2n)"
 	case string(bench.StepEps0):
 		return "ε = 0"
+	case bench.TwoDescents:
+		return "(two descents)"
 	}
 	return op
 }
@@ -226,7 +231,9 @@ func (m *mdWriter) scaling(r *Report) {
 	m.printf("One SRG step is `Sample` then `Set` of the drawn item to a fresh key (`bench.Prepare`), timed by ")
 	m.printf("`testing.Benchmark`: each point is the fastest of %d measurements of %s (the machine may be shared, and ", sc.Reps, sc.Benchtime)
 	m.printf("interference only adds time). gonum's `sampleuv.Weighted` has no lower bound ε ")
-	m.printf("and runs the ε = 0 step (`Take` then `Reweight`). Nanoseconds per step:\n")
+	m.printf("and runs the ε = 0 step (`Take` then `Reweight`). The last column is a floor, not a sampler: two ")
+	m.printf("root-to-leaf descents of a bare balanced tree of n 32-byte nodes at random slots (`bench.Floor`), ")
+	m.printf("the least memory traffic of an `ost` step, which must draw an item and reinsert it. Nanoseconds per step:\n")
 	if sc.Err != "" {
 		m.printf("\nThe stage stopped early: %s\n", oneLine(sc.Err))
 	}

@@ -35,6 +35,7 @@ func fixture() *Report {
 				{Impl: "gonum-weighted", Op: "step-eps0", N: 256, NsPerOp: 200, BytesPerItem: 8},
 				{Impl: "gonum-weighted", Op: "step-eps0", N: 512, NsPerOp: 210, BytesPerItem: 8},
 				{Impl: "naive", Op: "step", N: 256, NsPerOp: 900, BytesPerItem: 40},
+				{Impl: "floor", Op: "two-descents", N: 256, NsPerOp: 300},
 			},
 			Fits:   []Fit{{Impl: "ost", Op: "step", Model: "log2", Slope: 51.25, R2: 0.987, From: 256, To: 1 << 20}},
 			Ratios: []Ratio{{Impl: "ost", N: 256, Eps0: 5, Step: 6.172}},
@@ -67,8 +68,10 @@ func TestMarkdownSections(t *testing.T) {
 		"| `ost` | 4 | 44 | 1 |", "First failure of `ost`: state 2: λ off",
 		"4 states, 88 Solve comparisons", "1320 Sample comparisons", "3 disagreements", "**0 failures**",
 		// scaling: the time table, the fit and the ratio to gonum
-		"| 2^8 | 900 | 1234 | 1000 | 200 |",
-		"| 2^9 | — | — | — | 210 |",
+		"| n | naive ε = 1/(2n) | ost ε = 1/(2n) | ost ε = 0 | gonum-weighted ε = 0 | floor (two descents) |",
+		"| 2^8 | 900 | 1234 | 1000 | 200 | 300 |",
+		"| 2^9 | — | — | — | 210 | — |",
+		"The last column is a floor, not a sampler",
 		"naive is measured up to n = 2^8 only",
 		"| ost | ε = 1/(2n) | ns = a + b·log2 n | 51.2 ns/doubling | 0.987 | 2^8 … 2^20 |",
 		"| 2^8 | 5.00 | 6.17 |",
@@ -136,7 +139,7 @@ func TestSummaryJSONSchema(t *testing.T) {
 	require.Nil(t, claims[1].(map[string]any)["worst_ratio"], "+∞ is encoded as null")
 
 	sc := s["scaling"].([]any)
-	require.Len(t, sc, 5)
+	require.Len(t, sc, 6, "every point, the floor included")
 	p0 := sc[0].(map[string]any)
 	require.Equal(t, "ost", p0["impl"])
 	require.Equal(t, 1234.4, p0["ns_per_op"])

@@ -53,29 +53,35 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 			}
 		}
 	}
-	pr.Start("scaling", len(jobs))
+	floorNs := bench.Sizes(lo, hi)
+	pr.Start("scaling", len(jobs)+len(floorNs))
 	for _, j := range jobs {
 		run, bpi, err := bench.Prepare(j.impl, j.op, j.n, seed)
 		if err != nil {
 			sc.Err = err.Error()
 			break
 		}
-		p := Point{Impl: j.impl.Name, Op: string(j.op), N: j.n, NsPerOp: math.Inf(1), BytesPerItem: bpi}
-		for range reps {
-			res := testing.Benchmark(func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					run()
-				}
-			})
-			if res.N == 0 {
-				sc.Err = fmt.Sprintf("%s %s n=%d: benchmark did not run", j.impl.Name, j.op, j.n)
-				break
-			}
-			p.NsPerOp = min(p.NsPerOp, float64(res.T.Nanoseconds())/float64(res.N))
-			p.AllocsPerOp = res.AllocsPerOp()
+		p := Point{Impl: j.impl.Name, Op: string(j.op), N: j.n, BytesPerItem: bpi}
+		if p.NsPerOp, p.AllocsPerOp, err = fastest(run, reps); err != nil {
+			sc.Err = fmt.Sprintf("%s %s n=%d: %v", j.impl.Name, j.op, j.n, err)
+			break
 		}
+		sc.Points = append(sc.Points, p)
+		pr.Step()
+	}
+	// The memory floor of a step of ost, measured in the same run.
+	for _, n := range floorNs {
 		if sc.Err != "" {
+			break
+		}
+		run, err := bench.PrepareFloor(n, seed)
+		if err != nil {
+			sc.Err = err.Error()
+			break
+		}
+		p := Point{Impl: bench.FloorImpl, Op: bench.TwoDescents, N: n}
+		if p.NsPerOp, p.AllocsPerOp, err = fastest(run, reps); err != nil {
+			sc.Err = fmt.Sprintf("floor n=%d: %v", n, err)
 			break
 		}
 		sc.Points = append(sc.Points, p)
@@ -84,6 +90,26 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 	pr.Done(fmt.Sprintf("%d measurements", len(sc.Points)))
 	sc.Fits, sc.Ratios = fitScaling(sc.Points)
 	return sc
+}
+
+// fastest returns the least time per call of run over reps measurements
+// by testing.Benchmark, and the allocations per call.
+func fastest(run func(), reps int) (ns float64, allocs int64, err error) {
+	ns = math.Inf(1)
+	for range reps {
+		res := testing.Benchmark(func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				run()
+			}
+		})
+		if res.N == 0 {
+			return 0, 0, fmt.Errorf("benchmark did not run")
+		}
+		ns = min(ns, float64(res.T.Nanoseconds())/float64(res.N))
+		allocs = res.AllocsPerOp()
+	}
+	return ns, allocs, nil
 }
 
 // fitScaling fits every (impl, op) series, ns against log2 n for the trees

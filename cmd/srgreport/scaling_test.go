@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reweighted/reweighted/bench"
 	"github.com/stretchr/testify/require"
 )
 
@@ -92,9 +93,14 @@ func TestMeasureScalingTiny(t *testing.T) {
 	sc := measureScaling(4, 5, 1<<4, time.Millisecond, 1, 1, pr)
 	require.Empty(t, sc.Err)
 	// naive only at n = 16 (naiveMax), the others at 16 and 32; gonum
-	// runs only the ε = 0 step.
-	require.Len(t, sc.Points, 2+4+4+2)
+	// runs only the ε = 0 step; the floor runs at both sizes.
+	require.Len(t, sc.Points, 2+4+4+2+2)
+	floor := 0
 	for _, p := range sc.Points {
+		if p.Impl == bench.FloorImpl {
+			require.Equal(t, bench.TwoDescents, p.Op)
+			floor++
+		}
 		require.Greater(t, p.NsPerOp, 0.0)
 		require.False(t, math.IsInf(p.NsPerOp, 0))
 		require.LessOrEqual(t, p.N, 32)
@@ -102,6 +108,7 @@ func TestMeasureScalingTiny(t *testing.T) {
 			require.Equal(t, 16, p.N)
 		}
 	}
+	require.Equal(t, 2, floor)
 	require.Contains(t, string(out), "scaling done")
 }
 
