@@ -29,7 +29,8 @@ func (p periodic) Dim() int                       { return p.base.Dim() }
 func (p periodic) Row(i int) ([]int32, []float64) { return p.base.Row(i % period) }
 
 // BenchmarkIteration times one iteration (batch 1) of SGD and of SRG on each
-// sampler backend, on dense synthetic least squares. SRG's keys are first
+// sampler backend (and on ost with the Bernoulli update), on dense synthetic
+// least squares. SRG's keys are first
 // filled with the gradient norms at x0 (naive: only up to n = 2^16, since its
 // O(n) Set makes the fill O(n²); above that it starts from zero keys, and its
 // per-iteration cost is O(n) either way).
@@ -82,6 +83,13 @@ func BenchmarkIteration(b *testing.B) {
 					benchSteps(b, p, Options{Method: SRG, Schedule: benchSchedule(p), X0: x0, NewSampler: be.new}, fill)
 				})
 			}
+			// Algorithm 1's Bernoulli update skips Set with probability
+			// 1 − ε/p; at ε = 1/(2n) it updates half the time on average.
+			b.Run("impl=srg-ost-bernoulli/"+size, func(b *testing.B) {
+				setup(b)
+				benchSteps(b, p, Options{Method: SRG, Schedule: benchSchedule(p), X0: x0, Bernoulli: true,
+					NewSampler: func(n int) reweighted.Sampler { return ost.New(n) }}, true)
+			})
 		}
 	}
 }
