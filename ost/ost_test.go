@@ -210,19 +210,35 @@ func (m *machine) SetSame(t *rapid.T) {
 }
 
 // set calls Set(i, a) and updates the model. Only a key that would push
-// the sum above MaxSum may be refused.
+// the sum above MaxSum may be refused, and a refusal changes nothing; an
+// accepted key keeps the sum within MaxSum. Both up to the rounding of the
+// tree's float sum, which the check uses.
 func (m *machine) set(t *rapid.T, i int, a float64) {
+	over, _ := new(big.Float).Quo(exactSum(m.keys, i, a), big.NewFloat(reweighted.MaxSum)).Float64()
+	before := m.tr.Clone()
 	err := m.tr.Set(i, a)
 	if err != nil {
 		if !errors.Is(err, reweighted.ErrKey) {
 			t.Fatalf("Set(%d, %v): %v", i, a, err)
 		}
-		if s := exactSum(m.keys, i, a); s.Cmp(big.NewFloat(reweighted.MaxSum/2)) < 0 {
-			t.Fatalf("Set(%d, %v) refused with a sum of %v: %v", i, a, s, err)
+		if over <= 1-1e-12 {
+			t.Fatalf("Set(%d, %v) refused with the sum at %v·MaxSum: %v", i, a, over, err)
 		}
+		require.Equal(t, before, m.tr, "a refused Set(%d, %v) changed the tree", i, a)
 		return
 	}
+	if over > 1+1e-12 {
+		t.Fatalf("Set(%d, %v) accepted with the sum at %v·MaxSum", i, a, over)
+	}
 	m.keys[i] = a
+}
+
+// SetHuge sets a key between 0.2 and 2 times MaxSum: refused or accepted
+// depending on the other keys, which tests the MaxSum check from both
+// sides.
+func (m *machine) SetHuge(t *rapid.T) {
+	i := rapid.IntRange(0, len(m.keys)-1).Draw(t, "i")
+	m.set(t, i, math.Ldexp(rapid.Float64Range(0.1, 1).Draw(t, "f"), 832))
 }
 
 // Nudge moves a key by one ulp, which usually keeps its rank: the path of
@@ -282,6 +298,7 @@ func invariants(maxN int) func(*rapid.T) {
 		t.Repeat(map[string]func(*rapid.T){
 			"Set":     m.Set,
 			"SetSame": m.SetSame,
+			"SetHuge": m.SetHuge,
 			"Nudge":   m.Nudge,
 			"":        m.Check,
 		})
