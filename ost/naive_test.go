@@ -44,7 +44,9 @@ func randomEps(rng *rand.Rand, n int) float64 {
 // TestDifferentialNaive runs long random histories on ost and on the naive
 // backend and compares every answer. Both may round a boundary differently
 // (their sums are associated differently); where they disagree, both must
-// still pass samplertest.Verify.
+// still pass samplertest.Verify. Both share the arithmetic of
+// internal/lemma1, so agreement alone cannot catch an error there: ost is
+// also checked against the exact oracle (Verify) at regular steps.
 func TestDifferentialNaive(t *testing.T) {
 	type run struct {
 		n, steps int
@@ -85,6 +87,9 @@ func TestDifferentialNaive(t *testing.T) {
 			edge := step%max(10, r.n/20) == 9
 			if edge {
 				eps, u = edgeQuery(rng, keys, tr)
+			}
+			if step%max(10, r.n/4) == 5 {
+				require.NoError(t, samplertest.Verify(tr, keys, eps, []float64{u, rng.Float64()}), "ost against the oracle, n=%d step %d", r.n, step)
 			}
 			j := rng.IntN(r.n)
 			if !agree(t, tr, nv, eps, u, j) {
