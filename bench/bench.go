@@ -33,6 +33,12 @@ type Impl struct {
 	// New makes a sampler of n items; nil for gonum's Weighted, which has no
 	// lower bound ε and so runs only the ε = 0 step.
 	New func(n int) reweighted.Sampler
+	// SortedFill gives the items their keys in canonical order (item 0 the
+	// largest), which lets naive fill in O(n) per Set. The trees get their
+	// keys in random order, so that their nodes are scattered in memory as
+	// after a long run, and not laid out in key order as a sorted fill
+	// leaves them.
+	SortedFill bool
 }
 
 // GonumWeighted names the gonum baseline.
@@ -40,7 +46,7 @@ const GonumWeighted = "gonum-weighted"
 
 // Impls lists the implementations, backends first.
 var Impls = []Impl{
-	{Name: "naive", MaxN: 1 << 16, New: func(n int) reweighted.Sampler { return naive.New(n) }},
+	{Name: "naive", MaxN: 1 << 16, New: func(n int) reweighted.Sampler { return naive.New(n) }, SortedFill: true},
 	{Name: "ost", MaxN: 1 << 20, New: func(n int) reweighted.Sampler { return ost.New(n) }},
 	{Name: "segtree", MaxN: 1 << 20, New: func(n int) reweighted.Sampler { return segtree.New(n) }},
 	{Name: GonumWeighted, MaxN: 1 << 20},
@@ -93,10 +99,9 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 	for i := range keys {
 		keys[i] = key(rng)
 	}
-	// Items in canonical order from the start: which item holds which key
-	// does not matter here, and naive then fills in O(n) per Set without
-	// moving anything.
-	slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
+	if impl.SortedFill {
+		slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
+	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -104,6 +109,9 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 		w := sampleuv.NewWeighted(keys, rand.NewPCG(seed, 1))
 		runtime.GC()
 		runtime.ReadMemStats(&after)
+		// Weighted copies the keys; keys must outlive the measurement, or
+		// the GC frees them and hides the copy.
+		runtime.KeepAlive(keys)
 		return func() {
 			i, ok := w.Take()
 			if !ok {
