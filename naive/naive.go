@@ -2,8 +2,9 @@
 // slice sorted in canonical order, with prefix sums, as in Algorithm 2 of
 // the paper.
 //
-// The layout is three int32/float64 arrays in rank order plus two indexed by
-// item: about 40 bytes per item, all allocated by New. Set moves one item by
+// The layout is four arrays in rank order (the item at each rank and the
+// prefix sums hi, lo and sum) plus two indexed by item (key and rank): 40
+// bytes per item, all allocated by New. Set moves one item by
 // a binary search and a copy, then refreshes the prefix sums from the lowest
 // rank it touched, so it costs O(n) in the worst case. Solve is Algorithm 2's
 // binary search for ρ, valid by Proposition 1; Sample and Prob cost

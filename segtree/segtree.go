@@ -59,8 +59,8 @@
 // # Trade-offs versus the red-black tree
 //
 // The order-statistic red-black tree (package ost) bounds the depth by
-// 2·log2(n+1), at most 62 for any n with int32 links, in 40 bytes per item.
-// The trie takes 8 more bytes per item, and its worst case is the word width
+// 2·log2(n+1), at most 62 for any n with int32 links, in 32 bytes per item.
+// The trie takes 16 more bytes per item, and its worst case is the word width
 // rather than a function of n; in exchange it has no rebalancing code at
 // all, every node on a search path is one slot holding the key, sums and
 // counts that the descent reads, and its shape and answers are a function of
