@@ -38,7 +38,9 @@ func (m Method) String() string {
 
 // Options configure one run of an optimiser.
 type Options struct {
-	Method   Method
+	// Method selects the optimiser.
+	Method Method
+	// Schedule gives α_k and ε_k (ε_k is used by SRG only).
 	Schedule Schedule
 	// Batch is the mini-batch size m ≥ 1 (0 means 1). SGD, SRG and SVRG
 	// draw the m indices independently, with replacement; SRG weights each

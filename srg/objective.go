@@ -45,12 +45,14 @@ func (l Loss) String() string {
 //	f_i(x) = φ_i(a_iᵀx) + (μ/2)‖x‖²,   ∇f_i(x) = φ_i'(a_iᵀx)·a_i + μx.
 //
 // Every per-example gradient is a multiple of the sparse row a_i plus μx, so
-// an optimiser that keeps x in scaled form (see iterate) pays O(nnz(a_i)) per
+// an optimiser that keeps x in scaled form, x = s·v, pays O(nnz(a_i)) per
 // gradient, and ‖∇f_i(x)‖ follows from a_iᵀx, ‖a_i‖² and ‖x‖² in O(1).
 type Problem struct {
+	// Rows holds the examples a_i, one sparse row each.
 	Rows Rows
 	// Y holds the labels (Logistic, in {−1, +1}) or targets (Squared).
-	Y    []float64
+	Y []float64
+	// Loss is the per-example loss φ_i.
 	Loss Loss
 	// Mu is the ℓ2 regularisation μ ≥ 0.
 	Mu    float64

@@ -518,15 +518,15 @@ func TestBadOptions(t *testing.T) {
 	p, err := NewProblem(ds, ds.Labels, Squared, 0)
 	require.NoError(t, err)
 	_, err = Run(p, Options{Method: SRG, Schedule: Constant{0.01, 0.5 / 20}})
-	require.Error(t, err, "SRG without a sampler")
+	require.ErrorContains(t, err, "SRG needs a sampler constructor")
 	_, err = Run(p, Options{Method: SRG, Schedule: Constant{0.01, 2.0 / 20}, NewSampler: newNaive, Epochs: 1})
-	require.Error(t, err, "ε > 1/n")
+	require.ErrorContains(t, err, "ε = 0.1 not in (0, 1/20]")
 	_, err = Run(p, Options{Method: SGD})
-	require.Error(t, err, "no schedule")
+	require.ErrorContains(t, err, "no schedule")
 	_, err = Run(p, Options{Method: SGD, Schedule: Constant{1e3, 0}, Epochs: 50})
-	require.Error(t, err, "divergence is reported")
+	require.ErrorContains(t, err, "the iterate diverged")
 	_, err = NewProblem(ds, ds.Labels, Logistic, 0)
-	require.Error(t, err, "logistic labels must be ±1")
+	require.ErrorContains(t, err, "want ±1", "logistic labels must be ±1")
 }
 
 // Algorithm 1 exactly as analysed (Bernoulli key updates, the decreasing
