@@ -52,7 +52,7 @@ func figureSpecs(r *Report) []figureSpec {
 		s := figureSpec{
 			key: figScaling, file: "scaling.svg",
 			caption: "Cost of one SRG step (Sample then Set) against n, log-log; solid: ε = 1/(2n), dashed: ε = 0 " +
-				"(gonum's Weighted: Take then Reweight); grey: the floor of two bare tree descents.",
+				"(gonum's Weighted: Take then Reweight); grey: two descents of a bare tree (bench.Floor; a reference, not a sampler).",
 			title: "Cost per SRG step", xlabel: "n", ylabel: "ns per step", logX: true, logY: true, legendLeft: true,
 		}
 		for _, c := range scalingColumns(r.Scaling.Points) {
@@ -114,7 +114,7 @@ func figureSpecs(r *Report) []figureSpec {
 			key := fmt.Sprintf(row.key, d.Name)
 			s := figureSpec{
 				key: key, file: safeName(key) + ".svg",
-				caption: fmt.Sprintf("%s, %s step size (Figure 1, %s row): log10 relative error against epochs, mean of %d runs.",
+				caption: fmt.Sprintf("%s, %s step size (the paper's Figure 1, %s row): log10 relative error against epochs, mean of %d runs.",
 					d.Name, row.name, map[string]string{"constant": "top", "decreasing": "bottom"}[row.name], d.Runs),
 				title: fmt.Sprintf("%s: %s step", d.Name, row.name), xlabel: "epochs (gradient evaluations / n)",
 				ylabel: "log10 relative error",

@@ -16,9 +16,10 @@
 // the report labels them.
 //
 // Without -libsvm, the logistic-regression experiment runs on a small set
-// generated from the seed, so the command needs nothing but Go. A data file
-// that cannot be read is named in the report, the rest is still written, and
-// the command exits with status 1.
+// generated from the seed, so the command needs nothing but Go. A data path
+// that does not exist stops the command before it measures anything (status
+// 2); a data file that exists but cannot be read is named in the report, the
+// rest is still written, and the command exits with status 1.
 package main
 
 import (
@@ -114,6 +115,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
+	// Fail on a mistyped data path now, not after minutes of measuring.
+	for _, f := range cfg.data {
+		st, err := os.Stat(f.Path)
+		if err == nil && st.IsDir() {
+			err = errors.New("is a directory")
+		}
+		if err != nil {
+			return cfg, fmt.Errorf("-libsvm %s=%s: %w", f.Name, f.Path, err)
+		}
+	}
 	if newSampler(cfg.sampler) == nil {
 		return cfg, fmt.Errorf("-sampler %q: want naive, ost or segtree", cfg.sampler)
 	}
@@ -173,22 +184,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, "srgreport:", err)
 		os.Exit(2)
 	}
-	if err := run(cfg, os.Stderr, isTerminal(os.Stderr)); err != nil {
+	if err := run(cfg, newProgress(os.Stderr, isTerminal(os.Stderr))); err != nil {
 		fmt.Fprintln(os.Stderr, "srgreport:", err)
 		os.Exit(1)
 	}
 }
 
-// run measures everything cfg selects and writes the report. The report is
-// written even when a stage fails; the error then lists what failed.
-func run(cfg config, stderr io.Writer, tty bool) error {
-	start := time.Now()
+// run measures everything cfg selects, reports progress on pr and writes
+// the report. The report is written even when a stage fails; the error then
+// lists what failed. The run's start and length are read from pr's clock.
+func run(cfg config, pr *progress) error {
+	start := pr.now()
 	// Fail on an unwritable folder before spending minutes measuring.
 	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
 		return err
 	}
 	sz := cfg.sizes()
-	pr := newProgress(stderr, tty)
 	r := &Report{
 		Seed: cfg.seed, Quick: cfg.quick, Sampler: cfg.sampler,
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
@@ -211,11 +222,11 @@ func run(cfg config, stderr io.Writer, tty bool) error {
 	}
 	r.Errata = errata()
 	drawFigures(r, cfg.out, cfg.pngDir)
-	r.Elapsed = time.Since(start)
+	r.Elapsed = pr.now().Sub(start)
 	if err := writeReport(r, cfg.out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "srgreport: wrote %s in %s\n", filepath.Join(cfg.out, "index.md"), r.Elapsed.Round(time.Second))
+	fmt.Fprintf(pr.w, "srgreport: wrote %s in %s\n", filepath.Join(cfg.out, "index.md"), fmtDuration(r.Elapsed))
 	if errs := r.Errors(); len(errs) > 0 {
 		return fmt.Errorf("%d problem(s), listed in the report:\n  %s", len(errs), strings.Join(errs, "\n  "))
 	}

@@ -13,17 +13,31 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// dataFiles creates empty files of the given names in a new folder and
+// returns their paths, so that -libsvm flags name files that exist.
+func dataFiles(t *testing.T, names ...string) []string {
+	dir := t.TempDir()
+	var paths []string
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		require.NoError(t, os.WriteFile(p, nil, 0o644))
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 func TestParseFlagsLibsvm(t *testing.T) {
+	p := dataFiles(t, "mushrooms.gz", "w8a.bz2", "a=b")
 	cfg, err := parseFlags([]string{
 		"-quick", "-seed", "9", "-out", "r",
-		"-libsvm", "mushrooms=data/mushrooms.gz", "-libsvm", "w8a = /x/w8a.bz2", "-libsvm", "eq=a=b",
+		"-libsvm", "mushrooms=" + p[0], "-libsvm", "w8a = " + p[1], "-libsvm", "eq=" + p[2],
 	}, io.Discard)
 	require.NoError(t, err)
 	require.True(t, cfg.quick)
 	require.Equal(t, uint64(9), cfg.seed)
 	require.Equal(t, "r", cfg.out)
-	require.Equal(t, dataFlags{{"mushrooms", "data/mushrooms.gz"}, {"w8a", "/x/w8a.bz2"}, {"eq", "a=b"}}, cfg.data)
-	require.Equal(t, "mushrooms=data/mushrooms.gz,w8a=/x/w8a.bz2,eq=a=b", cfg.data.String())
+	require.Equal(t, dataFlags{{"mushrooms", p[0]}, {"w8a", p[1]}, {"eq", p[2]}}, cfg.data)
+	require.Equal(t, "mushrooms="+p[0]+",w8a="+p[1]+",eq="+p[2], cfg.data.String())
 	require.True(t, cfg.claims && cfg.conformance && cfg.scaling && cfg.experiments)
 
 	cfg, err = parseFlags(nil, io.Discard)
@@ -53,6 +67,22 @@ func TestParseFlagsErrors(t *testing.T) {
 		require.Error(t, err, "%q", c.args)
 		require.Contains(t, err.Error()+stderr.String(), c.want, "%q", c.args)
 	}
+}
+
+// A -libsvm path that does not exist, or is a folder, fails at flag parsing,
+// before any measuring, with an error naming the flag and the path.
+func TestParseFlagsMissingDataFile(t *testing.T) {
+	ok := dataFiles(t, "w8a.gz")[0]
+	missing := filepath.Join(t.TempDir(), "mushrooms.gz")
+	_, err := parseFlags([]string{"-libsvm", "w8a=" + ok, "-libsvm", "mushrooms=" + missing}, io.Discard)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "-libsvm mushrooms="+missing+": ")
+	require.ErrorIs(t, err, os.ErrNotExist)
+
+	dir := t.TempDir()
+	_, err = parseFlags([]string{"-libsvm", "d=" + dir}, io.Discard)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "-libsvm d="+dir+": is a directory")
 }
 
 func TestSizesQuickIsSmaller(t *testing.T) {
@@ -86,6 +116,17 @@ var tiny = sizes{
 	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, ratioSeeds: 2, dataRuns: 1, dataEpochs: 1, embeddedN: 300,
 }
 
+// frozen returns a progress on w whose clock stands still, so that every
+// stage takes 0 s whatever the machine's load.
+func frozen(w io.Writer, tty bool) *progress {
+	p := newProgress(w, tty)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return t0 }
+	return p
+}
+
+// parseFlags rejects a missing path; run must still cope with a file that
+// cannot be read (gone since, unreadable, not LIBSVM).
 func TestUnreadableDataFile(t *testing.T) {
 	out := t.TempDir()
 	missing := filepath.Join(t.TempDir(), "nope.gz")
@@ -94,7 +135,7 @@ func TestUnreadableDataFile(t *testing.T) {
 		data: dataFlags{{"nope", missing}},
 	}
 	var stderr bytes.Buffer
-	err := run(cfg, &stderr, false)
+	err := run(cfg, frozen(&stderr, false))
 	require.Error(t, err, "an unreadable data file makes the run fail")
 	require.Contains(t, err.Error(), `cannot read data set "nope"`)
 	require.Contains(t, err.Error(), missing, "the error names the file")
@@ -133,12 +174,13 @@ func TestUnreadableDataFile(t *testing.T) {
 		require.Greater(t, st.Size(), int64(1000))
 	}
 	require.Contains(t, stderr.String(), "srgreport: data set nope done in 0s (failed)\n")
+	require.Contains(t, stderr.String(), "srgreport: wrote "+filepath.Join(out, "index.md")+" in 0s\n")
 }
 
 func TestEmbeddedDataset(t *testing.T) {
 	out := t.TempDir()
 	cfg := config{out: out, seed: 3, sampler: "segtree", experiments: true, override: &tiny}
-	require.NoError(t, run(cfg, io.Discard, false))
+	require.NoError(t, run(cfg, frozen(io.Discard, false)))
 	md, err := os.ReadFile(filepath.Join(out, "index.md"))
 	require.NoError(t, err)
 	require.Contains(t, string(md), embeddedName+" (generated from the seed; not in the paper)")
@@ -190,13 +232,30 @@ func TestProgressLines(t *testing.T) {
 	require.Contains(t, line, "ETA 30s", "three units left at 10 s each")
 	require.Empty(t, b.String(), "no redraws when stderr is not a terminal")
 	p.Done("ok")
-	require.Equal(t, "srgreport: scaling done in 10s (ok)\n", b.String())
+	require.Equal(t, "srgreport: scaling done in 10.0s (ok)\n", b.String())
 
 	var tb bytes.Buffer
-	tp := newProgress(&tb, true)
+	tp := frozen(&tb, true)
 	tp.Start("claims", 1)
 	tp.Step()
 	tp.Done("")
 	require.True(t, strings.HasPrefix(tb.String(), "\r"), "a terminal gets carriage-return redraws")
 	require.True(t, strings.HasSuffix(tb.String(), "claims done in 0s\n"))
+}
+
+func TestFmtDuration(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{time.Millisecond, "< 0.1s"},
+		{49 * time.Millisecond, "< 0.1s"},
+		{200 * time.Millisecond, "0.2s"},
+		{12345 * time.Millisecond, "12.3s"},
+		{90 * time.Second, "1m30s"},
+		{time.Hour + 400*time.Millisecond, "1h0m0s"},
+	} {
+		require.Equal(t, c.want, fmtDuration(c.d), "%v", c.d)
+	}
 }

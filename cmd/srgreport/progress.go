@@ -77,7 +77,7 @@ func (p *progress) Done(note string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	line := fmt.Sprintf("srgreport: %s done in %s", p.stage, p.now().Sub(p.start).Round(100*time.Millisecond))
+	line := fmt.Sprintf("srgreport: %s done in %s", p.stage, fmtDuration(p.now().Sub(p.start)))
 	if note != "" {
 		line += " (" + note + ")"
 	}
@@ -107,4 +107,19 @@ func (p *progress) line() string {
 		eta = "ETA " + left.Round(time.Second).String()
 	}
 	return fmt.Sprintf("%-14s [%s] %d/%d %s %s", p.stage, bar, p.done, p.total, elapsed.Round(time.Second), eta)
+}
+
+// fmtDuration formats a stage's length for people: to 0.1 s under a minute
+// ("0.2s", "12.5s"), to the second above ("1m30s"), and never as "0s" unless
+// it is zero, so a short stage does not read as one that did not run.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < 50*time.Millisecond:
+		return "< 0.1s"
+	case d < time.Minute-50*time.Millisecond:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Round(time.Second).String()
 }

@@ -69,7 +69,8 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 		sc.Points = append(sc.Points, p)
 		pr.Step()
 	}
-	// The memory floor of a step of ost, measured in the same run.
+	// The reference of two bare tree descents (what a step of ost must do at
+	// least), measured in the same run.
 	for _, n := range floorNs {
 		if sc.Err != "" {
 			break
