@@ -8,6 +8,15 @@ type Erratum struct {
 	Check      string // the test that shows it
 }
 
+// The places of the errata whose checks count, on their instances, how often
+// the step as printed and as corrected fails (Result.Errata).
+const (
+	erratumLemma4Step3    = "Appendix B, proof of Lemma 4, third term, third line"
+	erratumLemma5Nesterov = "Appendix A, proof of Lemma 5"
+	erratumTheorem1Square = "Appendix B, proof of Theorem 1, strong-convexity step"
+	erratumTheorem1Min    = "Appendix B, proof of Theorem 1, choice of ζ"
+)
+
 // Errata returns the errata of the paper found while turning its claims into
 // checks, in the order of the paper. ERRATA.md is the same list.
 func Errata() []Erratum {
@@ -61,7 +70,7 @@ func Errata() []Erratum {
 			Check:      "TestLemma4",
 		},
 		{
-			Where:      "Appendix A, proof of Lemma 5",
+			Where:      erratumLemma5Nesterov,
 			Text:       "f_i(x) ≤ f_i(x*) + ⟨∇f_i(x*), x − x*⟩ + (1/2L)‖∇f_i(x) − ∇f_i(x*)‖²",
 			Correction: "≥ (Nesterov's Theorem 2.1.5); the rearrangement that follows needs ≥, and ≤ is false on almost every instance",
 			Check:      "TestLemma5",
@@ -73,19 +82,19 @@ func Errata() []Erratum {
 			Check:      "TestLemma3",
 		},
 		{
-			Where:      "Appendix B, proof of Lemma 4, third term, third line",
+			Where:      erratumLemma4Step3,
 			Text:       "(1+2nε_k)(1+η)(Σ_i ‖g_k^i − ∇f_i(x_k)‖)²",
 			Correction: "‖g_k^i − ∇f_i(x*)‖: the line above splits around ∇f_i(x*), and the next line bounds Σ‖g_k^i − ∇f_i(x*)‖²; as printed the step is false when g_k is close to ∇f(x_k)",
 			Check:      "TestLemma4",
 		},
 		{
-			Where:      "Appendix B, proof of Theorem 1, strong-convexity step",
+			Where:      erratumTheorem1Square,
 			Text:       "≤ (1 − α_k μ)‖x_k − x*‖ − 2α_k[F(x_k) − F(x*)] + …",
 			Correction: "(1 − α_k μ)‖x_k − x*‖²: the square is missing",
 			Check:      "TestTheorem1",
 		},
 		{
-			Where:      "Appendix B, proof of Theorem 1, choice of ζ",
+			Where:      erratumTheorem1Min,
 			Text:       "min{(D2/(1−a) − D1/a)L/n, μ} ≤ min{D2/(1−a) − D1/a, 1}ζ",
 			Correction: "≥: that is the direction the bound 1 − α_k min{…} ≤ 1 − α_k min{…, 1}ζ needs, and it holds since cL/n ≥ min{c, 1}ζ and μ ≥ ζ; ≤ fails e.g. for c = 1.006, L/n = 1, μ = 2",
 			Check:      "TestTheorem1",

@@ -23,6 +23,18 @@ type Result struct {
 	WorstRatio float64 // largest observed left side / right side (≤ 1 means the claim held with that slack)
 	Pass       bool
 	Notes      string // claim-specific figures
+	// Errata counts, for each erratum this check measures on its
+	// instances, how often the step as printed and as corrected fails.
+	Errata []ErratumCount
+}
+
+// ErratumCount is how the printed and the corrected versions of the step
+// an erratum is about fared on the instances of a check.
+type ErratumCount struct {
+	Where          string // the erratum's Where, as in Errata
+	Tried          int    // instances the step was evaluated on
+	PrintedFails   int    // instances on which the step as printed fails
+	CorrectedFails int    // instances on which the corrected step fails
 }
 
 // check is one claim: its name in the paper, a one-line statement and the

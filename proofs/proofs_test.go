@@ -29,6 +29,30 @@ func run(t *testing.T, name string) Result {
 	return r
 }
 
+// requireErratum requires that r counted the erratum at where, that the step
+// as printed failed on at least one of its instances and that the corrected
+// step held on all, and that the erratum names r's test as its check.
+func requireErratum(t *testing.T, r Result, where string) {
+	t.Helper()
+	named := false
+	for _, e := range Errata() {
+		if e.Where == where {
+			named = true
+			require.Equal(t, r.Test, e.Check, "erratum %q", where)
+		}
+	}
+	require.True(t, named, "no erratum at %q", where)
+	for _, c := range r.Errata {
+		if c.Where == where {
+			require.Positive(t, c.Tried, "%q: not evaluated", where)
+			require.Positive(t, c.PrintedFails, "%q: the printed step held on all %d instances", where, c.Tried)
+			require.Zero(t, c.CorrectedFails, "%q: the corrected step failed", where)
+			return
+		}
+	}
+	require.Fail(t, "erratum not counted", "%s does not count %q", r.Test, where)
+}
+
 // genKeys draws key vectors from integers and exponents, with zeros, ties,
 // subnormals and huge keys, and at least one positive key.
 var genKeys = rapid.Custom(func(t *rapid.T) []float64 {
@@ -161,7 +185,8 @@ func TestLemma3(t *testing.T) {
 }
 
 func TestLemma4(t *testing.T) {
-	run(t, "Lemma4")
+	res := run(t, "Lemma4")
+	requireErratum(t, res, erratumLemma4Step3)
 	// Property: the second moment is at most the bound for any β, γ, δ, η > 0.
 	seeded(t, func(rt *rapid.T, r *rand.Rand) {
 		st, err := drawState(r)
@@ -173,7 +198,9 @@ func TestLemma4(t *testing.T) {
 }
 
 func TestTheorem1(t *testing.T) {
-	run(t, "Theorem1")
+	res := run(t, "Theorem1")
+	requireErratum(t, res, erratumTheorem1Square)
+	requireErratum(t, res, erratumTheorem1Min)
 	// Property: one step of T contracts as the theorem says, for every step
 	// size allowed by (iii).
 	seeded(t, func(rt *rapid.T, r *rand.Rand) {
@@ -183,10 +210,14 @@ func TestTheorem1(t *testing.T) {
 		lhs, rhs, _ := st.theorem1(alpha)
 		require.LessOrEqual(rt, lhs, rhs*(1+1e-12))
 	})
-	// Erratum: the min step is reversed; with c = 1.006, L/n = 1, μ = 2,
-	// min{cL/n, μ} = 1.006 > min{c, 1}ζ = 1.
-	c := 1.006
-	require.Greater(t, math.Min(c*1, 2), math.Min(c, 1)*math.Min(1, 2))
+	// Erratum: the min step is reversed. At the paper's constants, with
+	// L/n = 1 and μ = 2, min{cL/n, μ} = c > min{c, 1}ζ = 1, as ERRATA.md says.
+	c := paperMargin()
+	require.InDelta(t, 1.006, c, 5e-4)
+	left, right := zetaStep(c, 1, 2)
+	require.InDelta(t, c, left, 1e-15)
+	require.Equal(t, 1.0, right)
+	require.Greater(t, left, right, "printed ≤ holds")
 }
 
 func TestCorollary1(t *testing.T) {
@@ -213,7 +244,8 @@ func TestCorollary2(t *testing.T) {
 }
 
 func TestLemma5(t *testing.T) {
-	run(t, "Lemma5")
+	res := run(t, "Lemma5")
+	requireErratum(t, res, erratumLemma5Nesterov)
 	seeded(t, func(rt *rapid.T, r *rand.Rand) {
 		p, err := drawProblem(r)
 		require.NoError(rt, err)

@@ -150,7 +150,7 @@ func logUniform(r *rand.Rand, lo, hi float64) float64 {
 func checkLemma4(cfg Config) (Result, error) {
 	r := newRand(cfg, 6)
 	res := Result{Pass: true}
-	printedBroken := 0
+	step3 := ErratumCount{Where: erratumLemma4Step3}
 	for k := range scale(cfg, 400, 10) {
 		st, err := drawState(r)
 		if err != nil {
@@ -168,23 +168,26 @@ func checkLemma4(cfg Config) (Result, error) {
 			res.Notes = fmt.Sprintf("n=%d ε=%v β=%v γ=%v δ=%v η=%v: ratio %v; ", st.p.n, st.eps, beta, gamma, delta, eta, q)
 		}
 		line2, printed, meant := st.lemma4Step3(eta)
+		step3.Tried++
 		if meant < line2*(1-1e-12) {
+			step3.CorrectedFails++
 			res.Pass = false
 			res.Notes += fmt.Sprintf("third step with ∇f_i(x*) fails: %v < %v; ", meant, line2)
 		}
 		if printed < line2*(1-1e-9) {
-			printedBroken++
+			step3.PrintedFails++
 		}
 	}
-	res.Notes += fmt.Sprintf("exact enumeration over i_k; the proof's third step as printed (∇f_i(x_k)) fails on %d of %d states, as corrected (∇f_i(x*)) on none",
-		printedBroken, res.Instances)
+	res.Errata = []ErratumCount{step3}
+	res.Notes += fmt.Sprintf("exact enumeration over i_k; the proof's third step as printed (∇f_i(x_k)) fails on %d of %d states, as corrected (∇f_i(x*)) on %d",
+		step3.PrintedFails, step3.Tried, step3.CorrectedFails)
 	return res, nil
 }
 
 func checkLemma5(cfg Config) (Result, error) {
 	r := newRand(cfg, 7)
 	res := Result{Pass: true}
-	printedBroken, terms := 0, 0
+	nesterov := ErratumCount{Where: erratumLemma5Nesterov}
 	for range scale(cfg, 60, 10) {
 		p, err := drawProblem(r)
 		if err != nil {
@@ -203,9 +206,15 @@ func checkLemma5(cfg Config) (Result, error) {
 				// f_i(x) ≥ f_i(x*) + ⟨∇f_i(x*), x−x*⟩ + ‖∇f_i(x)−∇f_i(x*)‖²/2L.
 				// The printed "≤" fails whenever the divergence exceeds the
 				// gradient term.
-				terms++
-				if p.bregman(i, x, p.xs) > dev/(2*p.l)*(1+1e-9) {
-					printedBroken++
+				nesterov.Tried++
+				div, grad := p.bregman(i, x, p.xs), dev/(2*p.l)
+				if div > grad*(1+1e-9) {
+					nesterov.PrintedFails++
+				}
+				if div < grad*(1-1e-9) {
+					nesterov.CorrectedFails++
+					res.Pass = false
+					res.Notes += fmt.Sprintf("n=%d component %d: f_i(x) − f_i(x*) − ⟨∇f_i(x*), x−x*⟩ = %v < %v; ", p.n, i, div, grad)
 				}
 			}
 			q := lhs / (2 * p.l * p.gap(x))
@@ -216,8 +225,9 @@ func checkLemma5(cfg Config) (Result, error) {
 			}
 		}
 	}
-	res.Notes += fmt.Sprintf("smallest slack 1 − ratio %s (equality: n = 1, x − x* along the feature row); the proof's per-component inequality as printed (≤) fails on %d of %d components",
-		slack(res.WorstRatio), printedBroken, terms)
+	res.Errata = []ErratumCount{nesterov}
+	res.Notes += fmt.Sprintf("smallest slack 1 − ratio %s (equality: n = 1, x − x* along the feature row); the proof's per-component inequality as printed (≤) fails on %d of %d components, as corrected (≥) on %d",
+		slack(res.WorstRatio), nesterov.PrintedFails, nesterov.Tried, nesterov.CorrectedFails)
 	return res, nil
 }
 
