@@ -115,6 +115,9 @@ func TestLemma1(t *testing.T) {
 
 func TestProposition1(t *testing.T) {
 	run(t, "Proposition1")
+	// Property: in exact arithmetic, the ranks r where a_π(r) ≥ ελ(r) holds
+	// form a prefix that starts at rank 1 (so they are 1..ρ), and after ρ the
+	// ratio a_π(r)/(ελ(r)) is < 1 even once rounded to float64.
 	rapid.Check(t, func(rt *rapid.T) {
 		keys := genKeys.Draw(rt, "keys")
 		e := samplertest.Oracle(keys, genEps(rt, len(keys), 1))
@@ -122,6 +125,8 @@ func TestProposition1(t *testing.T) {
 		require.NoError(rt, err, "predicate is not a prefix of ranks")
 		require.Less(rt, worst, 1.0)
 	})
+	// Property: the same prefix shape on instances built with an exact tie
+	// a_π(t) = ελ(t) of the predicate, and each of them does have a tie.
 	rapid.Check(t, func(rt *rapid.T) {
 		r := rand.New(rand.NewPCG(rapid.Uint64().Draw(rt, "seed"), 0))
 		keys, eps := tieInstance(r, rapid.IntRange(2, 20).Draw(rt, "n"))
@@ -246,6 +251,9 @@ func TestCorollary2(t *testing.T) {
 func TestLemma5(t *testing.T) {
 	res := run(t, "Lemma5")
 	requireErratum(t, res, erratumLemma5Nesterov)
+	// Property: (1/n)Σ‖∇f_i(x)−∇f_i(x*)‖² ≤ 2L[F(x)−F(x*)], up to a
+	// relative 1e-9, at random points of random least-squares and logistic
+	// problems.
 	seeded(t, func(rt *rapid.T, r *rand.Rand) {
 		p, err := drawProblem(r)
 		require.NoError(rt, err)
@@ -268,6 +276,10 @@ func TestLemma5(t *testing.T) {
 
 func TestProposition3(t *testing.T) {
 	run(t, "Proposition3")
+	// Property: Young's inequality in both forms of Proposition 3,
+	// ‖a+b‖² ≤ (1+β)‖a‖² + (1+1/β)‖b‖² and ‖a+b+c‖² ≤ (1+β+γ)‖a‖² +
+	// (1+1/β+δ)‖b‖² + (1+1/γ+1/δ)‖c‖², for vectors in [−1e3, 1e3]^d, d ≤ 5,
+	// and β, γ, δ in [e^−7, e^7], up to rounding relative to the terms' size.
 	rapid.Check(t, func(rt *rapid.T) {
 		d := rapid.IntRange(1, 5).Draw(rt, "d")
 		vec := func(name string) []float64 {
