@@ -1,6 +1,7 @@
-// Package proofs turns every claim of the paper (paper/srg.tex, "Stochastic
-// Reweighted Gradient Descent") into an executable check that measures how
-// much slack the claim has on the instances it tries.
+// Package proofs turns every claim of the paper "Stochastic Reweighted
+// Gradient Descent" by Ayoub El Hanchi and David A. Stephens into an
+// executable check that measures how much slack the claim has on the
+// instances it tries.
 //
 // Claims are numbered as the paper numbers them, lemmas, propositions,
 // theorems and corollaries counted separately, appendix included:
@@ -26,9 +27,12 @@
 //
 // The references are independent of the code under test. Lemma 1 is
 // certified by the exact KKT conditions (samplertest.KKT) on every backend
-// and by a log-barrier method built on gonum's optimize package (see
-// solverObjective for the choice of method). Propositions 1 and 2 and
-// Lemma 2 are checked in exact rational arithmetic against
+// and by a general-purpose convex solver: a log-barrier interior-point
+// method whose centring problems gonum's Newton method (optimize.Newton,
+// exact Hessian, backtracking) solves, with Σp = 1 eliminated by writing
+// the largest key's probability as one minus the others, run until the
+// barrier's duality bound is within a relative 1e-11. Propositions 1 and 2
+// and Lemma 2 are checked in exact rational arithmetic against
 // samplertest.Oracle. Lemmas 3 and 4 and Theorem 1 take the conditional
 // expectation over (i_k, b_k) exactly, by enumerating all n indices and both
 // Bernoulli outcomes, on ℓ2-regularised least-squares and logistic problems
@@ -45,5 +49,7 @@
 // row, tables g that are zero, exact, stale or noisy.
 //
 // Where the text and the mathematics disagree, Errata lists the place, the
-// correction and the check that shows it; ERRATA.md is the same list.
+// correction and the check that shows it; ERRATA.md is the same list. For
+// the errata about a step of a proof, the check's Result.Errata counts the
+// instances on which that step fails as printed and as corrected.
 package proofs
