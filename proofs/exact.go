@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/reweighted/reweighted/samplertest"
 )
@@ -175,7 +176,7 @@ func checkLemma2(cfg Config) (Result, error) {
 			}
 		}
 	}
-	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; float Solve ρ ≠ exact ρ on %d (%d of them exact ties, same distribution); ratio is TV/1e-9",
+	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; float Solve's ρ differs from the exact ρ on %d instances (%d of them exact ties of the predicate, where both ρ give the same distribution); ratio is TV/1e-9",
 		mismatch, atTie)
 	return res, nil
 }
@@ -275,20 +276,19 @@ func checkProposition2(cfg Config) (Result, error) {
 	}
 	// Climb toward the worst case of the last bound at a few sizes: the
 	// supremum for n keys is n/(n+1), one positive key at ε = 1/2n.
-	search := ""
+	var search []string
 	for _, n := range []int{2, 4, 8} {
-		best, keys, eps := prop2Search(r, n, scale(cfg, 150, 5))
+		best, keys, _ := prop2Search(r, n, scale(cfg, 150, 5))
 		res.Instances++
 		if best > 1 {
 			res.Pass = false
 		}
 		w[2] = math.Max(w[2], best)
-		_ = eps
-		search += fmt.Sprintf(" n=%d: %.6f (sup n/(n+1) = %.6f; %d positive keys);", n, best, float64(n)/float64(n+1), positive(keys))
+		search = append(search, fmt.Sprintf("n=%d: %.6f (sup n/(n+1) = %.6f, %s)", n, best, float64(n)/float64(n+1), plural(positive(keys), "positive key")))
 	}
 	res.WorstRatio = max(w[0], w[1], w[2], w[3], w[4])
-	res.Notes += fmt.Sprintf("max J/B1 = %.6f, J/B2 = %.6f, J/B3 = %.6f, B1/B2 = %.6f, B2/B3 = %.6f; climb toward worst J/B3 at ε = 1/2n:%s",
-		w[0], w[1], w[2], w[3], w[4], search)
+	res.Notes += fmt.Sprintf("max J/B1 = %.6f, J/B2 = %.6f, J/B3 = %.6f, B1/B2 = %.6f, B2/B3 = %.6f; climb toward worst J/B3 at ε = 1/2n: %s",
+		w[0], w[1], w[2], w[3], w[4], strings.Join(search, "; "))
 	return res, nil
 }
 
@@ -300,4 +300,12 @@ func positive(keys []float64) int {
 		}
 	}
 	return c
+}
+
+// plural returns "1 thing" or "k things".
+func plural(k int, thing string) string {
+	if k == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", k, thing)
 }
