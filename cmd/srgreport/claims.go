@@ -15,6 +15,7 @@ func runClaims(r *Report, cfg config, pr *progress) {
 			Claim: c.Claim, Test: c.Test, Statement: c.Statement, Instances: c.Instances,
 			WorstRatio: c.WorstRatio, Pass: c.Pass, Notes: c.Notes,
 		})
+		r.errataCounts = append(r.errataCounts, c.Errata...)
 	}
 	pr.Step()
 	pass := 0
@@ -26,11 +27,19 @@ func runClaims(r *Report, cfg config, pr *progress) {
 	pr.Done(fmt.Sprintf("%d of %d held", pass, len(r.Claims)))
 }
 
-// errata returns the corrections to the paper that package proofs lists.
-func errata() []Erratum {
+// errata returns the corrections to the paper that package proofs lists,
+// with what the claims of this run measured of those that are steps of a
+// proof (counts is empty if the claims did not run).
+func errata(counts []proofs.ErratumCount) []Erratum {
 	var out []Erratum
 	for _, e := range proofs.Errata() {
-		out = append(out, Erratum(e))
+		x := Erratum{Where: e.Where, Text: e.Text, Correction: e.Correction, Check: e.Check}
+		for _, c := range counts {
+			if c.Where == e.Where {
+				x.Tried, x.PrintedFails, x.CorrectedFails = c.Tried, c.PrintedFails, c.CorrectedFails
+			}
+		}
+		out = append(out, x)
 	}
 	return out
 }

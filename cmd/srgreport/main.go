@@ -220,7 +220,7 @@ func run(cfg config, pr *progress) error {
 	} else {
 		r.ExperimentsSkipped, r.ExperimentsSkipNotes = true, "turned off"
 	}
-	r.Errata = errata()
+	r.Errata = errata(r.errataCounts)
 	drawFigures(r, cfg.out, cfg.pngDir)
 	r.Elapsed = pr.now().Sub(start)
 	if err := writeReport(r, cfg.out); err != nil {

@@ -463,9 +463,15 @@ func (m *mdWriter) errata(r *Report) {
 		m.printf("\nNone listed.\n")
 		return
 	}
-	m.table("Where", "The paper says", "Correction", "Checked by")
+	m.printf("\nFor the steps of proofs that the claims evaluate, *Measured* counts the instances of this run on ")
+	m.printf("which the step as printed fails, and those on which the correction fails.\n")
+	m.table("Where", "The paper says", "Correction", "Checked by", "Measured")
 	for _, e := range r.Errata {
-		m.row(e.Where, e.Text, e.Correction, e.Check)
+		measured := "—"
+		if e.Tried > 0 {
+			measured = fmt.Sprintf("printed fails on %d of %d; corrected on %d", e.PrintedFails, e.Tried, e.CorrectedFails)
+		}
+		m.row(e.Where, e.Text, e.Correction, e.Check, measured)
 	}
 }
 

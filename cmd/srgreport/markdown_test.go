@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reweighted/reweighted/proofs"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,7 +48,10 @@ func fixture() *Report {
 				FinalLog10: map[string]float64{"constant/SGD": -2, "constant/SRG": -3.125, "constant/SVRG": -6, "decreasing/SGD": math.Inf(-1)}},
 			{Name: "w8a", Path: "missing.gz", Err: `cannot read data set "w8a": open missing.gz: no such file or directory`},
 		},
-		Errata:  []Erratum{{Where: "Lemma 5 proof", Text: "≤", Correction: "≥", Check: "TestLemma5"}},
+		Errata: []Erratum{
+			{Where: "Lemma 5 proof", Text: "≤", Correction: "≥", Check: "TestLemma5", Tried: 1710, PrintedFails: 12},
+			{Where: "Lemma 1", Text: "x", Correction: "y", Check: "TestLemma1"},
+		},
 		Figures: map[string]Figure{figScaling: {File: "scaling.svg", Caption: "Cost per step"}},
 	}
 }
@@ -92,7 +96,8 @@ func TestMarkdownSections(t *testing.T) {
 		"| w8a | — | — | — | — | **failed** |",
 		`**Failed:** cannot read data set "w8a": open missing.gz: no such file or directory`,
 		// errata
-		"| Lemma 5 proof | ≤ | ≥ | TestLemma5 |",
+		"| Lemma 5 proof | ≤ | ≥ | TestLemma5 | printed fails on 12 of 1710; corrected on 0 |",
+		"| Lemma 1 | x | y | TestLemma1 | — |",
 		// the problems are listed at the top
 		"claim failed: Lemma 9", "conformance: ost: state 2: λ off", "data set w8a: cannot read",
 	} {
@@ -160,4 +165,24 @@ func TestSummaryJSONEmpty(t *testing.T) {
 	require.Nil(t, s["synthetic"])
 	require.Equal(t, map[string]any{}, s["datasets"])
 	require.Equal(t, []any{}, s["claims"], "empty lists are [] rather than null")
+}
+
+// errata attaches to each erratum the counts measured for it, by place, and
+// leaves the others without counts.
+func TestErrataMergesCounts(t *testing.T) {
+	all := proofs.Errata()
+	require.NotEmpty(t, all)
+	where := all[len(all)-1].Where
+	got := errata([]proofs.ErratumCount{{Where: where, Tried: 40, PrintedFails: 7, CorrectedFails: 1}})
+	require.Len(t, got, len(all))
+	for i, e := range got {
+		require.Equal(t, all[i].Where, e.Where)
+		require.Equal(t, all[i].Check, e.Check)
+		if e.Where == where {
+			require.Equal(t, [3]int{40, 7, 1}, [3]int{e.Tried, e.PrintedFails, e.CorrectedFails})
+		} else {
+			require.Zero(t, e.Tried, "%s has no counts", e.Where)
+		}
+	}
+	require.Zero(t, errata(nil)[0].Tried)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/reweighted/reweighted/proofs"
 	"math"
 	"strconv"
 	"time"
@@ -26,7 +27,8 @@ type Report struct {
 	Synthetic            *Synthetic // nil if the stage did not run
 	Datasets             []Dataset
 	Errata               []Erratum
-	Figures              map[string]Figure // by figure key (see figure names)
+	errataCounts         []proofs.ErratumCount // from the claims, for Errata
+	Figures              map[string]Figure     // by figure key (see figure names)
 	FigureErrs           []string
 	ExperimentsSkipped   bool
 	ExperimentsSkipNotes string
@@ -43,9 +45,13 @@ type Claim struct {
 	Notes      string
 }
 
-// Erratum is one correction to the paper.
+// Erratum is one correction to the paper. For a step of a proof that the
+// claims evaluate, Tried counts the instances, PrintedFails those where the
+// step as printed fails and CorrectedFails those where the correction does
+// (Tried is 0 for errata checked otherwise).
 type Erratum struct {
-	Where, Text, Correction, Check string
+	Where, Text, Correction, Check      string
+	Tried, PrintedFails, CorrectedFails int
 }
 
 // Conformance is what the accuracy checks of the contract found for one
@@ -280,10 +286,13 @@ type RatioSummary struct {
 
 // ErratumSummary digests Erratum.
 type ErratumSummary struct {
-	Where      string `json:"where"`
-	Text       string `json:"text"`
-	Correction string `json:"correction"`
-	Check      string `json:"check"`
+	Where          string `json:"where"`
+	Text           string `json:"text"`
+	Correction     string `json:"correction"`
+	Check          string `json:"check"`
+	Tried          int    `json:"tried,omitempty"`
+	PrintedFails   int    `json:"printed_fails,omitempty"`
+	CorrectedFails int    `json:"corrected_fails,omitempty"`
 }
 
 // Summary digests the report.
