@@ -262,6 +262,7 @@ func checkCorollary2(cfg Config) (Result, error) {
 	r := newRand(cfg, 11)
 	res := Result{Pass: true}
 	printedFails, exactTried := 0, 0
+	cor := ErratumCount{Where: erratumCorollary2}
 	worstSq := 0.0
 	for range scale(cfg, 40, 10) {
 		n := 1 + r.IntN(50)
@@ -281,13 +282,17 @@ func checkCorollary2(cfg Config) (Result, error) {
 			continue
 		}
 		worstSq = math.Max(worstSq, worst)
+		cor.Tried++
 		if worst > 1 {
 			res.Pass = false
+			cor.CorrectedFails++
 		}
 		if !printedHolds {
 			printedFails++
+			cor.PrintedFails++
 		}
 	}
+	res.Errata = []ErratumCount{cor}
 	// The sum of α_t against its integral bound (1/ζ)·log(…), in floats.
 	p, x0, err := mcProblem(r)
 	if err != nil {

@@ -15,6 +15,7 @@ const (
 	erratumLemma5Nesterov = "Appendix A, proof of Lemma 5"
 	erratumTheorem1Square = "Appendix B, proof of Theorem 1, strong-convexity step"
 	erratumTheorem1Min    = "Appendix B, proof of Theorem 1, choice of ζ"
+	erratumCorollary2     = "Appendix B, proof of Corollary 2"
 )
 
 // Errata returns the errata of the paper found while turning its claims into
@@ -106,7 +107,7 @@ func Errata() []Erratum {
 			Check:      "TestCorollary1",
 		},
 		{
-			Where:      "Appendix B, proof of Corollary 2",
+			Where:      erratumCorollary2,
 			Text:       "[c + (t+k0)(t+k0+2)]α_t² = (2(t+k0)+1)²/[c + (t+k0)(t+k0+2)] ≤ 4",
 			Correction: "= (2(t+k0)+1)²/([c + (t+k0)(t+k0+2)]ζ²) ≤ 4/ζ², since α_t has 1/ζ; so 8σ*², 8kσ*² and 320Lσ*²/ζ become 8σ*²/ζ², 8kσ*²/ζ² and 320Lσ*²/ζ³. The O(·) rate is unchanged, but the explicit bound as printed fails by orders of magnitude when ζ < 1",
 			Check:      "TestCorollary2",

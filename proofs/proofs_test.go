@@ -230,7 +230,7 @@ func TestCorollary1(t *testing.T) {
 }
 
 func TestCorollary2(t *testing.T) {
-	run(t, "Corollary2")
+	requireErratum(t, run(t, "Corollary2"), erratumCorollary2)
 	// Erratum (telescoping): as printed, the bound at k = 0 is below T^0.
 	for _, k := range []float64{1, 7.5, 1000} { // L/ζ
 		k0, c := 80*k-2, 40*k
