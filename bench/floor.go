@@ -88,7 +88,7 @@ func (f *Floor) Count(x float64) int {
 		if nd.key >= x {
 			// The keys are n−1 … 0, so n − key of them are ≥ key; the
 			// descent passes the smallest key ≥ x.
-			c = max(c, len(f.nodes)-int(nd.key))
+			c = len(f.nodes) - int(nd.key) // keys only shrink to the right
 			v = nd.right
 		} else {
 			v = nd.left

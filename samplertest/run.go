@@ -246,8 +246,8 @@ func testBadInput(t require.TestingT, newSampler New) {
 	require.NoError(t, s.Set(4, 0))
 	require.NoError(t, s.Set(0, reweighted.MaxSum*0.76))
 	// Raising a large key: the check counts the new key in place of the
-	// old one, never beside it (0.76 + 0.9 would pass MaxSum; 0.9 + 2 does
-	// not).
+	// old one, never beside it (0.76·MaxSum + 0.9·MaxSum would pass MaxSum;
+	// 0.9·MaxSum + 5 does not).
 	require.NoError(t, s.Set(0, reweighted.MaxSum*0.9), "Set(0, 0.9·MaxSum) over 0.76·MaxSum")
 	require.Equal(t, reweighted.MaxSum*0.9, s.Key(0))
 }

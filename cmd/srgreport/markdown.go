@@ -134,8 +134,8 @@ func (m *mdWriter) claims(r *Report) {
 	m.printf("\n## 1. The paper's claims, checked numerically\n\n")
 	m.printf("Each claim is tried on random instances; *worst ratio* is the largest left side / right side ")
 	m.printf("observed, at most 1 when the claim held, up to floating-point rounding: a check accepts a ratio up to ")
-	m.printf("1 + 1e-9 (Lemmas 1, 3, 4 and 5), 1 + 1e-12 (Theorem 1, Proposition 3) or exactly 1 (the rest), ")
-	m.printf("and the Monte Carlo means of Corollaries 1 and 2 also within four standard errors of the bound. ")
+	m.printf("1 + 1e-9 (Lemmas 1, 3, 4 and 5), 1 + 1e-12 (Theorem 1, Proposition 3, Corollaries 1 and 2) or ")
+	m.printf("exactly 1 (the rest), and the Monte Carlo means of the corollaries also within four standard errors of the bound. ")
 	m.printf("Ratios are shown to 4 digits, so one within rounding of 1 is shown as 1.\n")
 	if len(r.Claims) == 0 {
 		m.printf("\nNot checked in this run.\n")

@@ -2,10 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/reweighted/reweighted/proofs"
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/reweighted/reweighted/proofs"
 )
 
 // Report is everything index.md and summary.json show. The stages fill it
@@ -286,13 +287,14 @@ type RatioSummary struct {
 
 // ErratumSummary digests Erratum.
 type ErratumSummary struct {
-	Where          string `json:"where"`
-	Text           string `json:"text"`
-	Correction     string `json:"correction"`
-	Check          string `json:"check"`
-	Tried          int    `json:"tried,omitempty"`
-	PrintedFails   int    `json:"printed_fails,omitempty"`
-	CorrectedFails int    `json:"corrected_fails,omitempty"`
+	Where      string `json:"where"`
+	Text       string `json:"text"`
+	Correction string `json:"correction"`
+	Check      string `json:"check"`
+	// Tried is 0 for errata that no check counts.
+	Tried          int `json:"tried"`
+	PrintedFails   int `json:"printed_fails"`
+	CorrectedFails int `json:"corrected_fails"`
 }
 
 // Summary digests the report.
