@@ -4,11 +4,12 @@
 //
 // The layout is four arrays in rank order (the item at each rank and the
 // prefix sums hi, lo and sum) plus two indexed by item (key and rank): 40
-// bytes per item, all allocated by New. Set moves one item by
-// a binary search and a copy, then refreshes the prefix sums from the lowest
-// rank it touched, so it costs O(n) in the worst case. Solve is Algorithm 2's
-// binary search for ρ, valid by Proposition 1; Sample and Prob cost
-// O(log n). No method allocates after New.
+// bytes per item, all allocated by New. Set moves one item by a binary
+// search and a copy, then refreshes the prefix sums from the lowest rank it
+// touched, so it costs O(n) in the worst case. Solve is Algorithm 2's binary
+// search for ρ, valid by Proposition 1; Sample and Prob cost O(log n); Load
+// sorts, O(n log n). No method allocates after New, but for the exact
+// decisions described in package reweighted's contract.
 //
 // Prefix sums are recomputed from the keys with compensated (Neumaier)
 // summation rather than adjusted by the change of a key, so they never drift
@@ -17,22 +18,21 @@ package naive
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/internal/lemma1"
+	"github.com/reweighted/reweighted/internal/driver"
 )
 
-// Sampler is the sorted-slice backend. The zero value has no items; use New.
+// Sampler is the sorted-slice backend. Use New.
 type Sampler struct {
-	key   []float64 // by item
-	rank  []int32   // by item: 0-based rank
-	order []int32   // by 0-based rank: item
-	// hi[r]+lo[r] is the sum of the keys of the r largest items (Neumaier's
-	// running sum and its compensation); sum[r] = hi[r]+lo[r] rounded.
-	hi, lo, sum []float64
-	zeros       int // number of keys equal to 0
+	core
+	idx sorted
 }
+
+// core is the driver that turns the index into a reweighted.Sampler.
+type core = driver.Driver
 
 var _ reweighted.Sampler = (*Sampler)(nil)
 
@@ -41,52 +41,45 @@ func New(n int) *Sampler {
 	if n < 0 {
 		panic(fmt.Sprintf("naive: New(%d): negative size", n))
 	}
-	s := &Sampler{
+	s := &Sampler{idx: sorted{
 		key:   make([]float64, n),
 		rank:  make([]int32, n),
 		order: make([]int32, n),
 		hi:    make([]float64, n+1),
 		lo:    make([]float64, n+1),
 		sum:   make([]float64, n+1),
-		zeros: n,
-	}
+	}}
 	for i := range n {
-		s.rank[i] = int32(i)
-		s.order[i] = int32(i)
+		s.idx.rank[i] = int32(i)
+		s.idx.order[i] = int32(i)
 	}
+	s.core.Init(&s.idx)
 	return s
 }
 
-// Len returns the number of items.
-func (s *Sampler) Len() int { return len(s.key) }
+// sorted is the index: items in canonical order with prefix sums.
+type sorted struct {
+	key   []float64 // by item
+	rank  []int32   // by item: 0-based rank
+	order []int32   // by 0-based rank: item
+	// hi[r]+lo[r] is the sum of the keys of the r largest items (Neumaier's
+	// running sum and its compensation); sum[r] = hi[r]+lo[r] rounded.
+	hi, lo, sum []float64
+}
 
-// Key returns the key of item i. It panics unless 0 ≤ i < Len().
-func (s *Sampler) Key(i int) float64 { return s.key[i] }
+func (s *sorted) Len() int            { return len(s.key) }
+func (s *sorted) Key(i int) float64   { return s.key[i] }
+func (s *sorted) Total() float64      { return s.sum[len(s.key)] }
+func (s *sorted) Rank(i int) int      { return int(s.rank[i]) + 1 }
+func (s *sorted) Select(r int) int    { return int(s.order[r-1]) }
+func (s *sorted) keyAt(r int) float64 { return s.key[s.order[r-1]] }
 
 // before reports whether (a, i) precedes (b, j) in canonical order.
 func before(a float64, i int32, b float64, j int32) bool {
 	return a > b || (a == b && i < j)
 }
 
-// Set replaces the key of item i by a.
-func (s *Sampler) Set(i int, a float64) error {
-	if err := lemma1.CheckIndex(i, len(s.key)); err != nil {
-		return err
-	}
-	a, err := lemma1.CheckKey(a)
-	if err != nil {
-		return err
-	}
-	old := s.key[i]
-	if err := lemma1.CheckSum(s.sum[len(s.key)], old, a); err != nil {
-		return err
-	}
-	if old == 0 {
-		s.zeros--
-	}
-	if a == 0 {
-		s.zeros++
-	}
+func (s *sorted) Update(i int, a float64) {
 	s.key[i] = a
 	item := int32(i)
 	from := int(s.rank[i])
@@ -111,12 +104,28 @@ func (s *Sampler) Set(i int, a float64) error {
 		s.rank[s.order[r]] = int32(r)
 	}
 	s.refresh(lowest)
-	return nil
+}
+
+func (s *sorted) Build(keys []float64) {
+	copy(s.key, keys)
+	for i := range s.order {
+		s.order[i] = int32(i)
+	}
+	slices.SortFunc(s.order, func(i, j int32) int {
+		if before(s.key[i], i, s.key[j], j) {
+			return -1
+		}
+		return 1
+	})
+	for r, i := range s.order {
+		s.rank[i] = int32(r)
+	}
+	s.refresh(0)
 }
 
 // refresh recomputes the prefix sums of ranks above r0 (0-based) from the
 // keys, continuing the compensated sum stored at r0.
-func (s *Sampler) refresh(r0 int) {
+func (s *sorted) refresh(r0 int) {
 	hi, lo := s.hi[r0], s.lo[r0]
 	for r := r0; r < len(s.order); r++ {
 		x := s.key[s.order[r]]
@@ -131,78 +140,27 @@ func (s *Sampler) refresh(r0 int) {
 	}
 }
 
-// keyAt returns the key at 1-based rank r.
-func (s *Sampler) keyAt(r int) float64 { return s.key[s.order[r-1]] }
-
-// solve returns ρ and the sum of the ρ largest keys. The caller handles the
-// all-zero case.
-func (s *Sampler) solve(b lemma1.Bound) (rho int, sRho float64) {
-	// Algorithm 2: the predicate holds on a prefix of ranks (Proposition 1).
-	// Rank 1 always satisfies it in exact arithmetic, so it is the default.
-	n := len(s.key)
-	rho = 1 + sort.Search(n-1, func(k int) bool {
+// Cut is Algorithm 2: a binary search over ranks, the predicate holding on
+// a prefix of them (Proposition 1) and always at rank 1.
+func (s *sorted) Cut(c driver.Cutoff) (int, float64) {
+	rho := 1 + sort.Search(len(s.key)-1, func(k int) bool {
 		r := k + 2
-		return !b.Holds(s.keyAt(r), s.sum[r], r)
+		return !c.Holds(s.keyAt(r), s.sum[r], r)
 	})
 	return rho, s.sum[rho]
 }
 
-// Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps.
-func (s *Sampler) Solve(eps float64) (int, float64, error) {
-	b, err := lemma1.NewBound(len(s.key), eps)
-	if err != nil {
-		return 0, 0, err
-	}
-	if s.zeros == len(s.key) {
-		return len(s.key), 0, nil
-	}
-	rho, sRho := s.solve(b)
-	return rho, b.Lambda(sRho, rho), nil
-}
-
-// Prob returns p*_i for the bound eps.
-func (s *Sampler) Prob(i int, eps float64) (float64, error) {
-	b, err := lemma1.NewBound(len(s.key), eps)
-	if err != nil {
-		return 0, err
-	}
-	if err := lemma1.CheckIndex(i, len(s.key)); err != nil {
-		return 0, err
-	}
-	if s.zeros == len(s.key) {
-		return b.UniformProb(), nil
-	}
-	rho, sRho := s.solve(b)
-	if int(s.rank[i]) < rho {
-		return b.Prob(s.key[i], sRho, rho), nil
-	}
-	return b.Eps(), nil
-}
-
-// Sample maps u to an item as Algorithm 4 does and returns it with its
-// probability.
-func (s *Sampler) Sample(eps, u float64) (int, float64, error) {
-	b, err := lemma1.NewBound(len(s.key), eps)
-	if err != nil {
-		return 0, 0, err
-	}
-	if err := lemma1.CheckU(u); err != nil {
-		return 0, 0, err
-	}
+func (s *sorted) SelectSum(target, scale float64) (int, int) {
 	n := len(s.key)
-	if s.zeros == n {
-		return int(s.order[b.UniformRank(u)-1]), b.UniformProb(), nil
+	r := 1 + sort.Search(n, func(k int) bool { return s.sum[k+1]*scale > target })
+	if r > n {
+		return -1, n + 1
 	}
-	rho, sRho := s.solve(b)
-	head, t, scale, r := b.Head(u, sRho, rho)
-	if !head {
-		return int(s.order[r-1]), b.Eps(), nil
+	return int(s.order[r-1]), r
+}
+
+func (s *sorted) Walk(r int, f func(int, float64)) {
+	for _, i := range s.order[:r] {
+		f(int(i), s.key[i])
 	}
-	// The smallest rank whose partial sum exceeds the target; ranks past the
-	// last positive key, or past ρ, are floating point at the edge.
-	last := min(rho, n-s.zeros)
-	r = 1 + sort.Search(last, func(k int) bool { return s.sum[k+1]*scale > t })
-	r = min(r, last)
-	item := s.order[r-1]
-	return int(item), b.Prob(s.key[item], sRho, rho), nil
 }

@@ -2,23 +2,21 @@ package ost
 
 import "math"
 
-// Check exposes check to the tests of package ost_test.
-func (t *Tree) Check() error { return t.check() }
-
 // BytesPerItem exposes bytesPerItem to the tests.
 func BytesPerItem() int { return bytesPerItem() }
 
-// Clone returns a deep copy of the tree, for comparing states.
-func (t *Tree) Clone() *Tree {
-	c := *t
-	c.nodes = append([]node(nil), t.nodes...)
-	return &c
+// Clone returns a deep copy of the sampler, for comparing states.
+func (s *Sampler) Clone() *Sampler {
+	c := &Sampler{t: s.t}
+	c.t.nodes = append([]node(nil), s.t.nodes...)
+	c.core.Init(&c.t)
+	return c
 }
 
 // Height returns the number of nodes on the longest path from the root.
-func (t *Tree) Height() int { return t.height(t.root) }
+func (s *Sampler) Height() int { return s.t.height(s.t.root) }
 
-func (t *Tree) height(v int32) int {
+func (t *tree) height(v int32) int {
 	if v == nilNode {
 		return 0
 	}
@@ -26,8 +24,9 @@ func (t *Tree) height(v int32) int {
 }
 
 // Corrupt breaks one invariant of New(15), a perfect all-black tree (of
-// New(16) for "unreachable"), for testing that check reports it.
-func (t *Tree) Corrupt(what string) {
+// New(16) for "unreachable"), for testing that Check reports it.
+func (s *Sampler) Corrupt(what string) {
+	t := &s.t
 	r := &t.nodes[t.root]
 	switch what {
 	case "root red":
@@ -49,8 +48,6 @@ func (t *Tree) Corrupt(what string) {
 		l := t.last(t.root)
 		t.nodes[l].key = 1
 		t.fixUp(l)
-	case "zeros":
-		t.zeros++
 	case "cycle":
 		t.nodes[t.last(t.root)].right = t.root
 	case "unreachable":

@@ -47,9 +47,10 @@ package ost
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/internal/lemma1"
+	"github.com/reweighted/reweighted/internal/driver"
 )
 
 // nilNode is the link of a missing child or parent.
@@ -83,62 +84,98 @@ func (n *node) setRed(red bool) {
 	}
 }
 
-// Tree is an order-statistic red-black tree over the keys of n items. It
-// satisfies reweighted.Sampler. The zero value has no items; use New.
-type Tree struct {
-	nodes []node
-	root  int32
-	zeros int // number of keys equal to 0
+// Sampler is the order-statistic red-black tree backend; it satisfies
+// reweighted.Sampler. Use New.
+type Sampler struct {
+	core
+	t tree
 }
 
-var _ reweighted.Sampler = (*Tree)(nil)
+// core is the driver that turns the tree into a reweighted.Sampler.
+type core = driver.Driver
 
-// New returns a tree over n items, all keys 0. It panics if n < 0 or if n
-// does not fit the tree's int32 links.
-func New(n int) *Tree {
+var _ reweighted.Sampler = (*Sampler)(nil)
+
+// tree is the index: an order-statistic red-black tree over n keys.
+type tree struct {
+	nodes []node
+	root  int32
+}
+
+// New returns a sampler over n items, all keys 0. It panics if n < 0 or if
+// n does not fit the tree's int32 links.
+func New(n int) *Sampler {
 	if n < 0 {
 		panic(fmt.Sprintf("ost: New(%d): negative size", n))
 	}
 	if n > math.MaxInt32 {
 		panic(fmt.Sprintf("ost: New(%d): more than %d items", n, math.MaxInt32))
 	}
-	t := &Tree{nodes: make([]node, n), zeros: n}
-	// With all keys 0 the canonical order is the index order. Levels of a
-	// midpoint-split tree are full down to depth ⌊log2(n+1)⌋ − 1; colouring
-	// the nodes below that red gives every path the same number of black
-	// nodes, and those red nodes are leaves with black parents.
+	s := &Sampler{t: tree{nodes: make([]node, n)}}
+	// With all keys 0 the canonical order is the index order.
+	s.t.link(nil)
+	s.core.Init(&s.t)
+	return s
+}
+
+// link builds a perfectly balanced tree whose in-order is the given order of
+// items (nil: the index order). Levels of a midpoint-split tree are full
+// down to depth ⌊log2(n+1)⌋ − 1; colouring the nodes below that red gives
+// every path the same number of black nodes, and those red nodes are leaves
+// with black parents.
+func (t *tree) link(order []int32) {
+	n := len(t.nodes)
 	full := 0
 	for (1<<(full+1))-1 <= n {
 		full++
 	}
-	t.root = t.build(0, n, nilNode, 0, full)
-	return t
+	t.root = t.build(order, 0, n, nilNode, 0, full)
 }
 
-// build links items [lo, hi) into a balanced subtree at the given depth and
-// returns its root.
-func (t *Tree) build(lo, hi int, parent int32, depth, full int) int32 {
+// Build replaces all keys: a sort, O(n log n), then a balanced tree in O(n).
+func (t *tree) Build(keys []float64) {
+	order := make([]int32, len(keys))
+	for i, a := range keys {
+		t.nodes[i].key = a
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		if before(keys[i], i, keys[j], j) {
+			return -1
+		}
+		return 1
+	})
+	t.link(order)
+}
+
+// build links the items of ranks [lo, hi) into a balanced subtree at the
+// given depth, recomputing sizes and sums, and returns its root.
+func (t *tree) build(order []int32, lo, hi int, parent int32, depth, full int) int32 {
 	if lo >= hi {
 		return nilNode
 	}
 	mid := lo + (hi-lo)/2
-	v := &t.nodes[mid]
+	m := int32(mid)
+	if order != nil {
+		m = order[mid]
+	}
+	v := &t.nodes[m]
 	v.parent = parent
 	v.setRed(depth >= full)
-	v.left = t.build(lo, mid, int32(mid), depth+1, full)
-	v.right = t.build(mid+1, hi, int32(mid), depth+1, full)
-	v.setSize(int32(hi - lo))
-	return int32(mid)
+	v.left = t.build(order, lo, mid, m, depth+1, full)
+	v.right = t.build(order, mid+1, hi, m, depth+1, full)
+	t.fix(m)
+	return m
 }
 
 // Len returns the number of items.
-func (t *Tree) Len() int { return len(t.nodes) }
+func (t *tree) Len() int { return len(t.nodes) }
 
 // Key returns the key of item i. It panics unless 0 ≤ i < Len().
-func (t *Tree) Key(i int) float64 { return t.nodes[i].key }
+func (t *tree) Key(i int) float64 { return t.nodes[i].key }
 
-// total returns the sum of all keys.
-func (t *Tree) total() float64 {
+// Total returns the sum of all keys.
+func (t *tree) Total() float64 {
 	if t.root == nilNode {
 		return 0
 	}
@@ -151,73 +188,53 @@ func before(a float64, i int32, b float64, j int32) bool {
 	return a > b || (a == b && i < j)
 }
 
-func (t *Tree) size(v int32) int32 {
+func (t *tree) size(v int32) int32 {
 	if v == nilNode {
 		return 0
 	}
 	return t.nodes[v].size()
 }
 
-func (t *Tree) sum(v int32) float64 {
+func (t *tree) sum(v int32) float64 {
 	if v == nilNode {
 		return 0
 	}
 	return t.nodes[v].sum
 }
 
-func (t *Tree) isRed(v int32) bool { return v != nilNode && t.nodes[v].red() }
+func (t *tree) isRed(v int32) bool { return v != nilNode && t.nodes[v].red() }
 
 // fix recomputes the size and sum of v from its children.
-func (t *Tree) fix(v int32) {
+func (t *tree) fix(v int32) {
 	n := &t.nodes[v]
 	n.setSize(t.size(n.left) + 1 + t.size(n.right))
 	n.sum = t.sum(n.left) + n.key + t.sum(n.right)
 }
 
 // fixUp recomputes v and all its ancestors.
-func (t *Tree) fixUp(v int32) {
+func (t *tree) fixUp(v int32) {
 	for ; v != nilNode; v = t.nodes[v].parent {
 		t.fix(v)
 	}
 }
 
-// Set replaces the key of item i by a.
-func (t *Tree) Set(i int, a float64) error {
-	if err := lemma1.CheckIndex(i, len(t.nodes)); err != nil {
-		return err
-	}
-	a, err := lemma1.CheckKey(a)
-	if err != nil {
-		return err
-	}
+// Update replaces the key of item i by a: in place when the item keeps its
+// rank, else by a deletion and a reinsertion.
+func (t *tree) Update(i int, a float64) {
 	v := int32(i)
-	old := t.nodes[v].key
-	if err := lemma1.CheckSum(t.total(), old, a); err != nil {
-		return err
-	}
-	if old == a {
-		return nil
-	}
-	if old == 0 {
-		t.zeros--
-	}
-	if a == 0 {
-		t.zeros++
-	}
 	if t.keepsRank(v, a) {
 		t.nodes[v].key = a
 		t.fixUp(v)
-		return nil
+		return
 	}
 	t.delete(v)
 	t.nodes[v].key = a
 	t.insert(v)
-	return nil
 }
 
 // keepsRank reports whether item v with key a would stay between its
 // current neighbours in canonical order.
-func (t *Tree) keepsRank(v int32, a float64) bool {
+func (t *tree) keepsRank(v int32, a float64) bool {
 	if p := t.prev(v); p != nilNode && !before(t.nodes[p].key, p, a, v) {
 		return false
 	}
@@ -228,7 +245,7 @@ func (t *Tree) keepsRank(v int32, a float64) bool {
 }
 
 // prev returns the node of the previous rank, or nilNode.
-func (t *Tree) prev(v int32) int32 {
+func (t *tree) prev(v int32) int32 {
 	if l := t.nodes[v].left; l != nilNode {
 		return t.last(l)
 	}
@@ -240,7 +257,7 @@ func (t *Tree) prev(v int32) int32 {
 }
 
 // next returns the node of the next rank, or nilNode.
-func (t *Tree) next(v int32) int32 {
+func (t *tree) next(v int32) int32 {
 	if r := t.nodes[v].right; r != nilNode {
 		return t.first(r)
 	}
@@ -252,7 +269,7 @@ func (t *Tree) next(v int32) int32 {
 }
 
 // first returns the node of smallest rank in the subtree of v.
-func (t *Tree) first(v int32) int32 {
+func (t *tree) first(v int32) int32 {
 	for t.nodes[v].left != nilNode {
 		v = t.nodes[v].left
 	}
@@ -260,7 +277,7 @@ func (t *Tree) first(v int32) int32 {
 }
 
 // last returns the node of largest rank in the subtree of v.
-func (t *Tree) last(v int32) int32 {
+func (t *tree) last(v int32) int32 {
 	for t.nodes[v].right != nilNode {
 		v = t.nodes[v].right
 	}
@@ -269,7 +286,7 @@ func (t *Tree) last(v int32) int32 {
 
 // rotateLeft lifts the right child of x into its place (CLRS 13.2) and
 // recomputes both nodes; the caller recomputes their ancestors.
-func (t *Tree) rotateLeft(x int32) {
+func (t *tree) rotateLeft(x int32) {
 	y := t.nodes[x].right
 	b := t.nodes[y].left
 	t.nodes[x].right = b
@@ -284,7 +301,7 @@ func (t *Tree) rotateLeft(x int32) {
 }
 
 // rotateRight is the mirror image of rotateLeft.
-func (t *Tree) rotateRight(x int32) {
+func (t *tree) rotateRight(x int32) {
 	y := t.nodes[x].left
 	b := t.nodes[y].right
 	t.nodes[x].left = b
@@ -299,7 +316,7 @@ func (t *Tree) rotateRight(x int32) {
 }
 
 // replaceChild makes v take u's place under u's parent (CLRS's transplant).
-func (t *Tree) replaceChild(u, v int32) {
+func (t *tree) replaceChild(u, v int32) {
 	p := t.nodes[u].parent
 	switch {
 	case p == nilNode:
@@ -315,7 +332,7 @@ func (t *Tree) replaceChild(u, v int32) {
 }
 
 // insert links the detached node z into the tree by its key (CLRS 13.3).
-func (t *Tree) insert(z int32) {
+func (t *tree) insert(z int32) {
 	a := t.nodes[z].key
 	p, x := int32(nilNode), t.root
 	goLeft := false
@@ -350,7 +367,7 @@ func (t *Tree) insert(z int32) {
 }
 
 // insertFixup restores the red-black properties after inserting z.
-func (t *Tree) insertFixup(z int32) {
+func (t *tree) insertFixup(z int32) {
 	for {
 		p := t.nodes[z].parent
 		if !t.isRed(p) {
@@ -396,7 +413,7 @@ func (t *Tree) insertFixup(z int32) {
 
 // delete unlinks node z from the tree (CLRS 13.4, with the parent of x kept
 // apart since the nil child has no node to hold it).
-func (t *Tree) delete(z int32) {
+func (t *tree) delete(z int32) {
 	y, yRed := z, t.nodes[z].red()
 	var x, xp int32
 	switch {
@@ -437,7 +454,7 @@ func (t *Tree) delete(z int32) {
 
 // deleteFixup restores the red-black properties after a black node was
 // removed above x, whose parent is xp (x may be nilNode).
-func (t *Tree) deleteFixup(x, xp int32) {
+func (t *tree) deleteFixup(x, xp int32) {
 	for x != t.root && !t.isRed(x) {
 		if x == t.nodes[xp].left {
 			w := t.nodes[xp].right
@@ -494,24 +511,20 @@ func (t *Tree) deleteFixup(x, xp int32) {
 	}
 }
 
-// solve is Algorithm 3: it returns ρ and the sum of the ρ largest keys. The
-// caller handles the all-zero case.
+// Cut is Algorithm 3: it returns ρ and the sum of the ρ largest keys in
+// one descent.
 //
 // The descent carries the rank r0 and the key sum s0 of everything ranked
 // before the current subtree and adds to them; the paper's version
 // subtracts when it turns back, which rounds the sum differently at every
-// turn.
-func (t *Tree) solve(b lemma1.Bound) (rho int, sRho float64) {
-	if b.Eps() == 0 {
-		// The predicate holds at every rank (ε·λ = 0): ρ = n, no descent.
-		return len(t.nodes), t.sum(t.root)
-	}
+// turn and breaks the error bound the exact predicate relies on.
+func (t *tree) Cut(c driver.Cutoff) (rho int, sRho float64) {
 	r0, s0 := 0, 0.0
 	for v := t.root; v != nilNode; {
 		n := &t.nodes[v]
 		r := r0 + int(t.size(n.left)) + 1
 		s := s0 + t.sum(n.left) + n.key
-		if b.Holds(n.key, s, r) {
+		if c.Holds(n.key, s, r) {
 			rho, sRho = r, s
 			r0, s0 = r, s
 			v = n.right
@@ -519,28 +532,12 @@ func (t *Tree) solve(b lemma1.Bound) (rho int, sRho float64) {
 			v = n.left
 		}
 	}
-	if rho == 0 {
-		// Lemma 1 guarantees the predicate at rank 1; floating point may not.
-		rho, sRho = 1, t.nodes[t.first(t.root)].key
-	}
 	return rho, sRho
 }
 
-// Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps.
-func (t *Tree) Solve(eps float64) (int, float64, error) {
-	b, err := lemma1.NewBound(len(t.nodes), eps)
-	if err != nil {
-		return 0, 0, err
-	}
-	if t.zeros == len(t.nodes) {
-		return len(t.nodes), 0, nil
-	}
-	rho, sRho := t.solve(b)
-	return rho, b.Lambda(sRho, rho), nil
-}
-
-// rank returns the 1-based rank of node v.
-func (t *Tree) rank(v int32) int {
+// Rank returns the 1-based rank of item i.
+func (t *tree) Rank(i int) int {
+	v := int32(i)
 	r := int(t.size(t.nodes[v].left)) + 1
 	for p := t.nodes[v].parent; p != nilNode; v, p = p, t.nodes[p].parent {
 		if t.nodes[p].right == v {
@@ -550,8 +547,8 @@ func (t *Tree) rank(v int32) int {
 	return r
 }
 
-// selectRank returns the node of 1-based rank r, 1 ≤ r ≤ n.
-func (t *Tree) selectRank(r int) int32 {
+// Select returns the item of 1-based rank r, 1 ≤ r ≤ n.
+func (t *tree) Select(r int) int {
 	v := t.root
 	for {
 		l := int(t.size(t.nodes[v].left))
@@ -559,7 +556,7 @@ func (t *Tree) selectRank(r int) int32 {
 		case r <= l:
 			v = t.nodes[v].left
 		case r == l+1:
-			return v
+			return int(v)
 		default:
 			r -= l + 1
 			v = t.nodes[v].right
@@ -567,17 +564,17 @@ func (t *Tree) selectRank(r int) int32 {
 	}
 }
 
-// selectSum returns the node of smallest rank whose partial sum (the keys of
+// SelectSum returns the item of smallest rank whose partial sum (the keys of
 // all ranks up to its own, its own included) times scale exceeds target, and
 // its rank.
 //
 // The sum of a subtree and the partial sums met inside it are associated
 // differently, so near a boundary the descent can enter a subtree whose sum
 // exceeds the target and find no partial sum in it that does. It then
-// returns nilNode and the rank of the node whose left subtree that was, the
+// returns −1 and the rank of the node whose left subtree that was, the
 // next rank after the last one visited: its partial sum exceeds the target.
-// If no partial sum at all exceeds the target it returns nilNode and n + 1.
-func (t *Tree) selectSum(target, scale float64) (int32, int) {
+// If no partial sum at all exceeds the target it returns −1 and n + 1.
+func (t *tree) SelectSum(target, scale float64) (int, int) {
 	acc, r0 := 0.0, 0
 	next := len(t.nodes) + 1 // rank of the in-order successor of the subtree
 	for v := t.root; v != nilNode; {
@@ -593,57 +590,22 @@ func (t *Tree) selectSum(target, scale float64) (int32, int) {
 		// an item with p = 0 is never selected.
 		acc = x + n.key
 		if acc*scale > target {
-			return v, r0
+			return int(v), r0
 		}
 		v = n.right
 	}
-	return nilNode, next
+	return -1, next
 }
 
-// Sample maps u to an item as Algorithm 4 does and returns it with its
-// probability.
-func (t *Tree) Sample(eps, u float64) (int, float64, error) {
-	n := len(t.nodes)
-	b, err := lemma1.NewBound(n, eps)
-	if err != nil {
-		return 0, 0, err
+// Walk calls f with the items of ranks 1, …, r in order, in O(r + log n).
+func (t *tree) Walk(r int, f func(int, float64)) {
+	if r == 0 {
+		return
 	}
-	if err := lemma1.CheckU(u); err != nil {
-		return 0, 0, err
+	for v := t.first(t.root); ; v = t.next(v) {
+		f(int(v), t.nodes[v].key)
+		if r--; r == 0 {
+			return
+		}
 	}
-	if t.zeros == n {
-		return int(t.selectRank(b.UniformRank(u))), b.UniformProb(), nil
-	}
-	rho, sRho := t.solve(b)
-	head, target, scale, r := b.Head(u, sRho, rho)
-	if !head {
-		return int(t.selectRank(r)), b.Eps(), nil
-	}
-	v, r := t.selectSum(target, scale)
-	// Floating point at a boundary may point past ρ or at a zero key (only
-	// through the fallback of selectSum): the last item of the head with a
-	// positive key is then the item next to the boundary.
-	if last := min(rho, n-t.zeros); v == nilNode || r > last {
-		v = t.selectRank(min(r, last))
-	}
-	return int(v), b.Prob(t.nodes[v].key, sRho, rho), nil
-}
-
-// Prob returns p*_i for the bound eps.
-func (t *Tree) Prob(i int, eps float64) (float64, error) {
-	b, err := lemma1.NewBound(len(t.nodes), eps)
-	if err != nil {
-		return 0, err
-	}
-	if err := lemma1.CheckIndex(i, len(t.nodes)); err != nil {
-		return 0, err
-	}
-	if t.zeros == len(t.nodes) {
-		return b.UniformProb(), nil
-	}
-	rho, sRho := t.solve(b)
-	if t.rank(int32(i)) <= rho {
-		return b.Prob(t.nodes[i].key, sRho, rho), nil
-	}
-	return b.Eps(), nil
 }

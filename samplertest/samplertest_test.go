@@ -9,159 +9,123 @@ import (
 	"testing"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/internal/lemma1"
+	"github.com/reweighted/reweighted/internal/driver"
 	"github.com/stretchr/testify/require"
 )
 
-// brute is a deliberately simple backend for testing the kit itself: it
-// sorts the keys on every query. Its switches plant the bugs the kit must
-// catch.
+// brute is a deliberately simple backend for testing the kit itself: an
+// index that sorts the keys on every query, behind the shared driver. Its
+// switches plant the bugs the kit must catch.
 type brute struct {
-	keys    []float64
-	order   []int     // scratch, so that queries do not allocate
-	prefix  []float64 // scratch
-	holds   func(b lemma1.Bound, a, s float64, r int) bool
+	core
+	idx     bruteIndex
 	skipRho bool // Sample never returns the item at rank ρ (the C++ bug)
 	halfSet bool // Set writes the key before it rejects it
 }
 
-func goodHolds(b lemma1.Bound, a, s float64, r int) bool { return b.Holds(a, s, r) }
+type core = driver.Driver
 
-// naiveHolds compares a·c ≥ ε·S directly: both sides underflow for
-// subnormal keys.
-func naiveHolds(b lemma1.Bound, a, s float64, r int) bool { return a*b.C(r) >= b.Eps()*s }
+type bruteIndex struct {
+	keys      []float64
+	order     []int     // scratch, so that queries do not allocate
+	prefix    []float64 // scratch
+	floatPred bool      // ρ from the plain float predicate a·c ≥ ε·S
+}
 
 func newBrute(n int) *brute {
 	if n < 0 {
 		panic("negative size")
 	}
-	return &brute{keys: make([]float64, n), order: make([]int, n), prefix: make([]float64, n+1), holds: goodHolds}
+	s := &brute{idx: bruteIndex{keys: make([]float64, n), order: make([]int, n), prefix: make([]float64, n+1)}}
+	s.core.Init(&s.idx)
+	return s
 }
-
-func (s *brute) Len() int          { return len(s.keys) }
-func (s *brute) Key(i int) float64 { return s.keys[i] }
 
 func (s *brute) Set(i int, a float64) error {
-	if err := lemma1.CheckIndex(i, len(s.keys)); err != nil {
-		return err
+	if s.halfSet && i >= 0 && i < len(s.idx.keys) {
+		s.idx.keys[i] = a
 	}
-	if s.halfSet {
-		s.keys[i] = a
-	}
-	a, err := lemma1.CheckKey(a)
-	if err != nil {
-		return err
-	}
-	total := 0.0
-	for _, k := range s.keys {
-		total += k
-	}
-	if err := lemma1.CheckSum(total, s.keys[i], a); err != nil {
-		return err
-	}
-	s.keys[i] = a
-	return nil
-}
-
-// solve returns the canonical order, the prefix sums, ρ and whether all keys are 0.
-func (s *brute) solve(b lemma1.Bound) (order []int, prefix []float64, rho int, zero bool) {
-	n := len(s.keys)
-	order, prefix = s.order, s.prefix
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, s.cmp)
-	for r, i := range order {
-		prefix[r+1] = prefix[r] + s.keys[i]
-	}
-	rho = 1
-	for r := 2; r <= n; r++ {
-		if s.holds(b, s.keys[order[r-1]], prefix[r], r) {
-			rho = r
-		}
-	}
-	return order, prefix, rho, prefix[n] == 0
-}
-
-// cmp orders items canonically: key descending, index ascending.
-func (s *brute) cmp(i, j int) int {
-	switch {
-	case s.keys[i] > s.keys[j]:
-		return -1
-	case s.keys[i] < s.keys[j]:
-		return 1
-	}
-	return i - j
-}
-
-func (s *brute) Solve(eps float64) (int, float64, error) {
-	b, err := lemma1.NewBound(len(s.keys), eps)
-	if err != nil {
-		return 0, 0, err
-	}
-	_, prefix, rho, zero := s.solve(b)
-	if zero {
-		return len(s.keys), 0, nil
-	}
-	return rho, b.Lambda(prefix[rho], rho), nil
-}
-
-func (s *brute) Prob(i int, eps float64) (float64, error) {
-	b, err := lemma1.NewBound(len(s.keys), eps)
-	if err != nil {
-		return 0, err
-	}
-	if err := lemma1.CheckIndex(i, len(s.keys)); err != nil {
-		return 0, err
-	}
-	order, prefix, rho, zero := s.solve(b)
-	if zero {
-		return b.UniformProb(), nil
-	}
-	for r := 1; r <= rho; r++ {
-		if order[r-1] == i {
-			return b.Prob(s.keys[i], prefix[rho], rho), nil
-		}
-	}
-	return b.Eps(), nil
+	return s.core.Set(i, a)
 }
 
 func (s *brute) Sample(eps, u float64) (int, float64, error) {
-	b, err := lemma1.NewBound(len(s.keys), eps)
-	if err != nil {
-		return 0, 0, err
+	i, p, err := s.core.Sample(eps, u)
+	if err != nil || !s.skipRho {
+		return i, p, err
 	}
-	if err := lemma1.CheckU(u); err != nil {
-		return 0, 0, err
+	rho, _, _ := s.core.Solve(eps)
+	if r := s.idx.Rank(i); r == rho && rho > 1 {
+		i = s.idx.Select(r - 1)
+		p, _ = s.core.Prob(i, eps)
 	}
-	order, prefix, rho, zero := s.solve(b)
-	if zero {
-		return order[b.UniformRank(u)-1], b.UniformProb(), nil
+	return i, p, nil
+}
+
+// sort refreshes the canonical order and the prefix sums.
+func (x *bruteIndex) sort() {
+	for i := range x.order {
+		x.order[i] = i
 	}
-	head, t, scale, r := b.Head(u, prefix[rho], rho)
-	if !head {
-		return order[r-1], b.Eps(), nil
+	slices.SortStableFunc(x.order, func(i, j int) int {
+		switch {
+		case x.keys[i] > x.keys[j]:
+			return -1
+		case x.keys[i] < x.keys[j]:
+			return 1
+		}
+		return i - j
+	})
+	for r, i := range x.order {
+		x.prefix[r+1] = x.prefix[r] + x.keys[i]
 	}
-	last := rho
-	for last > 1 && s.keys[order[last-1]] == 0 {
-		last--
-	}
-	r = last
-	for k := 1; k <= last; k++ {
-		if prefix[k]*scale > t {
-			r = k
-			break
+}
+
+func (x *bruteIndex) Len() int                { return len(x.keys) }
+func (x *bruteIndex) Key(i int) float64       { return x.keys[i] }
+func (x *bruteIndex) Update(i int, a float64) { x.keys[i] = a }
+func (x *bruteIndex) Build(keys []float64)    { copy(x.keys, keys) }
+func (x *bruteIndex) Total() float64          { x.sort(); return x.prefix[len(x.keys)] }
+func (x *bruteIndex) Select(r int) int        { x.sort(); return x.order[r-1] }
+func (x *bruteIndex) Rank(i int) int {
+	x.sort()
+	return slices.Index(x.order, i) + 1
+}
+
+func (x *bruteIndex) Cut(c driver.Cutoff) (int, float64) {
+	x.sort()
+	rho := 1
+	for r := 2; r <= len(x.keys); r++ {
+		a, s := x.keys[x.order[r-1]], x.prefix[r]
+		if x.floatPred && !c.Uniform() {
+			if a*math.FMA(-float64(len(x.keys)-r), c.Eps(), 1) >= c.Eps()*s {
+				rho = r
+			}
+		} else if c.Holds(a, s, r) {
+			rho = r
 		}
 	}
-	if s.skipRho && r == rho && rho > 1 {
-		r--
+	return rho, x.prefix[rho]
+}
+
+func (x *bruteIndex) SelectSum(target, scale float64) (int, int) {
+	x.sort()
+	for r := 1; r <= len(x.keys); r++ {
+		if x.prefix[r]*scale > target {
+			return x.order[r-1], r
+		}
 	}
-	i := order[r-1]
-	return i, b.Prob(s.keys[i], prefix[rho], rho), nil
+	return -1, len(x.keys) + 1
+}
+
+func (x *bruteIndex) Walk(r int, f func(int, float64)) {
+	x.sort()
+	for _, i := range x.order[:r] {
+		f(i, x.keys[i])
+	}
 }
 
 // The kit passes on a backend that shares nothing with naive, ost or segtree
-// but the arithmetic of internal/lemma1.
+// but the driver.
 func TestRunOnBruteForce(t *testing.T) {
 	Run(t, func(n int) reweighted.Sampler { return newBrute(n) })
 }
@@ -204,7 +168,7 @@ func TestKitCatchesPlantedBugs(t *testing.T) {
 	}{
 		{"never draws rank ρ", testDrawsRankRho, func(s *brute) { s.skipRho = true }},
 		{"never draws rank ρ (edge cases)", testEdges, func(s *brute) { s.skipRho = true }},
-		{"predicate underflows for subnormal keys", testEdges, func(s *brute) { s.holds = naiveHolds }},
+		{"predicate underflows for subnormal keys", testEdges, func(s *brute) { s.idx.floatPred = true }},
 		{"Set half-applies before rejecting", testBadInput, func(s *brute) { s.halfSet = true }},
 	}
 	for _, m := range mutants {

@@ -9,22 +9,14 @@ import (
 // first one broken, naming the node: trie order (each node's halves differ
 // first at its critical bit, and critical bits increase downward), the
 // pairing of internal nodes with slots, counts and sums recomputed from the
-// leaves, every item's leaf reached exactly once, the parent links, and the
-// zero count.
-func (t *Tree) check() error {
+// leaves, every item's leaf reached exactly once and the parent links.
+func (t *trie) Check() error {
 	n := len(t.nodes)
-	zeros := 0
 	for i := range t.nodes {
 		a := t.nodes[i].key
 		if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 || math.Signbit(a) {
 			return fmt.Errorf("segtree: item %d: invalid key %v", i, a)
 		}
-		if a == 0 {
-			zeros++
-		}
-	}
-	if zeros != t.zeros {
-		return fmt.Errorf("segtree: zero count %d, want %d", t.zeros, zeros)
 	}
 	if n == 0 {
 		return nil // every method stops at its index or ε check
@@ -50,7 +42,7 @@ func (t *Tree) check() error {
 }
 
 type checker struct {
-	t     *Tree
+	t     *trie
 	leaf  []bool // leaf of the item seen
 	slot  []bool // internal node of the slot seen
 	slots int

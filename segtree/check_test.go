@@ -10,18 +10,18 @@ import (
 // The checker itself: each corruption of a valid tree is reported, with the
 // invariant it breaks.
 func TestCheckCatches(t *testing.T) {
-	build := func() *Tree {
-		tr := New(12)
+	build := func() *trie {
+		s := New(12)
 		for i, a := range []float64{3, 0, 1, 1, 0x1p-1074, 7, 7, 2.5, 0, 1e10, 1, 4} {
-			require.NoError(t, tr.Set(i, a))
+			require.NoError(t, s.Set(i, a))
 		}
-		require.NoError(t, tr.check())
-		return tr
+		require.NoError(t, s.Check())
+		return &s.t
 	}
 	// An internal node with an internal child 1, and the last item, whose
 	// slot holds no internal node.
 	tr := build()
-	last := tr.selectRank(len(tr.nodes))
+	last := int32(tr.Select(len(tr.nodes)))
 	inner := int32(-1)
 	for s := range tr.nodes {
 		if int32(s) != last && tr.nodes[s].child[1] >= 0 {
@@ -31,25 +31,24 @@ func TestCheckCatches(t *testing.T) {
 	require.NotEqual(t, int32(-1), inner)
 	cases := []struct {
 		name    string
-		corrupt func(tr *Tree)
+		corrupt func(tr *trie)
 		want    string
 	}{
-		{"sum drift", func(tr *Tree) {
+		{"sum drift", func(tr *trie) {
 			nd := &tr.nodes[tr.root]
 			nd.sum[0] = math.Nextafter(nd.sum[0], math.Inf(1))
 		}, "sums to"},
-		{"count", func(tr *Tree) { tr.nodes[inner].cnt[1]++ }, "counts"},
-		{"zero count", func(tr *Tree) { tr.zeros++ }, "zero count"},
-		{"negative zero", func(tr *Tree) { tr.nodes[1].key = math.Copysign(0, -1) }, "invalid key"},
-		{"parent link", func(tr *Tree) { tr.nodes[inner].up = last }, "parent link"},
-		{"critical bit order", func(tr *Tree) { tr.nodes[tr.nodes[inner].child[1]].crit = tr.nodes[inner].crit }, "critical bit"},
-		{"swapped halves", func(tr *Tree) {
+		{"count", func(tr *trie) { tr.nodes[inner].cnt[1]++ }, "counts"},
+		{"negative zero", func(tr *trie) { tr.nodes[1].key = math.Copysign(0, -1) }, "invalid key"},
+		{"parent link", func(tr *trie) { tr.nodes[inner].up = last }, "parent link"},
+		{"critical bit order", func(tr *trie) { tr.nodes[tr.nodes[inner].child[1]].crit = tr.nodes[inner].crit }, "critical bit"},
+		{"swapped halves", func(tr *trie) {
 			nd := &tr.nodes[tr.root]
 			nd.child[0], nd.child[1] = nd.child[1], nd.child[0]
 			nd.sum[0], nd.sum[1] = nd.sum[1], nd.sum[0]
 			nd.cnt[0], nd.cnt[1] = nd.cnt[1], nd.cnt[0]
 		}, "split"},
-		{"key changed under the trie", func(tr *Tree) {
+		{"key changed under the trie", func(tr *trie) {
 			// Item 9 (key 1e10, rank 1) takes the key 0.5, which belongs
 			// elsewhere in the order, and the sums on its path are
 			// recomputed: only the order is broken.
@@ -65,8 +64,8 @@ func TestCheckCatches(t *testing.T) {
 			tr.nodes[9].key = 0.5
 			tr.fix(p)
 		}, "split at bit"},
-		{"stale free slot", func(tr *Tree) { tr.nodes[last].crit = 5 }, "stale"},
-		{"subtree linked twice", func(tr *Tree) {
+		{"stale free slot", func(tr *trie) { tr.nodes[last].crit = 5 }, "stale"},
+		{"subtree linked twice", func(tr *trie) {
 			nd := &tr.nodes[inner]
 			nd.child[0] = nd.child[1]
 		}, "segtree: node at slot"},
@@ -75,7 +74,7 @@ func TestCheckCatches(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			tr := build()
 			c.corrupt(tr)
-			err := tr.check()
+			err := tr.Check()
 			require.Error(t, err)
 			require.Contains(t, err.Error(), c.want)
 		})

@@ -5,16 +5,13 @@ import (
 	"unsafe"
 )
 
-// Check exposes the invariant check to the tests.
-func (t *Tree) Check() error { return t.check() }
-
 // BytesPerItem is the memory of a Tree per item.
 const BytesPerItem = bytesPerItem
 
 // Depth returns the largest number of internal nodes on a root-to-leaf path.
-func (t *Tree) Depth() int { return t.depth(t.root) }
+func (s *Sampler) Depth() int { return s.t.depth(s.t.root) }
 
-func (t *Tree) depth(ref int32) int {
+func (t *trie) depth(ref int32) int {
 	if ref < 0 {
 		return 0
 	}
@@ -25,11 +22,12 @@ func (t *Tree) depth(ref int32) int {
 // NodeSize is the size of one slot.
 const NodeSize = unsafe.Sizeof(node{})
 
-// Clone returns a deep copy of t.
-func (t *Tree) Clone() *Tree {
-	c := *t
-	c.nodes = slices.Clone(t.nodes)
-	return &c
+// Clone returns a deep copy of s.
+func (s *Sampler) Clone() *Sampler {
+	c := &Sampler{t: s.t}
+	c.t.nodes = slices.Clone(s.t.nodes)
+	c.core.Init(&c.t)
+	return c
 }
 
 // Node is one entry of a tree's canonical serialization.
@@ -42,7 +40,8 @@ type Node struct {
 }
 
 // Serialize lists the trie in pre-order.
-func (t *Tree) Serialize() []Node {
+func (s *Sampler) Serialize() []Node {
+	t := &s.t
 	var out []Node
 	var walk func(ref int32)
 	walk = func(ref int32) {

@@ -72,7 +72,8 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/reweighted/reweighted/internal/lemma1"
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/driver"
 )
 
 const (
@@ -99,147 +100,108 @@ type node struct {
 	crit  uint8      // the paired node's critical bit, 0 = most significant
 }
 
-// Tree is a crit-bit trie over n keys. It satisfies reweighted.Sampler.
-// The zero value, like New(0), has no items.
-type Tree struct {
-	nodes []node
-	root  int32
-	zeros int // the number of keys equal to 0
+// Sampler is the crit-bit trie backend; it satisfies reweighted.Sampler.
+// Use New.
+type Sampler struct {
+	core
+	t trie
 }
 
-// bytesPerItem is the memory of a Tree per item.
+// core is the driver that turns the trie into a reweighted.Sampler.
+type core = driver.Driver
+
+var _ reweighted.Sampler = (*Sampler)(nil)
+
+// trie is the index: a crit-bit trie over n keys.
+type trie struct {
+	nodes []node
+	root  int32
+}
+
+// bytesPerItem is the memory of a Sampler per item.
 const bytesPerItem = 48
 
-// New returns a Tree over n items, all keys 0. It panics if n is negative or
-// does not fit an int32 link.
-func New(n int) *Tree {
+// New returns a sampler over n items, all keys 0. It panics if n is
+// negative or does not fit an int32 link.
+func New(n int) *Sampler {
 	if n < 0 {
 		panic("segtree: negative size")
 	}
 	if n >= math.MaxInt32 {
 		panic("segtree: size too large")
 	}
-	t := &Tree{nodes: make([]node, n), root: nilRef, zeros: n}
-	for i := range t.nodes {
-		t.insert(int32(i))
+	s := &Sampler{t: trie{nodes: make([]node, n), root: nilRef}}
+	for i := range s.t.nodes {
+		s.t.insert(int32(i))
 	}
-	return t
+	s.core.Init(&s.t)
+	return s
 }
 
 // Len returns the number of items.
-func (t *Tree) Len() int { return len(t.nodes) }
+func (t *trie) Len() int { return len(t.nodes) }
 
-// Key returns the key of item i. It panics unless 0 ≤ i < Len().
-func (t *Tree) Key(i int) float64 { return t.nodes[i].key }
+// Key returns the key of item i.
+func (t *trie) Key(i int) float64 { return t.nodes[i].key }
 
-// Set replaces the key of item i by a.
-func (t *Tree) Set(i int, a float64) error {
-	n := len(t.nodes)
-	if err := lemma1.CheckIndex(i, n); err != nil {
-		return err
-	}
-	a, err := lemma1.CheckKey(a)
-	if err != nil {
-		return err
-	}
-	old := t.nodes[i].key
-	if err := lemma1.CheckSum(t.total(t.root), old, a); err != nil {
-		return err
-	}
-	if a == old { // the same word: nothing moves
-		return nil
-	}
-	if old == 0 {
-		t.zeros--
-	}
-	if a == 0 {
-		t.zeros++
-	}
-	if n == 1 {
+// Total returns the sum of all keys.
+func (t *trie) Total() float64 { return t.total(t.root) }
+
+// Update gives item i the key a, different from its key.
+func (t *trie) Update(i int, a float64) {
+	if len(t.nodes) == 1 {
 		t.nodes[i].key = a
-		return nil
+		return
 	}
 	t.rekey(int32(i), a)
-	return nil
 }
 
-// Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps.
-func (t *Tree) Solve(eps float64) (rho int, lambda float64, err error) {
-	b, err := lemma1.NewBound(len(t.nodes), eps)
-	if err != nil {
-		return 0, 0, err
+// Build replaces all keys, inserting the items one by one: O(n·d).
+func (t *trie) Build(keys []float64) {
+	t.root = nilRef
+	for i, a := range keys {
+		t.nodes[i] = node{key: a}
 	}
-	if t.total(t.root) == 0 {
-		return len(t.nodes), 0, nil
+	for i := range t.nodes {
+		t.insert(int32(i))
 	}
-	rho, s := t.solve(b)
-	return rho, b.Lambda(s, rho), nil
 }
 
-// Sample maps u in [0, 1) to an item as Algorithm 4 does and returns it with
-// its probability.
-func (t *Tree) Sample(eps, u float64) (i int, p float64, err error) {
-	b, err := lemma1.NewBound(len(t.nodes), eps)
-	if err != nil {
-		return 0, 0, err
+// Walk calls f with the items of ranks 1, …, r in order: an in-order walk
+// of the leaves with a stack as deep as the trie, at most the word width.
+func (t *trie) Walk(r int, f func(int, float64)) {
+	var stack [wordBits + 1]int32
+	top := 0
+	ref := t.root
+	for r > 0 {
+		for ref >= 0 {
+			stack[top] = t.nodes[ref].child[1]
+			top++
+			ref = t.nodes[ref].child[0]
+		}
+		f(int(^ref), t.nodes[^ref].key)
+		r--
+		if top == 0 {
+			return
+		}
+		top--
+		ref = stack[top]
 	}
-	if err := lemma1.CheckU(u); err != nil {
-		return 0, 0, err
-	}
-	if t.total(t.root) == 0 {
-		return int(t.selectRank(b.UniformRank(u))), b.UniformProb(), nil
-	}
-	rho, s := t.solve(b)
-	head, target, scale, r := b.Head(u, s, rho)
-	if !head {
-		return int(t.selectRank(r)), b.Eps(), nil
-	}
-	item, rank := t.selectSum(target, scale)
-	if rank > rho || t.nodes[item].key == 0 {
-		// Floating point put the target at or past the end of the head: the
-		// last positive key of rank ≤ ρ owns that edge.
-		item = t.selectRank(min(rho, len(t.nodes)-t.zeros))
-	}
-	return int(item), b.Prob(t.nodes[item].key, s, rho), nil
 }
 
-// Prob returns p*_i for the bound eps.
-func (t *Tree) Prob(i int, eps float64) (float64, error) {
-	if err := lemma1.CheckIndex(i, len(t.nodes)); err != nil {
-		return 0, err
-	}
-	b, err := lemma1.NewBound(len(t.nodes), eps)
-	if err != nil {
-		return 0, err
-	}
-	if t.total(t.root) == 0 {
-		return b.UniformProb(), nil
-	}
-	rho, s := t.solve(b)
-	if t.rank(int32(i)) > rho {
-		return b.Eps(), nil
-	}
-	return b.Prob(t.nodes[i].key, s, rho), nil
-}
-
-// solve finds ρ and the sum of the ρ largest keys in one root-to-leaf
+// Cut finds ρ and the sum of the ρ largest keys in one root-to-leaf
 // descent (Algorithm 3). At each internal node it tests the predicate of
 // Lemma 1 at the last item of the higher-ranked half, whose key is in the
 // node's own slot; by Proposition 1, ρ lies in the lower-ranked half (or is
 // that item) if the predicate holds, and in the higher-ranked half if not.
-// The rank and the partial sum are accumulated by additions only. The sum
-// of all keys must be positive.
-func (t *Tree) solve(b lemma1.Bound) (rho int, sRho float64) {
-	if b.Eps() == 0 {
-		// The predicate holds at every rank (ε·λ = 0): ρ = n, no descent.
-		return len(t.nodes), t.total(t.root)
-	}
+// The rank and the partial sum are accumulated by additions only.
+func (t *trie) Cut(c driver.Cutoff) (rho int, sRho float64) {
 	racc, sacc := 0, 0.0
 	ref := t.root
 	for ref >= 0 {
 		nd := &t.nodes[ref]
 		r, s := racc+int(nd.cnt[0]), sacc+nd.sum[0]
-		if b.Holds(nd.key, s, r) {
+		if c.Holds(nd.key, s, r) {
 			rho, sRho = r, s
 			racc, sacc = r, s
 			ref = nd.child[1]
@@ -251,16 +213,17 @@ func (t *Tree) solve(b lemma1.Bound) (rho int, sRho float64) {
 	r, s := racc+1, sacc+a
 	// racc == 0: the predicate held nowhere above and this leaf has rank 1,
 	// where Lemma 1 guarantees it (floats may not): ρ = 1 by default.
-	if racc == 0 || b.Holds(a, s, r) {
+	if racc == 0 || c.Holds(a, s, r) {
 		return r, s
 	}
 	return rho, sRho
 }
 
-// selectSum returns the item of smallest rank whose partial sum, its own key
-// included, times scale exceeds target, and its rank. If none does it
-// returns the last item.
-func (t *Tree) selectSum(target, scale float64) (item int32, rank int) {
+// SelectSum returns the item of smallest rank whose partial sum, its own key
+// included, times scale exceeds target, and its rank. If rounding leads the
+// descent to a leaf whose partial sum does not exceed it, it returns −1 and
+// the next rank.
+func (t *trie) SelectSum(target, scale float64) (item, rank int) {
 	racc, sacc := 0, 0.0
 	ref := t.root
 	for ref >= 0 {
@@ -272,11 +235,14 @@ func (t *Tree) selectSum(target, scale float64) (item int32, rank int) {
 			ref = nd.child[1]
 		}
 	}
-	return ^ref, racc + 1
+	if (sacc+t.nodes[^ref].key)*scale > target {
+		return int(^ref), racc + 1
+	}
+	return -1, racc + 2
 }
 
-// selectRank returns the item of rank r, 1 ≤ r ≤ n.
-func (t *Tree) selectRank(r int) int32 {
+// Select returns the item of rank r, 1 ≤ r ≤ n.
+func (t *trie) Select(r int) int {
 	ref := t.root
 	for ref >= 0 {
 		nd := &t.nodes[ref]
@@ -287,14 +253,14 @@ func (t *Tree) selectRank(r int) int32 {
 			ref = nd.child[0]
 		}
 	}
-	return ^ref
+	return int(^ref)
 }
 
-// rank returns the rank of item i: one plus the sizes of the higher-ranked
+// Rank returns the rank of item i: one plus the sizes of the higher-ranked
 // halves beside its root path.
-func (t *Tree) rank(i int32) int {
+func (t *trie) Rank(i int) int {
 	r := 1
-	hi, lo := t.word(i)
+	hi, lo := t.word(int32(i))
 	ref := t.root
 	for ref >= 0 {
 		nd := &t.nodes[ref]
@@ -309,12 +275,12 @@ func (t *Tree) rank(i int32) int {
 
 // word returns the word of item i: the complemented key bits, so that larger
 // keys come first, and the index.
-func (t *Tree) word(i int32) (hi uint64, lo uint32) {
+func (t *trie) word(i int32) (hi uint64, lo uint32) {
 	return ^math.Float64bits(t.nodes[i].key), uint32(i)
 }
 
 // bit returns bit c of item i's word, bit 0 being the most significant.
-func (t *Tree) bit(i int32, c uint8) int {
+func (t *trie) bit(i int32, c uint8) int {
 	hi, lo := t.word(i)
 	return wordBit(hi, lo, c)
 }
@@ -329,7 +295,7 @@ func wordBit(hi uint64, lo uint32, c uint8) int {
 }
 
 // critBit returns the first bit in which the words of items i and j differ.
-func (t *Tree) critBit(i, j int32) uint8 {
+func (t *trie) critBit(i, j int32) uint8 {
 	hi, lo := t.word(i)
 	hj, lj := t.word(j)
 	if hi != hj {
@@ -339,7 +305,7 @@ func (t *Tree) critBit(i, j int32) uint8 {
 }
 
 // total returns the key-sum of the subtree at link ref.
-func (t *Tree) total(ref int32) float64 {
+func (t *trie) total(ref int32) float64 {
 	if ref == nilRef {
 		return 0
 	}
@@ -351,7 +317,7 @@ func (t *Tree) total(ref int32) float64 {
 }
 
 // count returns the number of items in the subtree at link ref.
-func (t *Tree) count(ref int32) int32 {
+func (t *trie) count(ref int32) int32 {
 	if ref < 0 {
 		return 1
 	}
@@ -361,7 +327,7 @@ func (t *Tree) count(ref int32) int32 {
 
 // fix recomputes the sums and counts of the internal node at slot s and of
 // all its ancestors from their children, never by adding deltas.
-func (t *Tree) fix(s int32) {
+func (t *trie) fix(s int32) {
 	for s != noUp {
 		nd := &t.nodes[s]
 		for d, c := range nd.child {
@@ -373,14 +339,14 @@ func (t *Tree) fix(s int32) {
 
 // setUp sets the parent of the subtree at link ref to slot p. Leaves keep no
 // parent link: remove finds a leaf's parent on its way down.
-func (t *Tree) setUp(ref, p int32) {
+func (t *trie) setUp(ref, p int32) {
 	if ref >= 0 {
 		t.nodes[ref].up = p
 	}
 }
 
 // link makes the subtree at ref child d of slot p, or the root if p is noUp.
-func (t *Tree) link(p int32, d int, ref int32) {
+func (t *trie) link(p int32, d int, ref int32) {
 	if p == noUp {
 		t.root = ref
 	} else {
@@ -390,7 +356,7 @@ func (t *Tree) link(p int32, d int, ref int32) {
 }
 
 // side returns which child of slot p the link ref is.
-func (t *Tree) side(p, ref int32) int {
+func (t *trie) side(p, ref int32) int {
 	if t.nodes[p].child[1] == ref {
 		return 1
 	}
@@ -399,7 +365,7 @@ func (t *Tree) side(p, ref int32) int {
 
 // move moves the internal node at slot from to the free slot to, keeping
 // the leaves of both slots where they are.
-func (t *Tree) move(from, to int32) {
+func (t *trie) move(from, to int32) {
 	f, g := &t.nodes[from], &t.nodes[to]
 	g.sum, g.cnt, g.child, g.up, g.crit = f.sum, f.cnt, f.child, f.up, f.crit
 	if g.up == noUp {
@@ -416,7 +382,7 @@ func (t *Tree) move(from, to int32) {
 // its parent, whose child 0 contains it: the internal node whose paired item
 // is the last item of ref. It returns noUp if that item is the last of the
 // whole tree, which is paired with no node.
-func (t *Tree) pairedAbove(p, ref int32) int32 {
+func (t *trie) pairedAbove(p, ref int32) int32 {
 	for p != noUp && t.nodes[p].child[1] == ref {
 		ref, p = p, t.nodes[p].up
 	}
@@ -425,7 +391,7 @@ func (t *Tree) pairedAbove(p, ref int32) int32 {
 
 // rekey gives item l the key a, different from its key, in a tree of at
 // least two items.
-func (t *Tree) rekey(l int32, a float64) {
+func (t *trie) rekey(l int32, a float64) {
 	// Follow l's word down to its leaf: p is the leaf's parent, child d of
 	// p, and g the parent of p, p being child gd of g.
 	hi, lo := t.word(l)
@@ -454,7 +420,7 @@ func (t *Tree) rekey(l int32, a float64) {
 
 // remove takes the leaf of item l out of the tree. The leaf is child d of
 // slot p, and p is child gd of slot g (noUp if p is the root).
-func (t *Tree) remove(l, g int32, gd int, p int32, d int) {
+func (t *trie) remove(l, g int32, gd int, p int32, d int) {
 	x := t.nodes[p].child[1-d]
 	t.link(g, gd, x) // p is gone; its slot is free
 	from := g        // where the sums to recompute start
@@ -479,13 +445,13 @@ func (t *Tree) remove(l, g int32, gd int, p int32, d int) {
 // clear zeroes the internal-node fields of a slot that holds no internal
 // node, so that the whole slice, not only the trie, is a function of the
 // keys.
-func (t *Tree) clear(s int32) {
+func (t *trie) clear(s int32) {
 	nd := &t.nodes[s]
 	nd.sum, nd.cnt, nd.child, nd.up, nd.crit = [2]float64{}, [2]int32{}, [2]int32{}, 0, 0
 }
 
 // insert puts the leaf of item l, whose key is set, into the tree.
-func (t *Tree) insert(l int32) {
+func (t *trie) insert(l int32) {
 	if t.root == nilRef {
 		t.link(noUp, 0, ^l)
 		return

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/samplertest"
 	"github.com/reweighted/reweighted/segtree"
 	"github.com/stretchr/testify/require"
@@ -70,7 +69,7 @@ func TestNodeSize(t *testing.T) {
 
 // machine is a model of a Tree: its keys.
 type machine struct {
-	tr   *segtree.Tree
+	tr   *segtree.Sampler
 	keys []float64
 	top  int
 }
@@ -161,7 +160,7 @@ func TestCanonicalShape(t *testing.T) {
 		n := rapid.IntRange(1, 40).Draw(t, "n")
 		top := topExp(n)
 		final := rapid.SliceOfN(key(top), n, n).Draw(t, "final")
-		build := func(label string) *segtree.Tree {
+		build := func(label string) *segtree.Sampler {
 			tr := segtree.New(n)
 			steps := rapid.IntRange(0, 3*n).Draw(t, label+" detours")
 			for range steps {
@@ -287,87 +286,17 @@ func TestBadInputUnchanged(t *testing.T) {
 		_, _, err := tr.Sample(0, u)
 		same(err, reweighted.ErrUniform, fmt.Sprintf("Sample(0, %v)", u))
 	}
-	for _, empty := range []*segtree.Tree{segtree.New(0), {}} {
+	for _, empty := range []*segtree.Sampler{segtree.New(0), {}} {
 		_, _, err := empty.Solve(0)
 		require.ErrorIs(t, err, reweighted.ErrEmpty)
 		_, _, err = empty.Sample(0, 0)
 		require.ErrorIs(t, err, reweighted.ErrEmpty)
 		_, err = empty.Prob(0, 0)
-		require.ErrorIs(t, err, reweighted.ErrIndex)
+		require.ErrorIs(t, err, reweighted.ErrEmpty)
 		require.ErrorIs(t, empty.Set(0, 1), reweighted.ErrIndex)
 		require.Zero(t, empty.Len())
 		require.NoError(t, empty.Check())
 	}
-}
-
-// Set, Solve, Sample and Prob allocate nothing once the tree is built.
-func TestZeroAllocs(t *testing.T) {
-	const n = 1000
-	tr := segtree.New(n)
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range n {
-		require.NoError(t, tr.Set(i, rng.ExpFloat64()))
-	}
-	eps := 1 / float64(2*n)
-	allocs := testing.AllocsPerRun(200, func() {
-		i, _, _ := tr.Sample(eps, rng.Float64())
-		_ = tr.Set(i, rng.ExpFloat64())
-		_, _, _ = tr.Solve(eps)
-		_, _ = tr.Prob(i, eps)
-	})
-	require.Zero(t, allocs)
-}
-
-// Differential: against the naive backend (a sorted slice with prefix sums,
-// Algorithm 2) on the same keys, Solve gives the same ρ and λ within the
-// contract's tolerance, and Sample draws the same item, unless u lies within
-// the contract's tolerance of the boundary between the two items drawn.
-func TestAgainstNaive(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(1, 60).Draw(t, "n")
-		keys := samplertest.Keys(n).Draw(t, "keys")
-		eps := samplertest.Eps(n).Draw(t, "eps")
-		tr, nv := segtree.New(n), naive.New(n)
-		for _, i := range rapid.Permutation(seq(n)).Draw(t, "order") {
-			require.NoError(t, tr.Set(i, keys[i]))
-			require.NoError(t, nv.Set(i, keys[i]))
-		}
-		rho, lambda, err := tr.Solve(eps)
-		require.NoError(t, err)
-		rhoN, lambdaN, err := nv.Solve(eps)
-		require.NoError(t, err)
-		require.True(t, closeRel(lambda, lambdaN, samplertest.RelLambda), "λ = %v (ρ = %d), naive λ = %v (ρ = %d)", lambda, rho, lambdaN, rhoN)
-		var ex *samplertest.Exact
-		for k := range 64 {
-			u := (float64(k) + rapid.Float64Range(0, 1).Draw(t, "du")) / 64
-			u = min(u, math.Nextafter(1, 0))
-			i, p, err := tr.Sample(eps, u)
-			require.NoError(t, err)
-			j, q, err := nv.Sample(eps, u)
-			require.NoError(t, err)
-			if i == j {
-				require.InDelta(t, q, p, samplertest.TV, "p of item %d at u = %v", i, u)
-				continue
-			}
-			if ex == nil {
-				ex = samplertest.Oracle(keys, eps)
-			}
-			lo, hi := ex.Interval(i, rho)
-			require.LessOrEqual(t, samplertest.Distance(u, lo, hi), samplertest.UDist, "segtree item %d at u = %v", i, u)
-			lo, hi = ex.Interval(j, rhoN)
-			require.LessOrEqual(t, samplertest.Distance(u, lo, hi), samplertest.UDist, "naive item %d at u = %v", j, u)
-		}
-		// naive shares internal/lemma1 with segtree, so agreement alone
-		// cannot catch an error there: the exact oracle can.
-		require.NoError(t, samplertest.Verify(tr, keys, eps, []float64{samplertest.U().Draw(t, "u")}))
-	})
-}
-
-// closeRel reports whether x and y agree within relative tol, or within a
-// few subnormal steps where they are that small.
-func closeRel(x, y, tol float64) bool {
-	d := math.Abs(x - y)
-	return d <= tol*max(x, y) || d <= 4*math.SmallestNonzeroFloat64
 }
 
 // FuzzStateMachine runs the state machine of TestStateMachine on fuzzed

@@ -1,0 +1,425 @@
+// Package driver implements the reweighted.Sampler contract over any rank
+// index: argument checks in the contract's order, the all-zero case, the
+// exact ρ and λ of Lemma 1 and the map of Algorithm 4 from a uniform number
+// to a rank. A backend is its index structure (an Index: ranks, partial sums,
+// descents) with a Driver embedded in it; the arithmetic of the paper lives
+// here once, so a numerical fix lands in every backend at once. The exact
+// reference of package samplertest shares none of this code.
+//
+// # Exact ρ
+//
+// ρ is the largest rank r with a_(r)·(1 − (n − r)ε) ≥ ε·S(r). A backend
+// evaluates that predicate, through Cutoff.Holds, at the O(log n) ranks of
+// one descent, with the partial sums S̃(r) its nodes hold. Every such sum is
+// formed by additions of non-negative floats over at most n keys, so
+// |S̃ − S| ≤ γ_n·S with γ_n = n·u/(1 − n·u), u = 2^-53, whatever the shape or
+// history of the structure. Holds compares the two sides in floating point
+// and answers at once when they differ by more than that bound and the
+// roundings of the products, a relative (n + 8)·2^-52; inside the bound it
+// decides exactly, summing the r largest keys in an exact accumulator and
+// comparing integers. The exact decision costs O(r) (a walk over r keys in
+// rank order and a few big.Int products of about 3000 bits) and allocates;
+// it happens only when a key lies within a relative (n + 8)·2^-52 of its
+// cutoff ε·λ(r): never in practice for keys that are gradient norms, but on
+// every descent for keys placed on the cutoff on purpose, at a cost of O(r)
+// per ambiguous node, O(n log n) at worst per call.
+//
+// With ε = 1/float64(n), read as exactly 1/n, the predicate at rank r is
+// a_(r)·r ≥ S(r), which holds exactly when the r largest keys are equal, so
+// Holds compares the key with the largest one. With ε = 0 it holds at every
+// rank, and there is no descent.
+//
+// # Exact MaxSum
+//
+// Set refuses a key when the exact sum of all keys would pass MaxSum. The
+// float total is within (n + 4)·2^-52 of the exact one near MaxSum; only
+// when the new total falls inside that band are the keys summed exactly, in
+// O(n).
+package driver
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"sync"
+
+	"github.com/reweighted/reweighted"
+)
+
+// Index is what a backend implements: a set of n keys kept in canonical
+// order (key descending, equal keys by index ascending; rank 1 first) with
+// the partial sums of that order. The Driver validates every argument before
+// calling it, so an Index never sees a bad index, key or bound.
+//
+// Every float sum an Index returns must be formed by additions of
+// non-negative floats over the keys it covers, never by subtraction: that is
+// what the error bound of Holds relies on.
+type Index interface {
+	// Len returns n.
+	Len() int
+	// Key returns the key of item i; it panics unless 0 ≤ i < n.
+	Key(i int) float64
+	// Total returns the sum of all keys.
+	Total() float64
+	// Update replaces the key of item i by a, a valid key different from
+	// the current one.
+	Update(i int, a float64)
+	// Build replaces all keys at once by keys, valid and of length n.
+	Build(keys []float64)
+	// Rank returns the rank of item i, in [1, n].
+	Rank(i int) int
+	// Select returns the item of rank r, 1 ≤ r ≤ n.
+	Select(r int) int
+	// SelectSum returns the item of smallest rank whose partial sum (its
+	// key and those of smaller ranks) times scale exceeds target, and its
+	// rank. Where rounding leaves no such item in the subtree a descent
+	// entered, it returns item −1 and the rank after the last one visited;
+	// where no partial sum at all exceeds the target, −1 and n + 1.
+	SelectSum(target, scale float64) (item, rank int)
+	// Cut returns the largest rank r at which c.Holds(a_(r), S(r), r) holds,
+	// found by one descent (the predicate holds on a prefix of ranks), and
+	// its partial sum S(r). The sum of all keys is positive when Cut is
+	// called.
+	Cut(c Cutoff) (rho int, sum float64)
+	// Walk calls f with the item and key of ranks 1, 2, …, r in that order.
+	Walk(r int, f func(item int, key float64))
+}
+
+// Checker is an Index that can verify its own invariants.
+type Checker interface {
+	Check() error
+}
+
+// Driver implements reweighted.Sampler over an Index. Embed it in the
+// backend's type and call Init. Its read methods (Len, Key, Solve, Sample,
+// Prob, Probs) write nothing, so they may run concurrently with each other
+// as long as the Index's reads write nothing either; Set and Load may not run
+// concurrently with anything.
+type Driver struct {
+	ix    Index
+	zeros int // the number of keys equal to 0
+}
+
+// Init attaches the index ix and counts its zero keys, in O(n).
+func (d *Driver) Init(ix Index) {
+	d.ix = ix
+	d.zeros = 0
+	for i := range ix.Len() {
+		if ix.Key(i) == 0 {
+			d.zeros++
+		}
+	}
+}
+
+// Len returns the number of items; a zero Driver has none.
+func (d *Driver) Len() int {
+	if d.ix == nil {
+		return 0
+	}
+	return d.ix.Len()
+}
+
+// Key returns the key of item i. It panics unless 0 ≤ i < Len().
+func (d *Driver) Key(i int) float64 { return d.ix.Key(i) }
+
+// CheckKey validates a key for Set and returns it with −0 turned into 0.
+func CheckKey(a float64) (float64, error) {
+	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
+		return 0, fmt.Errorf("%w: %v", reweighted.ErrKey, a)
+	}
+	if a > reweighted.MaxSum {
+		return 0, fmt.Errorf("%w: %v exceeds MaxSum", reweighted.ErrKey, a)
+	}
+	return a + 0, nil // a + 0 turns −0 into +0
+}
+
+func checkIndex(i, n int) error {
+	if i < 0 || i >= n {
+		return fmt.Errorf("%w: %d not in [0, %d)", reweighted.ErrIndex, i, n)
+	}
+	return nil
+}
+
+func checkU(u float64) error {
+	if !(u >= 0 && u < 1) {
+		return fmt.Errorf("%w: %v not in [0, 1)", reweighted.ErrUniform, u)
+	}
+	return nil
+}
+
+// Set replaces the key of item i by a.
+func (d *Driver) Set(i int, a float64) error {
+	n := d.Len()
+	if err := checkIndex(i, n); err != nil {
+		return err
+	}
+	a, err := CheckKey(a)
+	if err != nil {
+		return err
+	}
+	old := d.ix.Key(i)
+	if a == old {
+		return nil
+	}
+	if a > old && !d.fits(i, a) {
+		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
+	}
+	if old == 0 {
+		d.zeros--
+	}
+	if a == 0 {
+		d.zeros++
+	}
+	d.ix.Update(i, a)
+	return nil
+}
+
+// fits reports whether the exact sum of the keys, with a in place of the key
+// of item i, is at most MaxSum.
+func (d *Driver) fits(i int, a float64) bool {
+	n := d.ix.Len()
+	// The float total is within γ_n of the exact sum T ≤ MaxSum; replacing
+	// one key adds at most two roundings of at most MaxSum each.
+	t := (d.ix.Total() - d.ix.Key(i)) + a
+	eta := float64(n+4) * 0x1p-52
+	switch {
+	case t <= reweighted.MaxSum*(1-eta):
+		return true
+	case t > reweighted.MaxSum*(1+eta):
+		return false
+	}
+	acc := accPool.Get().(*Acc)
+	defer accPool.Put(acc)
+	acc.Reset()
+	for j := range n {
+		if j != i {
+			acc.Add(d.ix.Key(j))
+		}
+	}
+	acc.Add(a)
+	var sum big.Int
+	return acc.Int(&sum).Cmp(maxSumUnits) <= 0
+}
+
+// Load replaces all keys by keys, one per item, in O(n) plus the backend's
+// build. It checks every key as Set does and the exact sum against MaxSum;
+// a rejected call changes nothing.
+func (d *Driver) Load(keys []float64) error {
+	n := d.Len()
+	if len(keys) != n || n == 0 {
+		if n == 0 && len(keys) == 0 {
+			return nil
+		}
+		return fmt.Errorf("%w: %d keys for %d items", reweighted.ErrIndex, len(keys), n)
+	}
+	clean := make([]float64, n)
+	acc := accPool.Get().(*Acc)
+	defer accPool.Put(acc)
+	acc.Reset()
+	zeros := 0
+	for i, a := range keys {
+		a, err := CheckKey(a)
+		if err != nil {
+			return fmt.Errorf("key of item %d: %w", i, err)
+		}
+		clean[i] = a
+		acc.Add(a)
+		if a == 0 {
+			zeros++
+		}
+	}
+	var sum big.Int
+	if acc.Int(&sum).Cmp(maxSumUnits) > 0 {
+		return fmt.Errorf("%w: the keys sum to more than MaxSum", reweighted.ErrKey)
+	}
+	d.ix.Build(clean)
+	d.zeros = zeros
+	return nil
+}
+
+var accPool = sync.Pool{New: func() any { return new(Acc) }}
+
+// bound is a validated lower bound ε for n ≥ 1 items.
+type bound struct {
+	n       int
+	eps     float64
+	uniform bool // ε == 1/float64(n), read as exactly 1/n
+}
+
+// bound validates ε: ErrEmpty if n = 0, ErrEpsilon unless 0 ≤ ε ≤ 1/n.
+func (d *Driver) bound(eps float64) (bound, error) {
+	n := d.Len()
+	if n == 0 {
+		return bound{}, reweighted.ErrEmpty
+	}
+	top := 1 / float64(n)
+	if !(eps >= 0 && eps <= top) {
+		return bound{}, fmt.Errorf("%w: %v not in [0, 1/%d]", reweighted.ErrEpsilon, eps, n)
+	}
+	return bound{n: n, eps: eps, uniform: eps == top}, nil
+}
+
+// c returns 1 − (n − r)ε, the mass left to the r largest keys.
+func (b bound) c(r int) float64 {
+	if b.uniform {
+		return float64(r) / float64(b.n)
+	}
+	// FMA rounds once, which matters when (n−r)ε is close to 1.
+	return math.FMA(-float64(b.n-r), b.eps, 1)
+}
+
+// lambda returns λ(r) = s/(1 − (n − r)ε).
+func (b bound) lambda(s float64, r int) float64 {
+	if b.uniform {
+		return s * float64(b.n) / float64(r)
+	}
+	return s / b.c(r)
+}
+
+// prob returns p* of a key a of rank at most ρ, s the sum of the ρ largest
+// keys. Dividing a by s first keeps full precision when λ is subnormal.
+func (b bound) prob(a, s float64, rho int) float64 {
+	return a / s * b.c(rho)
+}
+
+// solve returns the exact ρ and the index's sum of the ρ largest keys; the
+// keys are not all 0.
+func (d *Driver) solve(b bound) (rho int, s float64) {
+	if b.eps == 0 {
+		// ε·λ = 0: the predicate holds at every rank.
+		return b.n, d.ix.Total()
+	}
+	c := Cutoff{n: b.n, eps: b.eps, uniform: b.uniform, slack: 1 + float64(b.n+8)*0x1p-52, ix: d.ix}
+	if b.uniform {
+		c.top = d.ix.Key(d.ix.Select(1))
+	}
+	rho, s = d.ix.Cut(c)
+	if rho < 1 || rho > b.n {
+		panic(fmt.Sprintf("driver: index's Cut returned ρ = %d for n = %d", rho, b.n))
+	}
+	return rho, s
+}
+
+// Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps.
+func (d *Driver) Solve(eps float64) (rho int, lambda float64, err error) {
+	b, err := d.bound(eps)
+	if err != nil {
+		return 0, 0, err
+	}
+	if d.zeros == b.n {
+		return b.n, 0, nil
+	}
+	rho, s := d.solve(b)
+	return rho, b.lambda(s, rho), nil
+}
+
+// Prob returns p*_i for the bound eps.
+func (d *Driver) Prob(i int, eps float64) (float64, error) {
+	n := d.Len()
+	if n == 0 {
+		return 0, reweighted.ErrEmpty
+	}
+	if err := checkIndex(i, n); err != nil {
+		return 0, err
+	}
+	b, err := d.bound(eps)
+	if err != nil {
+		return 0, err
+	}
+	if d.zeros == n {
+		return 1 / float64(n), nil
+	}
+	rho, s := d.solve(b)
+	if d.ix.Rank(i) <= rho {
+		return b.prob(d.ix.Key(i), s, rho), nil
+	}
+	return b.eps, nil
+}
+
+// Probs appends p*_i of every item i, in index order, to dst[:0] and returns
+// it, in O(n): the same values as Prob, bit for bit.
+func (d *Driver) Probs(eps float64, dst []float64) ([]float64, error) {
+	b, err := d.bound(eps)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst[:0], make([]float64, b.n)...)
+	if d.zeros == b.n {
+		for i := range dst {
+			dst[i] = 1 / float64(b.n)
+		}
+		return dst, nil
+	}
+	rho, s := d.solve(b)
+	for i := range dst {
+		dst[i] = b.eps
+	}
+	d.ix.Walk(rho, func(i int, a float64) { dst[i] = b.prob(a, s, rho) })
+	return dst, nil
+}
+
+// Sample maps u to an item as Algorithm 4 does and returns it with its
+// probability.
+func (d *Driver) Sample(eps, u float64) (int, float64, error) {
+	b, err := d.bound(eps)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := checkU(u); err != nil {
+		return 0, 0, err
+	}
+	n := b.n
+	if d.zeros == n {
+		// Rank ⌊un⌋ + 1.
+		return d.ix.Select(min(int(u*float64(n))+1, n)), 1 / float64(n), nil
+	}
+	rho, s := d.solve(b)
+	c := b.c(rho)
+	if u >= c {
+		// The ε region: slices of width ε for ranks n, n − 1, …, ρ + 1.
+		q := (u - c) / b.eps
+		r := rho + 1
+		if q < float64(n-rho-1) {
+			r = n - int(q)
+		}
+		return d.ix.Select(r), b.eps, nil
+	}
+	scale := 1.0
+	if s < 0x1p-500 {
+		// Lift s to at least 2^-74, normal with room for n of them, so
+		// that the target keeps full precision.
+		_, e := math.Frexp(s)
+		scale = math.Ldexp(1, min(-e, 1000))
+	}
+	item, r := d.ix.SelectSum(u/c*(s*scale), scale)
+	// Rounding at an edge may point past ρ, or past the last positive key
+	// (never drawn: p = 0): the last positive key of the head owns that
+	// edge.
+	if last := min(rho, n-d.zeros); item < 0 || r > last {
+		item = d.ix.Select(min(r, last))
+	}
+	return item, b.prob(d.ix.Key(item), s, rho), nil
+}
+
+// Check verifies the index's own invariants, if it has any to check, and
+// the driver's count of zero keys.
+func (d *Driver) Check() error {
+	if d.ix == nil {
+		return nil
+	}
+	if ch, ok := d.ix.(Checker); ok {
+		if err := ch.Check(); err != nil {
+			return err
+		}
+	}
+	zeros := 0
+	for i := range d.ix.Len() {
+		if d.ix.Key(i) == 0 {
+			zeros++
+		}
+	}
+	if zeros != d.zeros {
+		return fmt.Errorf("driver: %d zero keys counted, %d held", d.zeros, zeros)
+	}
+	return nil
+}
