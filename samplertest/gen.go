@@ -2,6 +2,7 @@ package samplertest
 
 import (
 	"math"
+	"math/big"
 
 	"github.com/reweighted/reweighted"
 	"pgregory.net/rapid"
@@ -128,4 +129,116 @@ func EpsFromBits(kind byte, x uint64, n int) float64 {
 	default:
 		return float64(x>>11) / (1 << 53) * top
 	}
+}
+
+// Instance is a key vector with a bound ε.
+type Instance struct {
+	Keys []float64
+	Eps  float64
+}
+
+// drawer is the source of choices of nearCutoff: rapid's or a seeded one.
+type drawer interface {
+	intn(lo, hi int, label string) int // in [lo, hi]
+}
+
+type rapidDrawer struct{ t *rapid.T }
+
+func (d rapidDrawer) intn(lo, hi int, label string) int { return rapid.IntRange(lo, hi).Draw(d.t, label) }
+
+type bitsDrawer struct{ next func() uint64 }
+
+func (d bitsDrawer) intn(lo, hi int, _ string) int {
+	return lo + int(d.next()%uint64(hi-lo+1))
+}
+
+// NearCutoff draws instances of 2 to maxN items whose tail keys sit on the
+// cutoff of Lemma 1 or a few ulps either side of it: the boundary where a
+// float predicate picks another ρ than exact arithmetic. The head keys are
+// drawn at one of three scales (subnormal, around 1, around 2^700); each
+// tail key of rank r is the float nearest to its tie value
+// ε·S(r−1)/(1 − (n − r + 1)ε), moved by −3 to +3 ulps, a copy of the key
+// before it (exact ties, which keep the next rank on its cutoff too), or a
+// smaller key. Item indices are shuffled.
+func NearCutoff(maxN int) *rapid.Generator[Instance] {
+	return rapid.Custom(func(t *rapid.T) Instance {
+		n := rapid.IntRange(2, max(2, maxN)).Draw(t, "n")
+		return nearCutoff(n, rapidDrawer{t})
+	})
+}
+
+// NearCutoffFromBits is NearCutoff for n ≥ 2 items driven by a source of
+// random words, for seeded tests and fuzz decoders.
+func NearCutoffFromBits(n int, next func() uint64) Instance {
+	return nearCutoff(max(n, 2), bitsDrawer{next})
+}
+
+func nearCutoff(n int, d drawer) Instance {
+	scale := []int{-1074, -20, 680}[d.intn(0, 2, "scale")]
+	top := 1 / float64(n)
+	var eps float64
+	switch d.intn(0, 4, "eps kind") {
+	case 0:
+		eps = 1 / float64(2*n)
+	case 1:
+		eps = math.Ldexp(1, -d.intn(bitsLen(n), 62, "eps exponent"))
+	case 2:
+		eps = math.Nextafter(top, 0)
+	default:
+		eps = float64(d.intn(1, 1<<20-1, "eps fraction")) / (1 << 20) * top
+	}
+	h := d.intn(1, n-1, "head")
+	keys := make([]float64, 0, n)
+	for range h {
+		if len(keys) > 0 && d.intn(0, 3, "head tie") == 0 {
+			keys = append(keys, keys[len(keys)-1])
+			continue
+		}
+		m := d.intn(1, 1<<20, "mantissa")
+		keys = append(keys, math.Ldexp(float64(m), scale+d.intn(0, 8, "exponent")))
+	}
+	epsR := new(big.Rat).SetFloat64(eps)
+	sum := new(big.Rat)
+	for _, a := range keys {
+		sum.Add(sum, new(big.Rat).SetFloat64(a))
+	}
+	for r := h + 1; r <= n; r++ {
+		var a float64
+		switch k := d.intn(0, 9, "tail kind"); {
+		case k == 0 && r > h+1:
+			a = keys[len(keys)-1] // an exact tie with the key before
+		case k == 1:
+			a = keys[len(keys)-1] * float64(d.intn(0, 3, "smaller")) / 4
+		default:
+			// The tie value of rank r: a·(1 − (n−r)ε) = ε·(S(r−1) + a).
+			c := new(big.Rat).Mul(big.NewRat(int64(n-r+1), 1), epsR)
+			c.Sub(big.NewRat(1, 1), c)
+			tie := new(big.Rat).Mul(epsR, sum)
+			tie.Quo(tie, c)
+			a, _ = tie.Float64()
+			for range d.intn(0, 3, "ulps") {
+				if k%2 == 0 {
+					a = math.Nextafter(a, 0)
+				} else {
+					a = math.Nextafter(a, math.Inf(1))
+				}
+			}
+		}
+		keys = append(keys, a)
+		sum.Add(sum, new(big.Rat).SetFloat64(a))
+	}
+	// Shuffle, so that index order is not rank order.
+	for i := n - 1; i > 0; i-- {
+		j := d.intn(0, i, "shuffle")
+		keys[i], keys[j] = keys[j], keys[i]
+	}
+	return Instance{Keys: keys, Eps: eps}
+}
+
+func bitsLen(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k + 1
 }

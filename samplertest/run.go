@@ -34,6 +34,9 @@ func Run(t *testing.T, newSampler New) {
 	t.Run("NewIsUniform", func(t *testing.T) { testNewIsUniform(t, newSampler) })
 	t.Run("Edges", func(t *testing.T) { testEdges(t, newSampler) })
 	t.Run("DrawsRankRho", func(t *testing.T) { testDrawsRankRho(t, newSampler) })
+	t.Run("NearCutoffRegression", func(t *testing.T) { testNearCutoffRegression(t, newSampler) })
+	t.Run("NearCutoff", func(t *testing.T) { rapid.Check(t, nearCutoffProperty(newSampler)) })
+	t.Run("ExactMaxSum", func(t *testing.T) { testExactMaxSum(t, newSampler) })
 	t.Run("NegativeZero", func(t *testing.T) { testNegativeZero(t, newSampler) })
 	t.Run("BadInput", func(t *testing.T) { testBadInput(t, newSampler) })
 	t.Run("Postcondition", func(t *testing.T) { rapid.Check(t, postcondition(newSampler)) })
@@ -153,6 +156,56 @@ func testDrawsRankRho(t require.TestingT, newSampler New) {
 			require.Equal(t, item, got, "ε = %v, u = %v inside the interval of rank ρ = %d", eps, u, rho)
 		}
 	}
+}
+
+// Regression (issue 11): three of four keys within an ulp of the cutoff.
+// Exact arithmetic gives ρ = 2, λ = 0x1.e227248e46748p+2 and the intervals
+// item 2 [0, 0.625), item 0 [0.625, 0.75), item 3 [0.75, 0.875), item 1
+// [0.875, 1); the float predicate gave ρ = 4 and drew item 1 at u = 0.78125.
+func testNearCutoffRegression(t require.TestingT, newSampler New) {
+	keys := []float64{0x1.e227248e46749p-1, 0x1.e227248e46748p-1, 0x1.2d5876d8ec08dp+2, 0x1.e227248e46748p-1}
+	s := fill(t, newSampler, keys)
+	rho, lambda, err := s.Solve(0x1p-3)
+	require.NoError(t, err)
+	require.Equal(t, 2, rho)
+	require.Equal(t, 0x1.e227248e46748p+2, lambda)
+	for u, want := range map[float64]int{0.3: 2, 0.7: 0, 0x1.9p-1: 3, 0.8: 3, 0.9: 1} {
+		i, p, err := s.Sample(0x1p-3, u)
+		require.NoError(t, err)
+		require.Equal(t, want, i, "Sample(1/8, %v)", u)
+		if want == 3 || want == 1 {
+			require.Equal(t, 0x1p-3, p)
+		}
+	}
+	require.NoError(t, Verify(s, keys, 0x1p-3, EdgeU))
+}
+
+// Property: on keys placed on the cutoff of Lemma 1 or a few ulps off it, at
+// every scale, the sampler returns the exact ρ and draws, at 64 spread u and
+// at every interval's midpoint and edges, the item of the exact interval.
+func nearCutoffProperty(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		in := NearCutoff(24).Draw(t, "instance")
+		s := fill(t, newSampler, in.Keys)
+		us := make([]float64, 64)
+		for k := range us {
+			us[k] = min((float64(k)+rapid.Float64Range(0, 1).Draw(t, "du"))/64, math.Nextafter(1, 0))
+		}
+		require.NoError(t, Verify(s, in.Keys, in.Eps, us))
+	}
+}
+
+// Postcondition: the MaxSum check is exact. Keys 2^830, 2^830 − 2^777 and
+// 2^778 sum to 2^831 + 2^777 > MaxSum although the float sum rounds to
+// MaxSum; 2^830, 2^830 − 2^778 and 2^778 sum to MaxSum exactly.
+func testExactMaxSum(t require.TestingT, newSampler New) {
+	s := fill(t, newSampler, []float64{0x1p830, 0x1.fffffffffffffp829, 0})
+	before := Observe(s)
+	require.ErrorIs(t, s.Set(2, 0x1p778), reweighted.ErrKey)
+	require.Equal(t, before, Observe(s), "a rejected Set changed the sampler")
+	s = fill(t, newSampler, []float64{0x1p830, 0x1.ffffffffffffep829, 0})
+	require.NoError(t, s.Set(2, 0x1p778), "the keys sum to MaxSum exactly")
+	require.ErrorIs(t, s.Set(2, math.Nextafter(0x1p778, 1e300)), reweighted.ErrKey)
 }
 
 // Postcondition: −0 is stored as +0.

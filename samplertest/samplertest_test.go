@@ -169,6 +169,7 @@ func TestKitCatchesPlantedBugs(t *testing.T) {
 		{"never draws rank ρ", testDrawsRankRho, func(s *brute) { s.skipRho = true }},
 		{"never draws rank ρ (edge cases)", testEdges, func(s *brute) { s.skipRho = true }},
 		{"predicate underflows for subnormal keys", testEdges, func(s *brute) { s.idx.floatPred = true }},
+		{"float predicate a few ulps from the cutoff", testNearCutoffRegression, func(s *brute) { s.idx.floatPred = true }},
 		{"Set half-applies before rejecting", testBadInput, func(s *brute) { s.halfSet = true }},
 	}
 	for _, m := range mutants {

@@ -19,14 +19,14 @@ const (
 )
 
 // Verify checks a sampler holding keys against the exact oracle at the bound
-// eps: Key, Solve (ρ in range, λ within RelLambda, or within one subnormal
-// step where λ is subnormal), Prob (total variation within TV, and the KKT
-// certificate) and Sample at
-// every u of us and at the midpoint of each item's exact interval (the item
-// drawn has its exact interval, under the sampler's own ρ, within UDist of
-// u, has positive probability, and comes with the p that Prob returns).
-// Midpoints are taken for every item when n ≤ 64 and otherwise for ranks 1,
-// ρ − 1, ρ, ρ + 1, n and a spread of others.
+// eps: Key, Solve (ρ equal to the exact ρ, λ within RelLambda, or within one
+// subnormal step where λ is subnormal), Prob (total variation within TV, and
+// the KKT certificate) and Sample at every u of us, at the midpoint of each
+// item's exact interval and at the floats next to each interval's edges
+// (the item drawn has its exact interval, under the exact ρ and λ, within
+// UDist of u, has positive probability, and comes with the p that Prob
+// returns). Midpoints and edges are taken for every item when n ≤ 64 and
+// otherwise for ranks 1, ρ − 1, ρ, ρ + 1, n and a spread of others.
 func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) error {
 	n := len(keys)
 	if s.Len() != n {
@@ -45,8 +45,8 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 	if err != nil {
 		return fmt.Errorf("Solve(%v): %w", eps, err)
 	}
-	if rho < 1 || rho > n {
-		return fmt.Errorf("Solve(%v) ρ = %d outside [1, %d]", eps, rho, n)
+	if rho != ex.Rho {
+		return fmt.Errorf("Solve(%v) ρ = %d, exact ρ = %d", eps, rho, ex.Rho)
 	}
 	if ex.AllZero {
 		if rho != n || lambda != 0 {
@@ -108,12 +108,16 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		lo, hi := ex.Interval(i, rho)
 		mid := new(big.Rat).Add(lo, hi)
 		mid.Quo(mid, big.NewRat(2, 1))
-		u, _ := mid.Float64()
-		if u >= 1 {
-			continue
-		}
-		if err := check(u); err != nil {
-			return fmt.Errorf("midpoint of rank %d: %w", r, err)
+		l, _ := lo.Float64()
+		h, _ := hi.Float64()
+		m, _ := mid.Float64()
+		for _, u := range []float64{m, l, math.Nextafter(l, 1), math.Nextafter(h, 0), h} {
+			if u < 0 || u >= 1 {
+				continue
+			}
+			if err := check(u); err != nil {
+				return fmt.Errorf("near the interval of rank %d: %w", r, err)
+			}
 		}
 	}
 	return nil
