@@ -144,7 +144,9 @@ type drawer interface {
 
 type rapidDrawer struct{ t *rapid.T }
 
-func (d rapidDrawer) intn(lo, hi int, label string) int { return rapid.IntRange(lo, hi).Draw(d.t, label) }
+func (d rapidDrawer) intn(lo, hi int, label string) int {
+	return rapid.IntRange(lo, hi).Draw(d.t, label)
+}
 
 type bitsDrawer struct{ next func() uint64 }
 
