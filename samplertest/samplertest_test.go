@@ -1,7 +1,6 @@
 package samplertest
 
 import (
-	"fmt"
 	"math"
 	"math/big"
 	"slices"
@@ -14,7 +13,7 @@ import (
 )
 
 // brute is a deliberately simple backend for testing the kit itself: an
-// index that sorts the keys on every query, behind the shared driver. Its
+// index that sorts all the keys on every change, behind the shared driver. Its
 // switches plant the bugs the kit must catch.
 type brute struct {
 	core
@@ -27,8 +26,8 @@ type core = driver.Driver
 
 type bruteIndex struct {
 	keys      []float64
-	order     []int     // scratch, so that queries do not allocate
-	prefix    []float64 // scratch
+	order     []int     // canonical order
+	prefix    []float64 // plain prefix sums in that order
 	floatPred bool      // ρ from the plain float predicate a·c ≥ ε·S
 }
 
@@ -37,6 +36,7 @@ func newBrute(n int) *brute {
 		panic("negative size")
 	}
 	s := &brute{idx: bruteIndex{keys: make([]float64, n), order: make([]int, n), prefix: make([]float64, n+1)}}
+	s.idx.sort()
 	s.core.Init(&s.idx)
 	return s
 }
@@ -82,17 +82,13 @@ func (x *bruteIndex) sort() {
 
 func (x *bruteIndex) Len() int                { return len(x.keys) }
 func (x *bruteIndex) Key(i int) float64       { return x.keys[i] }
-func (x *bruteIndex) Update(i int, a float64) { x.keys[i] = a }
-func (x *bruteIndex) Build(keys []float64)    { copy(x.keys, keys) }
-func (x *bruteIndex) Total() float64          { x.sort(); return x.prefix[len(x.keys)] }
-func (x *bruteIndex) Select(r int) int        { x.sort(); return x.order[r-1] }
-func (x *bruteIndex) Rank(i int) int {
-	x.sort()
-	return slices.Index(x.order, i) + 1
-}
+func (x *bruteIndex) Update(i int, a float64) { x.keys[i] = a; x.sort() }
+func (x *bruteIndex) Build(keys []float64)    { copy(x.keys, keys); x.sort() }
+func (x *bruteIndex) Total() float64          { return x.prefix[len(x.keys)] }
+func (x *bruteIndex) Select(r int) int        { return x.order[r-1] }
+func (x *bruteIndex) Rank(i int) int          { return slices.Index(x.order, i) + 1 }
 
 func (x *bruteIndex) Cut(c driver.Cutoff) (int, float64) {
-	x.sort()
 	rho := 1
 	for r := 2; r <= len(x.keys); r++ {
 		a, s := x.keys[x.order[r-1]], x.prefix[r]
@@ -108,7 +104,6 @@ func (x *bruteIndex) Cut(c driver.Cutoff) (int, float64) {
 }
 
 func (x *bruteIndex) SelectSum(target, scale float64) (int, int) {
-	x.sort()
 	for r := 1; r <= len(x.keys); r++ {
 		if x.prefix[r]*scale > target {
 			return x.order[r-1], r
@@ -118,7 +113,6 @@ func (x *bruteIndex) SelectSum(target, scale float64) (int, int) {
 }
 
 func (x *bruteIndex) Walk(r int, f func(int, float64)) {
-	x.sort()
 	for _, i := range x.order[:r] {
 		f(i, x.keys[i])
 	}
@@ -130,29 +124,10 @@ func TestRunOnBruteForce(t *testing.T) {
 	Run(t, func(n int) reweighted.Sampler { return newBrute(n) })
 }
 
-// recorder is a require.TestingT that records a failure and stops the check.
-type recorder struct{ failed []string }
-
-type stop struct{}
-
-func (r *recorder) Errorf(format string, args ...any) {
-	r.failed = append(r.failed, fmt.Sprintf(format, args...))
-}
-func (r *recorder) FailNow() { panic(stop{}) }
-
 // fails runs check against a mutant and reports whether the kit failed it.
-func fails(check func(require.TestingT, New), mutant New) (bool, string) {
-	r := &recorder{}
-	func() {
-		defer func() {
-			if x := recover(); x != nil {
-				if _, ok := x.(stop); !ok {
-					panic(x)
-				}
-			}
-		}()
-		check(r, mutant)
-	}()
+func fails(check func(TB, New), mutant New) (bool, string) {
+	r := &recorder{name: "mutant"}
+	r.run(func() { check(r, mutant) })
 	if len(r.failed) == 0 {
 		return false, ""
 	}
@@ -163,14 +138,14 @@ func fails(check func(require.TestingT, New), mutant New) (bool, string) {
 func TestKitCatchesPlantedBugs(t *testing.T) {
 	mutants := []struct {
 		name  string
-		check func(require.TestingT, New)
+		check func(TB, New)
 		plant func(*brute)
 	}{
-		{"never draws rank ρ", testDrawsRankRho, func(s *brute) { s.skipRho = true }},
-		{"never draws rank ρ (edge cases)", testEdges, func(s *brute) { s.skipRho = true }},
-		{"predicate underflows for subnormal keys", testEdges, func(s *brute) { s.idx.floatPred = true }},
-		{"float predicate a few ulps from the cutoff", testNearCutoffRegression, func(s *brute) { s.idx.floatPred = true }},
-		{"Set half-applies before rejecting", testBadInput, func(s *brute) { s.halfSet = true }},
+		{"never draws rank ρ", func(t TB, nw New) { testDrawsRankRho(t, nw) }, func(s *brute) { s.skipRho = true }},
+		{"never draws rank ρ (edge cases)", func(t TB, nw New) { testEdges(t, nw) }, func(s *brute) { s.skipRho = true }},
+		{"predicate underflows for subnormal keys", func(t TB, nw New) { testEdges(t, nw) }, func(s *brute) { s.idx.floatPred = true }},
+		{"float predicate a few ulps from the cutoff", func(t TB, nw New) { testNearCutoffRegression(t, nw) }, func(s *brute) { s.idx.floatPred = true }},
+		{"Set half-applies before rejecting", func(t TB, nw New) { testBadInput(t, nw) }, func(s *brute) { s.halfSet = true }},
 	}
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {

@@ -1,0 +1,134 @@
+// Package samplertest is the conformance kit for reweighted.Sampler
+// backends, in the spirit of testing/fstest: one call,
+//
+//	samplertest.Run(t, func(n int) reweighted.Sampler { return mybackend.New(n) })
+//
+// checks a backend against the contract and against an exact oracle that
+// computes Lemma 1 and Algorithm 4 in math/big rational arithmetic, and
+// Check does the same outside a test, returning the first failure. The
+// oracle, the accuracy checks (Verify), the comparison of two backends item
+// for item (Compare), the KKT optimality certificate and the generators of
+// hard inputs are exported for other tests to use.
+//
+// Like fstest, the kit probes optional methods: a sampler with a
+// Check() error method has it called after every action of the state
+// machine, and one with Load([]float64) error or
+// Probs(float64, []float64) ([]float64, error) has those checked too.
+package samplertest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/reweighted/reweighted"
+	"pgregory.net/rapid"
+)
+
+// New makes a sampler of n items, all keys 0.
+type New func(n int) reweighted.Sampler
+
+// TB is what the checks need of a test; *testing.T and *rapid.T have it.
+type TB = rapid.TB
+
+// The optional methods the kit probes for.
+type (
+	checker interface{ Check() error }
+	loader  interface{ Load(keys []float64) error }
+	prober  interface {
+		Probs(eps float64, dst []float64) ([]float64, error)
+	}
+)
+
+// checks is the whole contract, one named check each.
+var checks = []struct {
+	name string
+	run  func(TB, New)
+}{
+	{"Empty", testEmpty},
+	{"NegativeSizePanics", testNegativeSize},
+	{"NewIsUniform", testNewIsUniform},
+	{"Edges", func(t TB, nw New) { testEdges(t, nw) }},
+	{"DrawsRankRho", func(t TB, nw New) { testDrawsRankRho(t, nw) }},
+	{"NearCutoffRegression", func(t TB, nw New) { testNearCutoffRegression(t, nw) }},
+	{"NearCutoff", property(nearCutoffProperty)},
+	{"ExactMaxSum", func(t TB, nw New) { testExactMaxSum(t, nw) }},
+	{"NegativeZero", func(t TB, nw New) { testNegativeZero(t, nw) }},
+	{"BadInput", func(t TB, nw New) { testBadInput(t, nw) }},
+	{"ErrorOrder", testErrorOrder},
+	{"Postcondition", property(postcondition)},
+	{"StateMachine", property(StateMachine)},
+	{"KKT", property(kktProperty)},
+	{"ScaleInvariance", property(scaleInvariance)},
+	{"PermutationEquivariance", property(permutation)},
+	{"HistoryIndependence", property(history)},
+	{"Load", property(loadProperty)},
+	{"Probs", property(probsProperty)},
+	{"ConcurrentReads", testConcurrentReads},
+	{"ChiSquare", testChiSquare},
+	{"ZeroAllocs", testZeroAllocs},
+}
+
+func property(p func(New) func(*rapid.T)) func(TB, New) {
+	return func(t TB, nw New) { rapid.Check(t, p(nw)) }
+}
+
+// Run checks the sampler that newSampler makes against the whole contract,
+// one subtest per check.
+func Run(t *testing.T, newSampler New) {
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) { c.run(t, newSampler) })
+	}
+}
+
+// Check runs the checks of Run outside a test and returns an error naming
+// every check that failed, with its first message; nil if all pass.
+func Check(newSampler New) error {
+	testing.Init() // rapid reads testing.Short
+	var errs []error
+	for _, c := range checks {
+		r := &recorder{name: "samplertest/" + c.name}
+		r.run(func() { c.run(r, newSampler) })
+		if len(r.failed) > 0 {
+			errs = append(errs, fmt.Errorf("%s: %s", c.name, strings.Join(strings.Fields(r.failed[0]), " ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// recorder is a TB that records failures; FailNow ends the check.
+type recorder struct {
+	name   string
+	failed []string
+}
+
+type stop struct{}
+
+func (r *recorder) run(f func()) {
+	defer func() {
+		if x := recover(); x != nil {
+			if _, ok := x.(stop); !ok {
+				r.failed = append(r.failed, fmt.Sprint("panic: ", x))
+			}
+		}
+	}()
+	f()
+}
+
+func (r *recorder) Helper()              {}
+func (r *recorder) Name() string         { return r.name }
+func (r *recorder) Logf(string, ...any)  {}
+func (r *recorder) Log(...any)           {}
+func (r *recorder) Skipf(string, ...any) { panic(stop{}) }
+func (r *recorder) Skip(...any)          { panic(stop{}) }
+func (r *recorder) SkipNow()             { panic(stop{}) }
+func (r *recorder) Errorf(format string, a ...any) {
+	r.failed = append(r.failed, fmt.Sprintf(format, a...))
+}
+func (r *recorder) Error(a ...any)                 { r.failed = append(r.failed, fmt.Sprint(a...)) }
+func (r *recorder) Fatalf(format string, a ...any) { r.Errorf(format, a...); r.FailNow() }
+func (r *recorder) Fatal(a ...any)                 { r.Error(a...); r.FailNow() }
+func (r *recorder) FailNow()                       { panic(stop{}) }
+func (r *recorder) Fail()                          { r.failed = append(r.failed, "failed") }
+func (r *recorder) Failed() bool                   { return len(r.failed) > 0 }

@@ -1,0 +1,249 @@
+package samplertest
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"sync"
+
+	"github.com/reweighted/reweighted"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// StateMachine is the model-based property: random sequences of Set (every
+// kind of key, ties, neighbouring floats, keys on the cutoff of Lemma 1,
+// keys at MaxSum), rejected calls and queries, against a model that holds
+// the keys and decides everything in exact arithmetic. The invariant, after
+// every action, is that Key returns the model's keys and, if the sampler
+// has a Check() error method, that it passes. Use it with rapid.Check or
+// rapid.MakeFuzz.
+func StateMachine(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 48).Draw(t, "n")
+		m := &model{s: newSampler(n), keys: make([]float64, n), eps: Eps(n).Draw(t, "eps")}
+		index := rapid.IntRange(0, n-1)
+		t.Repeat(map[string]func(*rapid.T){
+			"": func(t *rapid.T) {
+				for i, a := range m.keys {
+					if math.Float64bits(m.s.Key(i)) != math.Float64bits(a) {
+						t.Fatalf("Key(%d) = %v, model %v", i, m.s.Key(i), a)
+					}
+				}
+				if c, ok := m.s.(checker); ok {
+					require.NoError(t, c.Check(), "invariant")
+				}
+			},
+			"Set": func(t *rapid.T) {
+				m.set(t, index.Draw(t, "i"), Key(n).Draw(t, "a"))
+			},
+			"SetTie": func(t *rapid.T) {
+				m.set(t, index.Draw(t, "i"), m.keys[index.Draw(t, "j")])
+			},
+			"SetNeighbour": func(t *rapid.T) {
+				// The next float up or down from another key.
+				a := m.keys[index.Draw(t, "j")]
+				dir := rapid.SampledFrom([]float64{0, math.Inf(1)}).Draw(t, "dir")
+				m.set(t, index.Draw(t, "i"), math.Nextafter(a, dir))
+			},
+			"SetNearCutoff": func(t *rapid.T) {
+				// Put the key of rank r+1 on its cutoff ε·λ(r+1), or a few
+				// ulps off, for the current ε, at a rank r where the
+				// predicate holds.
+				if n < 2 || m.eps == 0 {
+					t.Skip("no cutoff")
+				}
+				ex := Oracle(m.keys, m.eps)
+				r := rapid.IntRange(1, max(1, min(ex.Rho, n-1))).Draw(t, "rank")
+				a := nudge(ex.tieAt(r+1), rapid.IntRange(-3, 3).Draw(t, "ulps"))
+				m.set(t, ex.Order[r], a)
+			},
+			"SetHuge": func(t *rapid.T) {
+				// Accepted exactly when the exact sum stays within MaxSum.
+				f := rapid.Float64Range(0.05, 1.2).Draw(t, "fraction of MaxSum")
+				m.set(t, index.Draw(t, "i"), f*reweighted.MaxSum)
+			},
+			"SetBad": func(t *rapid.T) {
+				before := Observe(m.s)
+				i := rapid.IntRange(-2, n+1).Draw(t, "i")
+				a := rapid.SampledFrom([]float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, -5e-324,
+					reweighted.MaxSum * 1.5, 1}).Draw(t, "a")
+				if i >= 0 && i < n && a == 1 {
+					i = n // keep the call invalid
+				}
+				err := m.s.Set(i, a)
+				if i < 0 || i >= n {
+					require.ErrorIs(t, err, reweighted.ErrIndex)
+				} else {
+					require.ErrorIs(t, err, reweighted.ErrKey)
+				}
+				require.Equal(t, before, Observe(m.s), "rejected Set(%d, %v) changed the sampler", i, a)
+			},
+			"Bound": func(t *rapid.T) {
+				m.eps = Eps(n).Draw(t, "eps")
+			},
+			"Verify": func(t *rapid.T) {
+				require.NoError(t, Verify(m.s, m.keys, m.eps, []float64{U().Draw(t, "u")}))
+			},
+		})
+	}
+}
+
+// model is the state machine's model: the keys, and the bound that queries
+// and cutoff keys use.
+type model struct {
+	s    reweighted.Sampler
+	keys []float64
+	eps  float64
+}
+
+// set calls Set(i, a) and checks its answer against the exact sum of the
+// keys: accepted, and applied, exactly when that sum stays within MaxSum;
+// rejected with nothing changed otherwise.
+func (m *model) set(t *rapid.T, i int, a float64) {
+	sum := new(big.Rat).SetFloat64(a)
+	for j, b := range m.keys {
+		if j != i {
+			sum.Add(sum, new(big.Rat).SetFloat64(b))
+		}
+	}
+	fits := sum.Cmp(new(big.Rat).SetFloat64(reweighted.MaxSum)) <= 0
+	before := Observe(m.s)
+	err := m.s.Set(i, a)
+	if !fits {
+		require.ErrorIs(t, err, reweighted.ErrKey, "Set(%d, %v) with the exact sum past MaxSum", i, a)
+		require.Equal(t, before, Observe(m.s), "a rejected Set(%d, %v) changed the sampler", i, a)
+		return
+	}
+	require.NoError(t, err, "Set(%d, %v) with the exact sum within MaxSum", i, a)
+	m.keys[i] = a + 0
+}
+
+// tieAt returns the tie value of rank r: the key a with
+// a·(1 − (n − r)ε) = ε·(S(r−1) + a), where the predicate of Lemma 1 turns.
+func (e *Exact) tieAt(r int) *big.Rat {
+	c := new(big.Rat).Mul(big.NewRat(int64(e.N-r+1), 1), e.Eps)
+	c.Sub(big.NewRat(1, 1), c)
+	tie := new(big.Rat).Mul(e.Eps, e.Prefix[r-1])
+	return tie.Quo(tie, c)
+}
+
+// nudge returns the float nearest x moved by k floats (toward +∞ for k > 0).
+func nudge(x *big.Rat, k int) float64 {
+	u, _ := x.Float64()
+	for ; k > 0; k-- {
+		u = math.Nextafter(u, math.Inf(1))
+	}
+	for ; k < 0; k++ {
+		u = math.Nextafter(u, 0)
+	}
+	return u
+}
+
+// Property: Load(keys), where the sampler has it, gives the answers of the
+// same keys set one by one (the exact ρ, the distribution within 1e-12), and
+// a rejected Load changes nothing.
+func loadProperty(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		if _, ok := newSampler(n).(loader); !ok {
+			t.Skip("no Load method")
+		}
+		keys := Keys(n).Draw(t, "keys")
+		s := newSampler(n)
+		// Start from other keys, so that Load must replace them all.
+		for i := range n {
+			require.NoError(t, s.Set(i, Key(n).Draw(t, "before")))
+		}
+		l := s.(loader)
+		before := Observe(s)
+		bad := append([]float64(nil), keys...)
+		bad[rapid.IntRange(0, n-1).Draw(t, "bad item")] = rapid.SampledFrom([]float64{math.NaN(), -1, math.Inf(1), reweighted.MaxSum * 1.01}).Draw(t, "bad key")
+		require.ErrorIs(t, l.Load(bad), reweighted.ErrKey)
+		require.ErrorIs(t, l.Load(keys[:n-1]), reweighted.ErrIndex)
+		require.Equal(t, before, Observe(s), "a rejected Load changed the sampler")
+		require.NoError(t, l.Load(keys))
+		if c, ok := s.(checker); ok {
+			require.NoError(t, c.Check())
+		}
+		eps := Eps(n).Draw(t, "eps")
+		require.NoError(t, Verify(s, keys, eps, []float64{U().Draw(t, "u")}))
+		requireSameDistribution(t, s, fill(t, newSampler, keys), seq(n), eps)
+	}
+}
+
+// Postcondition: Probs, where the sampler has it, returns Prob of every
+// item, bit for bit, reusing dst when it has room.
+func probsProperty(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		keys := Keys(n).Draw(t, "keys")
+		s := fill(t, newSampler, keys)
+		p, ok := s.(prober)
+		if !ok {
+			t.Skip("no Probs method")
+		}
+		eps := Eps(n).Draw(t, "eps")
+		dst := make([]float64, 3, n+3)
+		got, err := p.Probs(eps, dst)
+		require.NoError(t, err)
+		require.Len(t, got, n)
+		require.Equal(t, &dst[:1][0], &got[:1][0], "Probs did not reuse dst")
+		for i := range n {
+			q, err := s.Prob(i, eps)
+			require.NoError(t, err)
+			require.Equal(t, math.Float64bits(q), math.Float64bits(got[i]), "Probs[%d] = %v, Prob = %v", i, got[i], q)
+		}
+		_, err = p.Probs(math.NaN(), nil)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+	}
+}
+
+// testNegativeSize: New panics for n < 0, as make does.
+func testNegativeSize(t TB, newSampler New) {
+	require.Panics(t, func() { newSampler(-1) })
+}
+
+// testErrorOrder: with several arguments wrong, the error is the first in
+// the contract's order: ErrEmpty, then the arguments in signature order.
+func testErrorOrder(t TB, newSampler New) {
+	s := fill(t, newSampler, []float64{1, 2, 3})
+	_, err := s.Prob(5, math.NaN())
+	require.ErrorIs(t, err, reweighted.ErrIndex, "Prob(bad i, bad ε)")
+	_, _, err = s.Sample(-1, 2)
+	require.ErrorIs(t, err, reweighted.ErrEpsilon, "Sample(bad ε, bad u)")
+	require.ErrorIs(t, s.Set(3, math.NaN()), reweighted.ErrIndex, "Set(bad i, bad a)")
+	require.ErrorIs(t, s.Set(-1, -1), reweighted.ErrIndex, "Set(bad i, bad a)")
+	if p, ok := s.(prober); ok {
+		_, err = p.Probs(2, nil)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+	}
+}
+
+// Property: the read methods (Len, Key, Solve, Sample, Prob, Probs) may run
+// concurrently; they answer as they do one at a time. Run it with -race.
+func testConcurrentReads(t TB, newSampler New) {
+	const n = 200
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = float64(i%13) + 0.5
+	}
+	s := fill(t, newSampler, keys)
+	want := Observe(s)
+	var wg sync.WaitGroup
+	got := make([]Snapshot, 4)
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[g] = Observe(s)
+			if p, ok := s.(prober); ok {
+				_, _ = p.Probs(1/float64(2*n), nil)
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range got {
+		require.Equal(t, want, got[g], fmt.Sprintf("goroutine %d", g))
+	}
+}
