@@ -19,9 +19,7 @@ import (
 	"slices"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/naive"
-	"github.com/reweighted/reweighted/ost"
-	"github.com/reweighted/reweighted/segtree"
+	"github.com/reweighted/reweighted/internal/backends"
 	"gonum.org/v1/gonum/stat/sampleuv"
 )
 
@@ -44,12 +42,16 @@ type Impl struct {
 // GonumWeighted names the gonum baseline.
 const GonumWeighted = "gonum-weighted"
 
-// Impls lists the implementations, backends first.
-var Impls = []Impl{
-	{Name: "naive", MaxN: 1 << 16, New: func(n int) reweighted.Sampler { return naive.New(n) }, SortedFill: true},
-	{Name: "ost", MaxN: 1 << 20, New: func(n int) reweighted.Sampler { return ost.New(n) }},
-	{Name: "segtree", MaxN: 1 << 20, New: func(n int) reweighted.Sampler { return segtree.New(n) }},
-	{Name: GonumWeighted, MaxN: 1 << 20},
+// Impls lists the implementations: every backend of the module, then
+// gonum's Weighted.
+var Impls = impls()
+
+func impls() []Impl {
+	var out []Impl
+	for _, b := range backends.All {
+		out = append(out, Impl{Name: b.Name, MaxN: b.MaxN, New: b.New, SortedFill: b.Name == "naive"})
+	}
+	return append(out, Impl{Name: GonumWeighted, MaxN: 1 << 20})
 }
 
 // Op is a workload.

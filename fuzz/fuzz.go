@@ -12,27 +12,12 @@ package fuzz
 import (
 	"encoding/binary"
 
-	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/naive"
-	"github.com/reweighted/reweighted/ost"
+	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/samplertest"
-	"github.com/reweighted/reweighted/segtree"
 )
 
-// Backend is a named sampler constructor.
-type Backend struct {
-	// Name identifies the backend in test names and failure messages.
-	Name string
-	// New returns an empty sampler of n items (all keys 0).
-	New func(n int) reweighted.Sampler
-}
-
 // Backends lists every backend of the module.
-var Backends = []Backend{
-	{"naive", func(n int) reweighted.Sampler { return naive.New(n) }},
-	{"ost", func(n int) reweighted.Sampler { return ost.New(n) }},
-	{"segtree", func(n int) reweighted.Sampler { return segtree.New(n) }},
-}
+var Backends = backends.All
 
 // Reader decodes fuzz bytes into values; past the end it yields zeros, so
 // every byte string decodes to some program.
@@ -77,4 +62,11 @@ func (r *Reader) Eps(n int) float64 {
 // U decodes a uniform number in [0, 1).
 func (r *Reader) U() float64 {
 	return float64(r.Uint64()>>11) / (1 << 53)
+}
+
+// NearCutoff decodes a key vector for n items and a bound whose tail keys
+// sit on the cutoff of Lemma 1 or a few ulps off it (see
+// samplertest.NearCutoff).
+func (r *Reader) NearCutoff(n int) samplertest.Instance {
+	return samplertest.NearCutoffFromBits(n, r.Uint64)
 }

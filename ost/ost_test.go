@@ -341,7 +341,7 @@ func TestRandomHistoryInvariants(t *testing.T) {
 		keys := make([]float64, n)
 		for step := range steps {
 			i := rng.IntN(n)
-			a := randomKey(rng, n)
+			a := samplertest.KeyFromBits(byte(rng.IntN(6)), rng.Uint64(), n)
 			switch rng.IntN(3) {
 			case 0:
 				a = keys[rng.IntN(n)]

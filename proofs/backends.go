@@ -2,34 +2,16 @@ package proofs
 
 import (
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/naive"
-	"github.com/reweighted/reweighted/ost"
-	"github.com/reweighted/reweighted/segtree"
+	all "github.com/reweighted/reweighted/internal/backends"
 )
-
-// backend is a Sampler implementation under test.
-type backend struct {
-	name string
-	new  func(n int) reweighted.Sampler
-}
 
 // backends lists every backend whose p* the checks certify; the first, the
 // reference, also drives the SRG simulations.
-var backends = []backend{
-	{"naive", func(n int) reweighted.Sampler { return naive.New(n) }},
-	{"ost", func(n int) reweighted.Sampler { return ost.New(n) }},
-	{"segtree", func(n int) reweighted.Sampler { return segtree.New(n) }},
-}
+var backends = all.All
 
 // load returns a sampler of backend b holding keys.
-func load(b backend, keys []float64) (reweighted.Sampler, error) {
-	s := b.new(len(keys))
-	for i, a := range keys {
-		if err := s.Set(i, a); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+func load(b all.Backend, keys []float64) (reweighted.Sampler, error) {
+	return all.Load(b.New, keys)
 }
 
 // probs returns the vector of Prob values of s under ε.

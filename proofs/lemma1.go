@@ -191,14 +191,14 @@ func lemma1Instance(keys []float64, eps float64) (ratio, gap float64, err error)
 	for _, b := range backends {
 		s, err := load(b, keys)
 		if err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", b.name, err)
+			return 0, 0, fmt.Errorf("%s: %w", b.Name, err)
 		}
 		p, err := probs(s, eps)
 		if err != nil {
-			return 0, 0, fmt.Errorf("%s: %w", b.name, err)
+			return 0, 0, fmt.Errorf("%s: %w", b.Name, err)
 		}
 		if err := samplertest.KKT(keys, eps, p); err != nil {
-			return 0, 0, fmt.Errorf("%s: keys %v ε %v: %w", b.name, keys, eps, err)
+			return 0, 0, fmt.Errorf("%s: keys %v ε %v: %w", b.Name, keys, eps, err)
 		}
 	}
 	e := samplertest.Oracle(keys, eps)
@@ -248,7 +248,7 @@ func checkLemma1(cfg Config) (Result, error) {
 	}
 	var names []string
 	for _, b := range backends {
-		names = append(names, b.name)
+		names = append(names, b.Name)
 	}
 	res.Notes += fmt.Sprintf("exact KKT certificate held on %s; the barrier solver never beat p* (max J(p*)/J(solver) = %.12f) and reached it within %.1e relative",
 		strings.Join(names, ", "), res.WorstRatio, worstGap)

@@ -257,3 +257,49 @@ func KKT(keys []float64, eps float64, p []float64) error {
 	}
 	return nil
 }
+
+// Compare checks that a and b, two samplers holding keys, agree item for
+// item at the bound eps: the same ρ, and for every u of us the same item,
+// except where u lies within UDist of an edge of the exact interval of
+// either item drawn (where rounding may pick either neighbour). It returns
+// how many u were excused at an edge.
+func Compare(a, b reweighted.Sampler, keys []float64, eps float64, us []float64) (edges int, err error) {
+	ra, _, err := a.Solve(eps)
+	if err != nil {
+		return 0, err
+	}
+	rb, _, err := b.Solve(eps)
+	if err != nil {
+		return 0, err
+	}
+	if ra != rb {
+		return 0, fmt.Errorf("ρ = %d and %d at ε = %v", ra, rb, eps)
+	}
+	var ex *Exact
+	for _, u := range us {
+		i, _, err := a.Sample(eps, u)
+		if err != nil {
+			return edges, err
+		}
+		j, _, err := b.Sample(eps, u)
+		if err != nil {
+			return edges, err
+		}
+		if i == j {
+			continue
+		}
+		if ex == nil {
+			ex = Oracle(keys, eps)
+		}
+		near := func(item int) bool {
+			lo, hi := ex.Interval(item, ex.Rho)
+			return min(Distance(u, lo, lo), Distance(u, hi, hi)) <= UDist
+		}
+		if !near(i) || !near(j) {
+			return edges, fmt.Errorf("at ε = %v, u = %v: items %d and %d (ranks %d and %d), not at an interval's edge",
+				eps, u, i, j, ex.Rank[i], ex.Rank[j])
+		}
+		edges++
+	}
+	return edges, nil
+}

@@ -1,0 +1,62 @@
+// Package backends lists every backend of the module, the one place where a
+// new backend is added: the fuzz targets, the benchmarks, the checks of the
+// paper's claims and the report all range over All.
+package backends
+
+import (
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/naive"
+	"github.com/reweighted/reweighted/ost"
+	"github.com/reweighted/reweighted/segtree"
+)
+
+// Backend is a named sampler constructor.
+type Backend struct {
+	// Name identifies the backend in flags, test names and reports.
+	Name string
+	// New returns a sampler of n items, all keys 0.
+	New func(n int) reweighted.Sampler
+	// MaxN is the largest n worth benchmarking: naive's Set is O(n).
+	MaxN int
+}
+
+// All lists the backends, the reference (naive) first.
+var All = []Backend{
+	{Name: "naive", New: func(n int) reweighted.Sampler { return naive.New(n) }, MaxN: 1 << 16},
+	{Name: "ost", New: func(n int) reweighted.Sampler { return ost.New(n) }, MaxN: 1 << 20},
+	{Name: "segtree", New: func(n int) reweighted.Sampler { return segtree.New(n) }, MaxN: 1 << 20},
+}
+
+// ByName returns the backend called name.
+func ByName(name string) (Backend, bool) {
+	for _, b := range All {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Backend{}, false
+}
+
+// Names lists the names of All.
+func Names() []string {
+	names := make([]string, len(All))
+	for k, b := range All {
+		names[k] = b.Name
+	}
+	return names
+}
+
+// Load returns a sampler made by newSampler holding keys: through its Load
+// method when it has one, else by Set in index order.
+func Load(newSampler func(n int) reweighted.Sampler, keys []float64) (reweighted.Sampler, error) {
+	s := newSampler(len(keys))
+	if l, ok := s.(interface{ Load([]float64) error }); ok {
+		return s, l.Load(keys)
+	}
+	for i, a := range keys {
+		if err := s.Set(i, a); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
