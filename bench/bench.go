@@ -14,6 +14,8 @@ package bench
 import (
 	"cmp"
 	"fmt"
+	"math"
+	"math/big"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -63,6 +65,11 @@ const (
 	StepEps0 Op = "step-eps0" // the same at ε = 0
 	SetOnly  Op = "set"       // Set of a uniformly chosen item
 	Sample   Op = "sample"    // Sample at ε = 1/(2n)
+	// SampleCutoff is Sample at ε = 1/(2n) on adversarial keys: half of
+	// them exactly on the cutoff of Lemma 1, where every predicate a descent
+	// meets in the tail needs the exact decision. Not in Ops: it allocates,
+	// and costs O(n) or more per call.
+	SampleCutoff Op = "sample-cutoff"
 )
 
 // Ops lists the workloads.
@@ -100,6 +107,9 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 	keys := make([]float64, n)
 	for i := range keys {
 		keys[i] = key(rng)
+	}
+	if op == SampleCutoff {
+		keys = cutoffKeys(keys, 1/float64(2*n))
 	}
 	if impl.SortedFill {
 		slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
@@ -151,7 +161,7 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 				panic(err)
 			}
 		}, bytes(before, after, n), nil
-	case Sample:
+	case Sample, SampleCutoff:
 		return func() {
 			if _, _, err := s.Sample(eps, rng.Float64()); err != nil {
 				panic(err)
@@ -159,6 +169,41 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 		}, bytes(before, after, n), nil
 	}
 	return nil, 0, fmt.Errorf("bench: unknown op %q", op)
+}
+
+// cutoffKeys replaces the smaller half of keys by the tie value of Lemma 1
+// for the bound eps: the key a with a·(1 − (n − h − 1)ε) = ε·(S(h) + a), h
+// the number of keys kept. Every tail rank is then exactly on its cutoff
+// (each copy of a keeps the next rank's equation balanced), as long as the
+// tie value rounds to a float exactly, which the loop ensures by scaling.
+func cutoffKeys(keys []float64, eps float64) []float64 {
+	n := len(keys)
+	slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
+	h := n / 2
+	for {
+		sum := new(big.Rat)
+		for _, a := range keys[:h] {
+			sum.Add(sum, new(big.Rat).SetFloat64(a))
+		}
+		epsR := new(big.Rat).SetFloat64(eps)
+		c := new(big.Rat).Mul(big.NewRat(int64(n-h), 1), epsR)
+		c.Sub(big.NewRat(1, 1), c)
+		tie := new(big.Rat).Mul(epsR, sum)
+		tie.Quo(tie, c)
+		a, exact := tie.Float64()
+		if exact || h == 1 {
+			for r := h; r < n; r++ {
+				keys[r] = a
+			}
+			break
+		}
+		// Not a float: round the largest key down a little and retry.
+		keys[0] = math.Round(keys[0]*1024) / 1024
+		h--
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 3))
+	rng.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return keys
 }
 
 func bytes(before, after runtime.MemStats, n int) float64 {
