@@ -20,6 +20,10 @@
 // Then p*_i = a_i/λ(ρ) for the ρ largest keys and p*_i = ε for the rest.
 // The predicate a_π(r) ≥ ε·λ(r) holds on a prefix of ranks (Proposition 1),
 // so ρ can be found by binary search or by one descent of a search tree.
+// Every backend decides it exactly, as for real numbers: in floating point
+// with a proven error bound, and exactly (an exact sum of the keys) in the
+// rare case that the float comparison falls inside that bound. So all
+// backends lay out the same intervals of Algorithm 4, whatever the keys.
 // When every key is 0 the distribution is uniform, and ρ = n, λ = 0.
 // When ε == 1/float64(n) the bound is read as exactly 1/n and p* is uniform.
 //
@@ -27,7 +31,8 @@
 //
 // Ranks count from 1 in the order "key descending, equal keys by index
 // ascending". Every backend uses this order, so for the same keys, ε and u
-// all backends return the same item, up to floating point at the boundaries.
+// all backends return the same item, up to floating point within 1e-9 of an
+// interval's edge.
 //
 // # From a uniform number to an item
 //
@@ -43,6 +48,7 @@
 // The implementations live in sibling packages: naive (a sorted slice,
 // Algorithm 2, O(n) per Set), ost (an order-statistic red-black tree,
 // Algorithms 3 and 4, O(log n)) and segtree (a binary trie over the keys'
-// bit patterns). Package samplertest checks any of them against an exact
-// rational oracle.
+// bit patterns). Each also has Load(keys), which replaces all keys at once
+// with the checks of Set, and Probs(ε, dst), the whole vector p* in O(n).
+// Package samplertest checks any of them against an exact rational oracle.
 package reweighted

@@ -5,7 +5,13 @@ import "errors"
 // Sampler is a dynamic importance sampler over n keys: it draws item i with
 // the probability p*_i of Lemma 1 and lets any key change between draws.
 //
-// A call that returns an error leaves the Sampler exactly as it was.
+// A call that returns an error leaves the Sampler exactly as it was. Errors
+// are checked in one order: ErrEmpty first (n = 0), then the arguments in
+// the order of the signature (Prob(i, ε): the index, then ε).
+//
+// The read methods (Len, Key, Solve, Sample, Prob) of the module's backends
+// write nothing and may be called from several goroutines at once; Set may
+// not run concurrently with any other call.
 type Sampler interface {
 	// Len returns n, the number of items.
 	Len() int
@@ -15,8 +21,9 @@ type Sampler interface {
 	// out of range and ErrKey for a NaN, infinite or negative key, or one that
 	// would make the sum of all keys exceed MaxSum. −0 is stored as 0.
 	Set(i int, a float64) error
-	// Solve returns ρ in [1, n] and λ = λ(ρ) of Lemma 1 for the bound ε.
-	// With all keys 0 it returns ρ = n and λ = 0.
+	// Solve returns ρ in [1, n] and λ = λ(ρ) of Lemma 1 for the bound ε. ρ
+	// is exact: the predicate of Lemma 1 is decided as for real numbers
+	// from the float keys and ε. With all keys 0 it returns ρ = n and λ = 0.
 	Solve(eps float64) (rho int, lambda float64, err error)
 	// Sample maps u in [0, 1) to an item as Algorithm 4 does and returns the
 	// item together with its probability p*_i, as Prob would return it.

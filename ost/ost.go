@@ -27,11 +27,15 @@
 //
 // # Costs
 //
-// New builds a perfectly balanced tree in O(n). Set costs O(log n): it
-// updates the key in place when the item keeps its rank, and otherwise
-// deletes and reinserts the node (CLRS chapters 13 and 14). Solve, Sample and
-// Prob cost O(log n) each: a descent for ρ, one for the item (Sample) or a
-// walk up for its rank (Prob). No method allocates after New.
+// New builds a perfectly balanced tree in O(n); Load sorts the keys and
+// builds one in O(n log n). Set costs O(log n): it updates the key in place
+// when the item keeps its rank, and otherwise deletes and reinserts the node
+// (CLRS chapters 13 and 14). Solve, Sample and Prob cost O(log n) each: a
+// descent for ρ, one for the item (Sample) or a walk up for its rank
+// (Prob); Probs costs O(n). The tree is the index of the module's shared
+// driver, which checks the arguments and decides the predicate of Lemma 1
+// exactly; only that exact decision, for keys within a relative (n + 8)·2^-52
+// of the cutoff, allocates or costs more (O(ρ) per ambiguous node).
 //
 // # Sums
 //

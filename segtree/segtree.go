@@ -54,7 +54,10 @@
 // agrees with the old one down to the critical bit of the leaf's parent (a
 // change of a few ulps, or a relative change well below 1/n for spread
 // keys), the leaf keeps its place and a Set is one descent and one
-// recomputation. There are no allocations once New has returned.
+// recomputation. There are no allocations once New has returned, but in
+// the shared driver's exact decision of the predicate of Lemma 1 for keys
+// within a relative (n + 8)·2^-52 of the cutoff, which walks the ρ largest
+// keys. Load inserts the items one by one, O(n·d).
 //
 // # Trade-offs versus the red-black tree
 //
