@@ -250,3 +250,47 @@ func TestGeneratorsCoverKinds(t *testing.T) {
 		require.True(t, seen[kind], "the generators never drew %s", kind)
 	}
 }
+
+// NearCutoff draws what it promises: at every scale (subnormal, around 1,
+// around 2^700), tail keys exactly on their cutoff, and keys one to three
+// ulps either side of it; and every instance is valid.
+func TestNearCutoffCoversClasses(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := range 600 {
+		in := NearCutoff(12).Example(seed)
+		n := len(in.Keys)
+		require.True(t, n >= 2 && in.Eps > 0 && in.Eps < 1/float64(n), "ε = %v for n = %d", in.Eps, n)
+		ex := Oracle(in.Keys, in.Eps)
+		maxKey := 0.0
+		for _, a := range in.Keys {
+			require.True(t, a >= 0, "key %v", a)
+			maxKey = max(maxKey, a)
+		}
+		switch {
+		case maxKey < 0x1p-1000:
+			seen["subnormal scale"] = true
+		case maxKey > 0x1p600:
+			seen["2^700 scale"] = true
+		default:
+			seen["unit scale"] = true
+		}
+		for r := 2; r <= n; r++ {
+			a := in.Keys[ex.Order[r-1]]
+			if a == 0 {
+				continue
+			}
+			tie, _ := ex.tieAt(r).Float64()
+			switch {
+			case ex.tieAt(r).Cmp(new(big.Rat).SetFloat64(a)) == 0:
+				seen["exactly on the cutoff"] = true
+			case a == math.Nextafter(tie, 0) || a == math.Nextafter(math.Nextafter(tie, 0), 0):
+				seen["ulps below"] = true
+			case a == math.Nextafter(tie, 1e308) || a == math.Nextafter(math.Nextafter(tie, 1e308), 1e308):
+				seen["ulps above"] = true
+			}
+		}
+	}
+	for _, kind := range []string{"subnormal scale", "unit scale", "2^700 scale", "exactly on the cutoff", "ulps below", "ulps above"} {
+		require.True(t, seen[kind], "NearCutoff never drew %s", kind)
+	}
+}
