@@ -9,7 +9,9 @@ import (
 )
 
 // Rows is a design matrix with one sparse row per example. Indices are
-// 0-based and below Dim. *libsvm.Dataset satisfies it.
+// 0-based, strictly increasing within a row and below Dim. *libsvm.Dataset
+// (sparse) and *Dense (dense, from [][]float64 or a gonum matrix) satisfy
+// it.
 type Rows interface {
 	Len() int
 	Dim() int
