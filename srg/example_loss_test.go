@@ -14,6 +14,7 @@ import (
 // force of at most Delta.
 type Huber struct{ Delta float64 }
 
+// Value returns the Huber loss of t − y.
 func (h Huber) Value(t, y float64) float64 {
 	r := math.Abs(t - y)
 	if r <= h.Delta {
@@ -22,8 +23,10 @@ func (h Huber) Value(t, y float64) float64 {
 	return h.Delta * (r - h.Delta/2)
 }
 
+// Deriv returns t − y clamped to [−Delta, Delta].
 func (h Huber) Deriv(t, y float64) float64 { return max(-h.Delta, min(h.Delta, t-y)) }
 
+// Curv returns 1 where the loss is quadratic and 0 where it is linear.
 func (h Huber) Curv(t, y float64) float64 {
 	if math.Abs(t-y) <= h.Delta {
 		return 1
@@ -31,9 +34,11 @@ func (h Huber) Curv(t, y float64) float64 {
 	return 0
 }
 
-// CurvBounds: φ” is 1 near the fit and 0 in the linear tails.
+// CurvBounds returns 0 and 1: φ” is 1 near the fit and 0 in the linear
+// tails.
 func (h Huber) CurvBounds() (lo, hi float64) { return 0, 1 }
 
+// CheckLabel accepts every target.
 func (h Huber) CheckLabel(float64) error { return nil }
 
 // A user-defined loss: robust linear regression y ≈ w·a + b with the Huber
