@@ -81,6 +81,11 @@ func TestDenseMatchesSparse(t *testing.T) {
 		require.Equal(t, ps.Lmax(), pd.Lmax(), "Lmax")
 		require.InDelta(t, ps.L(), pd.L(), 1e-12*ps.L(), "L")
 
+		solD, errD := pd.Solve(1e-10)
+		solS, errS := ps.Solve(1e-10)
+		require.Equal(t, errS, errD, "Solve's errors")
+		require.Equal(t, solS, solD, "Solve")
+
 		alpha := 0.5 / math.Max(pd.Lmax(), 1)
 		for _, m := range []srg.Method{srg.SGD, srg.Reshuffled, srg.SRG, srg.SVRG} {
 			o := srg.Options{Method: m, Schedule: srg.Constant{Alpha: alpha, Eps: 0.5 / float64(n)},

@@ -153,6 +153,33 @@ func rowsOf(p *srg.Problem) [][]float64 {
 	return a
 }
 
+// Property: for every loss, Problem.FullGrad agrees with central finite
+// differences of Problem.Value and with ∇F summed independently from Deriv.
+func TestLossFullGrad(t *testing.T) {
+	for _, c := range lossCases {
+		t.Run(c.name, func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				p := userProblem(rt, c)
+				d := p.Dim()
+				x := rapid.SliceOfN(rapid.Float64Range(-3, 3), d, d).Draw(rt, "x")
+				g := make([]float64, d)
+				p.FullGrad(x, g)
+				ref := fullGrad(p, rowsOf(p), x)
+				for j := range d {
+					require.InDelta(rt, ref[j], g[j], 1e-12*math.Max(1, math.Abs(ref[j])), "∂F/∂x_%d vs the reference", j)
+					const h = 1e-6
+					xp := append([]float64(nil), x...)
+					xm := append([]float64(nil), x...)
+					xp[j] += h
+					xm[j] -= h
+					fd := (p.Value(xp) - p.Value(xm)) / (2 * h)
+					require.InDelta(rt, fd, g[j], 1e-5*math.Max(1, math.Abs(fd)), "∂F/∂x_%d vs finite differences", j)
+				}
+			})
+		})
+	}
+}
+
 // Property: for the user-defined losses, whose curvature vanishes in
 // places, Solve reaches ‖∇F(x*)‖ ≤ 1e-10, checked with a gradient computed
 // independently of FullGrad, and x* beats every perturbed point.

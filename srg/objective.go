@@ -31,7 +31,8 @@ type Rows interface {
 type Problem struct {
 	// Rows holds the examples a_i, one sparse row each.
 	Rows Rows
-	// Y holds the labels (Logistic, in {−1, +1}) or targets (Squared).
+	// Y holds the labels (Logistic, in {−1, +1}), the targets (Squared), or
+	// whatever a user-defined Loss accepts.
 	Y []float64
 	// Loss is the per-example loss: φ_i(t) = Loss.Value(t, Y[i]).
 	Loss Loss
