@@ -9,10 +9,11 @@
 // reweighted.Sampler supplied by the caller, so SRG costs O(n) memory and,
 // with a tree-based sampler, O(log n) time per iteration on top of SGD.
 //
-// The objectives are generalised linear models with sparse rows
-// (ℓ2-regularised logistic regression, least squares); a per-example gradient
-// is a multiple of its row plus μx, so every method keeps x in scaled form
-// and pays O(nnz) per gradient. All methods count gradient evaluations the
+// The objectives are ℓ2-regularised generalised linear models: rows from any
+// Rows (sparse, such as *libsvm.Dataset, or Dense), and a per-example Loss of
+// the margin — Logistic, Squared, or a user type that implements Loss. A
+// per-example gradient is a multiple of its row plus μx, so every method keeps
+// x in scaled form and pays O(nnz) per gradient. All methods count gradient evaluations the
 // same way, and Run records the relative error ‖x_k − x*‖²/‖x_0 − x*‖² and the
 // estimator variance σ²(x_k, p_k) against that count.
 //

@@ -66,6 +66,9 @@ type Options struct {
 	PerEpoch int
 	// XStar, if set, makes the trace record ‖x − x*‖²/‖x0 − x*‖².
 	XStar []float64
+	// Suboptimality makes the trace record F(x_k) − F(x*) as well; it needs
+	// XStar and costs one pass over the data (Problem.Value) per checkpoint.
+	Suboptimality bool
 	// Variance makes the trace record σ²(x_k, p_k) = (1/n²)Σ‖∇f_i(x_k)‖²/p_k^i,
 	// with p_k uniform for the methods other than SRG. It costs O(n) per
 	// checkpoint.
@@ -80,6 +83,10 @@ type Trace struct {
 	Evals []float64
 	// RelErr holds ‖x − x*‖²/‖x0 − x*‖² (nil without XStar).
 	RelErr []float64
+	// Subopt holds F(x_k) − F(x*), both computed by Problem.Value (nil
+	// unless Suboptimality is set). Rounding can make it slightly negative
+	// near x*.
+	Subopt []float64
 	// Var holds σ²(x_k, p_k) (nil unless Variance is set).
 	Var []float64
 	// X is the final iterate.
@@ -333,7 +340,10 @@ func Run(p *Problem, o Options) (Trace, error) {
 	var tr Trace
 	d := p.Dim()
 	xd := make([]float64, d)
-	var e0 float64
+	var e0, fStar float64
+	if o.Suboptimality && o.XStar == nil {
+		return Trace{}, errors.New("srg: Suboptimality needs XStar")
+	}
 	if o.XStar != nil {
 		if len(o.XStar) != d {
 			return Trace{}, fmt.Errorf("srg: x* has length %d, want %d", len(o.XStar), d)
@@ -342,12 +352,18 @@ func Run(p *Problem, o Options) (Trace, error) {
 		if e0 == 0 {
 			return Trace{}, errors.New("srg: x0 = x*; the relative error is undefined")
 		}
+		if o.Suboptimality {
+			fStar = p.Value(o.XStar)
+		}
 	}
 	record := func(t int) error {
 		tr.Evals = append(tr.Evals, float64(t)/float64(per))
 		opt.x.dense(xd)
 		if o.XStar != nil {
 			tr.RelErr = append(tr.RelErr, sqdist(xd, o.XStar)/e0)
+		}
+		if o.Suboptimality {
+			tr.Subopt = append(tr.Subopt, p.Value(xd)-fStar)
 		}
 		if o.Variance {
 			v, err := opt.variance(xd)

@@ -9,34 +9,15 @@ import (
 )
 
 // Rows is a design matrix with one sparse row per example. Indices are
-// 0-based and below Dim. *libsvm.Dataset satisfies it.
+// 0-based, strictly increasing within a row and below Dim. *libsvm.Dataset
+// (sparse) and *Dense (dense, from [][]float64 or a gonum matrix) satisfy
+// it.
 type Rows interface {
 	Len() int
 	Dim() int
 	// Row returns the feature indices and values of example i. The caller
 	// must not modify them.
 	Row(i int) ([]int32, []float64)
-}
-
-// Loss selects the per-example loss φ_i of a generalised linear model.
-type Loss int
-
-const (
-	// Logistic is φ_i(t) = log(1 + exp(−y_i t)) with labels y_i in {−1, +1};
-	// it is 0.25‖a_i‖²-smooth.
-	Logistic Loss = iota
-	// Squared is φ_i(t) = (t − y_i)²/2; it is ‖a_i‖²-smooth.
-	Squared
-)
-
-func (l Loss) String() string {
-	switch l {
-	case Logistic:
-		return "logistic"
-	case Squared:
-		return "squared"
-	}
-	return fmt.Sprintf("Loss(%d)", int(l))
 }
 
 // Problem is the finite sum F(x) = (1/n) Σ f_i(x) of a generalised linear
@@ -50,17 +31,22 @@ func (l Loss) String() string {
 type Problem struct {
 	// Rows holds the examples a_i, one sparse row each.
 	Rows Rows
-	// Y holds the labels (Logistic, in {−1, +1}) or targets (Squared).
+	// Y holds the labels (Logistic, in {−1, +1}), the targets (Squared), or
+	// whatever a user-defined Loss accepts.
 	Y []float64
-	// Loss is the per-example loss φ_i.
+	// Loss is the per-example loss: φ_i(t) = Loss.Value(t, Y[i]).
 	Loss Loss
 	// Mu is the ℓ2 regularisation μ ≥ 0.
 	Mu    float64
 	rowSq []float64 // ‖a_i‖²
 }
 
-// NewProblem checks the shapes and precomputes the squared row norms.
+// NewProblem checks the shapes, the loss and the labels (finite, and
+// accepted by loss.CheckLabel), and precomputes the squared row norms.
 func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error) {
+	if rows == nil {
+		return nil, errors.New("srg: nil rows")
+	}
 	n := rows.Len()
 	if len(y) != n {
 		return nil, fmt.Errorf("srg: %d labels for %d rows", len(y), n)
@@ -71,15 +57,8 @@ func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error)
 	if !(mu >= 0) || math.IsInf(mu, 0) {
 		return nil, fmt.Errorf("srg: μ = %v", mu)
 	}
-	if loss != Logistic && loss != Squared {
-		return nil, fmt.Errorf("srg: unknown loss %v", loss)
-	}
-	if loss == Logistic {
-		for i, v := range y {
-			if v != 1 && v != -1 {
-				return nil, fmt.Errorf("srg: logistic label y[%d] = %v, want ±1", i, v)
-			}
-		}
+	if err := checkLoss(loss, y); err != nil {
+		return nil, err
 	}
 	p := &Problem{Rows: rows, Y: y, Loss: loss, Mu: mu, rowSq: make([]float64, n)}
 	for i := range n {
@@ -100,33 +79,13 @@ func (p *Problem) Len() int { return p.Rows.Len() }
 func (p *Problem) Dim() int { return p.Rows.Dim() }
 
 // deriv returns φ_i'(t).
-func (p *Problem) deriv(i int, t float64) float64 {
-	y := p.Y[i]
-	if p.Loss == Squared {
-		return t - y
-	}
-	// −y·σ(−yt) = −y/(1 + exp(yt)); exp overflows to +Inf harmlessly.
-	return -y / (1 + math.Exp(y*t))
-}
+func (p *Problem) deriv(i int, t float64) float64 { return p.Loss.Deriv(t, p.Y[i]) }
 
 // curv returns φ_i”(t).
-func (p *Problem) curv(i int, t float64) float64 {
-	if p.Loss == Squared {
-		return 1
-	}
-	s := 1 / (1 + math.Exp(-p.Y[i]*t))
-	return s * (1 - s)
-}
+func (p *Problem) curv(i int, t float64) float64 { return p.Loss.Curv(t, p.Y[i]) }
 
 // loss returns φ_i(t).
-func (p *Problem) loss(i int, t float64) float64 {
-	if p.Loss == Squared {
-		r := t - p.Y[i]
-		return r * r / 2
-	}
-	z := p.Y[i] * t // log(1+exp(−z)), stable for both signs of z
-	return math.Log1p(math.Exp(-math.Abs(z))) + math.Max(-z, 0)
-}
+func (p *Problem) loss(i int, t float64) float64 { return p.Loss.Value(t, p.Y[i]) }
 
 // margin returns a_iᵀx for a dense x.
 func (p *Problem) margin(i int, x []float64) float64 {
@@ -216,50 +175,80 @@ func (p *Problem) Lmax() float64 {
 	for _, s := range p.rowSq {
 		m = math.Max(m, s)
 	}
-	return p.curvBound()*m + p.Mu
+	_, hi := p.Loss.CurvBounds()
+	return hi*m + p.Mu
 }
 
-// curvBound is sup φ_i”.
-func (p *Problem) curvBound() float64 {
-	if p.Loss == Logistic {
-		return 0.25
-	}
-	return 1
-}
-
-// L returns the smoothness constant of F: sup φ”·λ_max(AᵀA/n) + μ, with the
-// eigenvalue computed exactly from the d×d Gram matrix.
+// L returns the smoothness constant of F: sup φ”·λ_max(AᵀA/n) + μ, with sup
+// φ” from the loss's CurvBounds and the eigenvalue computed exactly from the
+// d×d Gram matrix.
 func (p *Problem) L() float64 {
 	w := make([]float64, p.Len())
 	for i := range w {
 		w[i] = 1
 	}
-	h := p.gram(w)
-	var eig mat.EigenSym
-	if !eig.Factorize(h, false) {
+	vals, ok := eigenvalues(p.gram(w))
+	if !ok {
 		// Fall back to the always-valid bound.
 		return p.Lmax()
 	}
-	vals := eig.Values(nil)
-	return p.curvBound()*vals[len(vals)-1] + p.Mu
+	_, hi := p.Loss.CurvBounds()
+	return hi*vals[len(vals)-1] + p.Mu
 }
 
-// StrongConvexity returns a strong-convexity constant of F: μ plus, for
-// least squares, λ_min(AᵀA/n) (the logistic loss has no positive lower bound
-// on its curvature).
+// StrongConvexity returns a strong-convexity constant of F: μ plus
+// inf φ”·λ_min(AᵀA/n), with inf φ” from the loss's CurvBounds (1 for least
+// squares; 0 for the logistic loss, which has no positive lower bound on its
+// curvature).
 func (p *Problem) StrongConvexity() float64 {
-	if p.Loss == Logistic {
+	lo, _ := p.Loss.CurvBounds()
+	if lo == 0 {
 		return p.Mu
 	}
 	w := make([]float64, p.Len())
 	for i := range w {
 		w[i] = 1
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(p.gram(w), false) {
+	vals, ok := eigenvalues(p.gram(w))
+	if !ok {
 		return p.Mu
 	}
-	return math.Max(eig.Values(nil)[0], 0) + p.Mu
+	return lo*math.Max(vals[0], 0) + p.Mu
+}
+
+// eigenvalues returns the eigenvalues of h in ascending order. It scales h
+// by a power of two so that its largest entry lies in [0.5, 1): gonum's
+// EigenSym (v0.17) panics ("insufficient length of a") when it rescales a
+// matrix whose entries are all below about 1e-120 itself, and a problem
+// with tiny features has such a Gram matrix. A power of two changes no
+// digit of an entry unless it falls below the normal range.
+func eigenvalues(h *mat.SymDense) ([]float64, bool) {
+	d := h.SymmetricDim()
+	var top float64
+	for i := range d {
+		for j := i; j < d; j++ {
+			top = math.Max(top, math.Abs(h.At(i, j)))
+		}
+	}
+	if top == 0 {
+		return make([]float64, d), true
+	}
+	_, e := math.Frexp(top)
+	hs := mat.NewSymDense(d, nil)
+	for i := range d {
+		for j := i; j < d; j++ {
+			hs.SetSym(i, j, math.Ldexp(h.At(i, j), -e))
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(hs, false) {
+		return nil, false
+	}
+	vals := eig.Values(nil)
+	for k := range vals {
+		vals[k] = math.Ldexp(vals[k], e)
+	}
+	return vals, true
 }
 
 // gram returns (1/n) Σ w_i a_i a_iᵀ as a dense symmetric matrix.
@@ -291,11 +280,20 @@ type Solution struct {
 	Iterations int
 }
 
-// Solve minimises F by Newton's method with a backtracking line search (for
-// least squares the first step is exact and the others refine it), until
-// ‖∇F‖ ≤ tol or no step decreases ‖∇F‖ any more. It fails if F has no
-// unique minimiser (singular Hessian) or ‖∇F‖ stays above 1e3·tol.
+// Solve minimises F by Newton's method with a backtracking line search, until
+// ‖∇F‖ ≤ tol or no step decreases F or ‖∇F‖ any more. For least squares the
+// first step is exact and the others refine it. Where the Newton step fails
+// — a loss whose curvature vanishes in places, such as a Huber or smoothed
+// hinge loss, can make the Hessian singular or its model poor far from x* —
+// Solve damps it to (∇²F + λI)⁻¹∇F, raising λ until the step decreases F
+// (for λ ≥ Lmax it always does) and lowering it again after each success, so
+// that the last steps are Newton steps. Solve fails if tol is negative or
+// NaN, if ‖∇F‖ stays above 1e3·tol, or if the Hessian at the result is
+// singular (F may have no unique minimiser: add μ > 0).
 func (p *Problem) Solve(tol float64) (Solution, error) {
+	if !(tol >= 0) {
+		return Solution{}, fmt.Errorf("srg: Solve tolerance %v, want ≥ 0", tol)
+	}
 	d, n := p.Dim(), p.Len()
 	x := make([]float64, d)
 	g := make([]float64, d)
@@ -305,40 +303,52 @@ func (p *Problem) Solve(tol float64) (Solution, error) {
 	p.FullGrad(x, g)
 	gnorm := math.Sqrt(dot(g, g))
 	f := p.Value(x)
+	// Damping beyond lmax turns the step into one no longer than a gradient
+	// step of length 1/L, which decreases F.
+	lmax := p.Lmax()
+	lambda := 0.0
 	it := 0
 	for ; it < 200 && gnorm > tol; it++ {
-		for i := range w {
-			w[i] = p.curv(i, p.margin(i, x))
-		}
-		h := p.gram(w)
-		for j := range d {
-			h.SetSym(j, j, h.At(j, j)+p.Mu)
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(h) {
-			return Solution{}, errors.New("srg: Hessian is singular; F has no unique minimiser")
-		}
-		var step mat.VecDense
-		if err := ch.SolveVecTo(&step, mat.NewVecDense(d, append([]float64(nil), g...))); err != nil {
-			return Solution{}, fmt.Errorf("srg: Newton step: %w", err)
-		}
-		// Backtrack on F while far from x*; near x* F is flat to rounding,
-		// so accept the full step if it decreases ‖∇F‖ instead.
+		h := p.hessian(x, w)
 		improved := false
-		for t := 1.0; t > 1e-10; t /= 2 {
-			for j := range x {
-				xn[j] = x[j] - t*step.AtVec(j)
+		for !improved {
+			step, ok := dampedStep(h, lambda, g)
+			// Undamped, backtrack far: near x* F is flat to rounding and
+			// only short steps show progress. Damped, the step is already
+			// short; a failure there raises λ instead.
+			tmin := 1e-10
+			if lambda > 0 {
+				tmin = 1.0 / 1024
 			}
-			fn := p.Value(xn)
-			p.FullGrad(xn, gn)
-			gnn := math.Sqrt(dot(gn, gn))
-			if fn < f-1e-4*t*dot(g, step.RawVector().Data) || gnn < gnorm {
-				copy(x, xn)
-				copy(g, gn)
-				f, gnorm = fn, gnn
-				improved = true
+			for t := 1.0; ok && t > tmin; t /= 2 {
+				for j := range x {
+					xn[j] = x[j] - t*step[j]
+				}
+				fn := p.Value(xn)
+				p.FullGrad(xn, gn)
+				gnn := math.Sqrt(dot(gn, gn))
+				// Armijo on F while far from x*; near x*, where F is flat
+				// to rounding, accept a step that decreases ‖∇F‖ without
+				// raising F beyond rounding (without that bound a loss
+				// with linear tails can walk away along them).
+				if fn < f-1e-4*t*dot(g, step) || gnn < gnorm && fn <= f+1e-13*math.Abs(f) {
+					copy(x, xn)
+					copy(g, gn)
+					f, gnorm = fn, gnn
+					improved = true
+					break
+				}
+			}
+			if improved {
+				if lambda /= 10; lambda < 1e-9*lmax {
+					lambda = 0
+				}
 				break
 			}
+			if lambda > 1e3*lmax {
+				break // no step helps: x is as good as rounding allows
+			}
+			lambda = max(10*lambda, 1e-6*lmax, math.SmallestNonzeroFloat64)
 		}
 		if !improved {
 			break
@@ -348,7 +358,43 @@ func (p *Problem) Solve(tol float64) (Solution, error) {
 	if gnorm > 1e3*tol {
 		return sol, fmt.Errorf("srg: Newton stopped at ‖∇F‖ = %v > %v", gnorm, 1e3*tol)
 	}
+	if _, ok := dampedStep(p.hessian(x, w), 0, g); !ok {
+		return sol, errors.New("srg: the Hessian at the solution is singular; F may have no unique minimiser")
+	}
 	return sol, nil
+}
+
+// hessian returns ∇²F(x) = (1/n) Σ φ_i”(a_iᵀx) a_i a_iᵀ + μI, using w (len n)
+// as scratch.
+func (p *Problem) hessian(x, w []float64) *mat.SymDense {
+	for i := range w {
+		w[i] = p.curv(i, p.margin(i, x))
+	}
+	h := p.gram(w)
+	for j := range p.Dim() {
+		h.SetSym(j, j, h.At(j, j)+p.Mu)
+	}
+	return h
+}
+
+// dampedStep returns (h + λI)⁻¹g, or false if h + λI is not numerically
+// positive definite. h is left unchanged.
+func dampedStep(h *mat.SymDense, lambda float64, g []float64) ([]float64, bool) {
+	d := len(g)
+	hl := mat.NewSymDense(d, nil)
+	hl.CopySym(h)
+	for j := range d {
+		hl.SetSym(j, j, hl.At(j, j)+lambda)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(hl) {
+		return nil, false
+	}
+	step := mat.NewVecDense(d, nil)
+	if err := ch.SolveVecTo(step, mat.NewVecDense(d, append([]float64(nil), g...))); err != nil {
+		return nil, false
+	}
+	return step.RawVector().Data, true
 }
 
 func dot(a, b []float64) float64 {

@@ -20,7 +20,7 @@ func newNaive(n int) reweighted.Sampler { return naive.New(n) }
 func genProblem(t *rapid.T) *Problem {
 	n := rapid.IntRange(1, 12).Draw(t, "n")
 	d := rapid.IntRange(1, 5).Draw(t, "d")
-	loss := Loss(rapid.IntRange(0, 1).Draw(t, "loss"))
+	loss := rapid.SampledFrom([]Loss{Logistic, Squared}).Draw(t, "loss")
 	ds := &libsvm.Dataset{Ptr: []int{0}, D: d}
 	for i := range n {
 		for j := range d {

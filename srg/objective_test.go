@@ -1,0 +1,43 @@
+package srg_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reweighted/reweighted/srg"
+)
+
+// Regression: with features near 1e-62 the Gram matrix has entries near
+// 1e-123, where gonum's EigenSym panicked; L and StrongConvexity now scale
+// it first. Rows (v, v) and (v, 0) have Gram matrix (v²/2)[[2, 1], [1, 1]],
+// whose eigenvalues are (3 ± √5)v²/4: L and StrongConvexity for least
+// squares.
+func TestConstantsTinyFeatures(t *testing.T) {
+	for _, v := range []float64{7.778769097326427e-62, 1e-120, 1e-150, 1e150} {
+		m, err := srg.NewDense([][]float64{{v, v}, {v, 0}})
+		require.NoError(t, err)
+		p, err := srg.NewProblem(m, []float64{1, 2}, srg.Squared, 0)
+		require.NoError(t, err)
+		require.InEpsilon(t, (3+math.Sqrt(5))/4*v*v, p.L(), 1e-12, "v = %v", v)
+		require.InEpsilon(t, (3-math.Sqrt(5))/4*v*v, p.StrongConvexity(), 1e-12, "v = %v", v)
+	}
+}
+
+// Solve reports a problem without a unique minimiser — least squares with
+// more features than examples and μ = 0 — instead of returning one of its
+// minimisers as x*.
+func TestSolveSingular(t *testing.T) {
+	m, err := srg.NewDense([][]float64{{1, 2, 3}, {0, 1, 1}})
+	require.NoError(t, err)
+	p, err := srg.NewProblem(m, []float64{1, 2}, srg.Squared, 0)
+	require.NoError(t, err)
+	_, err = p.Solve(1e-12)
+	require.ErrorContains(t, err, "singular")
+	p, err = srg.NewProblem(m, []float64{1, 2}, srg.Squared, 1e-3)
+	require.NoError(t, err)
+	sol, err := p.Solve(1e-12)
+	require.NoError(t, err, "μ > 0 makes the minimiser unique")
+	require.LessOrEqual(t, sol.GradNorm, 1e-12)
+}
