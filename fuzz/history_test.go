@@ -24,21 +24,7 @@ func randomKey(rng *rand.Rand, n int) float64 {
 
 // randomEps draws a valid bound for n items, edges included.
 func randomEps(rng *rand.Rand, n int) float64 {
-	top := 1 / float64(n)
-	switch rng.IntN(9) {
-	case 8:
-		return 1 / float64(2*n)
-	case 0:
-		return 0
-	case 1:
-		return top
-	case 2:
-		return math.Nextafter(top, 0)
-	case 3:
-		return math.Ldexp(1, -30-rng.IntN(1045))
-	default:
-		return rng.Float64() * top
-	}
+	return samplertest.EpsFromBits(byte(rng.IntN(6)), rng.Uint64(), n)
 }
 
 // TestHistoriesAgree runs long random histories on every backend and

@@ -129,7 +129,7 @@ func tv(e *samplertest.Exact, a, b int) float64 {
 func checkLemma2(cfg Config) (Result, error) {
 	r := newRand(cfg, 3)
 	res := Result{Pass: true}
-	mismatch := 0
+	solves := 0
 	for range scale(cfg, 2000, 10) {
 		keys, eps := drawInstance(r, 24)
 		e := samplertest.Oracle(keys, eps)
@@ -150,8 +150,8 @@ func checkLemma2(cfg Config) (Result, error) {
 			if err != nil {
 				return res, fmt.Errorf("%s: %w", b.Name, err)
 			}
+			solves++
 			if rho != e.Rho {
-				mismatch++
 				res.Pass = false
 				res.Notes = fmt.Sprintf("%s: keys %v ε %v: ρ = %d, exact ρ = %d (TV %.3g); ", b.Name, keys, eps, rho, e.Rho, tv(e, rho, e.Rho))
 				return res, nil
@@ -163,7 +163,7 @@ func checkLemma2(cfg Config) (Result, error) {
 			}
 		}
 	}
-	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; every backend's Solve returns the exact ρ on all (%d differ); ratio is TV/1e-9", mismatch)
+	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; every backend's Solve returns the exact ρ, and λ within 1e-9, on all (%d solves)", solves)
 	return res, nil
 }
 

@@ -18,9 +18,12 @@ import (
 // every action, is that Key returns the model's keys and, if the sampler
 // has a Check() error method, that it passes. Use it with rapid.Check or
 // rapid.MakeFuzz.
-func StateMachine(newSampler New) func(*rapid.T) {
+func StateMachine(newSampler New) func(*rapid.T) { return StateMachineN(newSampler, 48) }
+
+// StateMachineN is StateMachine on up to maxN items, for longer sweeps.
+func StateMachineN(newSampler New, maxN int) func(*rapid.T) {
 	return func(t *rapid.T) {
-		n := rapid.IntRange(1, 48).Draw(t, "n")
+		n := rapid.IntRange(1, maxN).Draw(t, "n")
 		m := &model{s: newSampler(n), keys: make([]float64, n), eps: Eps(n).Draw(t, "eps")}
 		index := rapid.IntRange(0, n-1)
 		t.Repeat(map[string]func(*rapid.T){

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -67,89 +66,18 @@ func TestNodeSize(t *testing.T) {
 	require.EqualValues(t, segtree.BytesPerItem, segtree.NodeSize)
 }
 
-// machine is a model of a Tree: its keys.
-type machine struct {
-	tr   *segtree.Sampler
-	keys []float64
-	top  int
-}
-
-// set calls Set(i, a) on the tree and the model. A rejection must be for a
-// sum past MaxSum (up to the rounding of the tree's sum) and change nothing;
-// an acceptance must keep the sum within MaxSum, up to the same rounding.
-func (m *machine) set(t *rapid.T, i int, a float64) {
-	sum := new(big.Float).SetFloat64(a)
-	for j, b := range m.keys {
-		if j != i {
-			sum.Add(sum, new(big.Float).SetFloat64(b))
-		}
-	}
-	over, _ := new(big.Float).Quo(sum, big.NewFloat(reweighted.MaxSum)).Float64()
-	before := m.tr.Clone()
-	err := m.tr.Set(i, a)
-	if err != nil {
-		require.ErrorIs(t, err, reweighted.ErrKey)
-		require.Greater(t, over, 1-1e-12, "Set(%d, %v) rejected with the sum at %v·MaxSum", i, a, over)
-		require.Equal(t, before, m.tr, "a rejected Set(%d, %v) changed the tree", i, a)
-		return
-	}
-	require.LessOrEqual(t, over, 1+1e-12, "Set(%d, %v) accepted with the sum at %v·MaxSum", i, a, over)
-	m.keys[i] = a
-}
-
-// Invariant: after every random Set the trie order, pairing, counts, sums,
-// links and zero count all hold when recomputed from scratch, and Key
-// returns the model's keys.
-func stateMachine(maxN int) func(*rapid.T) {
-	return func(t *rapid.T) {
-		n := rapid.IntRange(1, maxN).Draw(t, "n")
-		m := &machine{tr: segtree.New(n), keys: make([]float64, n), top: topExp(n)}
-		index := rapid.IntRange(0, n-1)
-		t.Repeat(map[string]func(*rapid.T){
-			"Set": func(t *rapid.T) {
-				m.set(t, index.Draw(t, "i"), key(m.top).Draw(t, "a"))
-			},
-			"SetTie": func(t *rapid.T) {
-				i, j := index.Draw(t, "i"), index.Draw(t, "j")
-				m.set(t, i, m.keys[j])
-			},
-			"SetNeighbour": func(t *rapid.T) {
-				// The next float up or down from another key: words that
-				// differ in their last key bits.
-				i, j := index.Draw(t, "i"), index.Draw(t, "j")
-				dir := rapid.SampledFrom([]float64{0, math.Inf(1)}).Draw(t, "dir")
-				m.set(t, i, math.Nextafter(m.keys[j], dir))
-			},
-			"SetZero": func(t *rapid.T) {
-				m.set(t, index.Draw(t, "i"), 0)
-			},
-			"SetHuge": func(t *rapid.T) {
-				// Usually rejected: the sum would pass MaxSum.
-				m.set(t, index.Draw(t, "i"), math.Ldexp(rapid.Float64Range(0.1, 1).Draw(t, "f"), 832))
-			},
-			"Verify": func(t *rapid.T) {
-				eps := samplertest.Eps(n).Draw(t, "eps")
-				u := samplertest.U().Draw(t, "u")
-				require.NoError(t, samplertest.Verify(m.tr, m.keys, eps, []float64{u}))
-			},
-			"": func(t *rapid.T) {
-				require.NoError(t, m.tr.Check())
-				for i, a := range m.keys {
-					require.Equal(t, a, m.tr.Key(i), "Key(%d)", i)
-				}
-				require.LessOrEqual(t, m.tr.Depth(), wordBits)
-			},
-		})
-	}
-}
-
+// The kit's state machine, whose invariant includes Check (trie order,
+// pairing, counts, sums, links, and so the depth bound: critical bits
+// increase strictly down every path), on more items under -long.
 func TestStateMachine(t *testing.T) {
 	if !*long {
-		rapid.Check(t, stateMachine(24))
+		rapid.Check(t, samplertest.StateMachineN(func(n int) reweighted.Sampler { return segtree.New(n) }, 24))
 		return
 	}
 	for k := range 30 {
-		t.Run(fmt.Sprint(k), func(t *testing.T) { rapid.Check(t, stateMachine(200)) })
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			rapid.Check(t, samplertest.StateMachineN(func(n int) reweighted.Sampler { return segtree.New(n) }, 200))
+		})
 	}
 }
 
@@ -297,14 +225,6 @@ func TestBadInputUnchanged(t *testing.T) {
 		require.Zero(t, empty.Len())
 		require.NoError(t, empty.Check())
 	}
-}
-
-// FuzzStateMachine runs the state machine of TestStateMachine on fuzzed
-// choices; every crash it finds becomes a named test and a seed.
-func FuzzStateMachine(f *testing.F) {
-	f.Add([]byte{})
-	f.Add([]byte{0x10, 0x02, 0x00, 0x01, 0x03, 0xff, 0x00, 0x04})
-	f.Fuzz(rapid.MakeFuzz(stateMachine(24)))
 }
 
 // Metamorphic: small key changes, as SRG makes when a gradient norm drifts,
