@@ -159,6 +159,14 @@ func (s *sorted) SelectSum(target, scale float64) (int, int) {
 	return int(s.order[r-1]), r
 }
 
+// SumDepth bounds the error of the compensated prefix sums: Neumaier's sum
+// is within 2u·S + 2n²u²·S of the exact one (Higham, Accuracy and Stability
+// of Numerical Algorithms, §4.3), and rounding hi + lo adds u.
+func (s *sorted) SumDepth() int {
+	n := float64(len(s.key))
+	return 4 + int(2*n*n*0x1p-53)
+}
+
 func (s *sorted) Walk(r int, f func(int, float64)) {
 	for _, i := range s.order[:r] {
 		f(int(i), s.key[i])

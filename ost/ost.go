@@ -51,6 +51,7 @@ package ost
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/reweighted/reweighted"
@@ -599,6 +600,15 @@ func (t *tree) SelectSum(target, scale float64) (int, int) {
 		v = n.right
 	}
 	return -1, next
+}
+
+// SumDepth bounds the roundings of a sum Cut hands the driver. A red-black
+// tree of n nodes has height h ≤ 2·log2(n + 1); a node's sum takes each key
+// of its subtree through at most 2h additions, and the descent's running
+// sum through at most 2h more, plus one.
+func (t *tree) SumDepth() int {
+	h := 2 * bits.Len(uint(len(t.nodes)+1))
+	return 4*h + 1
 }
 
 // Walk calls f with the items of ranks 1, …, r in order, in O(r + log n).

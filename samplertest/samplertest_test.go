@@ -112,6 +112,9 @@ func (x *bruteIndex) SelectSum(target, scale float64) (int, int) {
 	return -1, len(x.keys) + 1
 }
 
+// SumDepth: prefix sums add the keys one by one, n roundings deep.
+func (x *bruteIndex) SumDepth() int { return len(x.keys) }
+
 func (x *bruteIndex) Walk(r int, f func(int, float64)) {
 	for _, i := range x.order[:r] {
 		f(i, x.keys[i])

@@ -170,6 +170,11 @@ func (t *trie) Build(keys []float64) {
 	}
 }
 
+// SumDepth bounds the roundings of a sum Cut hands the driver: a node's
+// half-sum takes a key through one addition per level below it, the descent
+// adds one per level, and the trie is at most wordBits deep.
+func (t *trie) SumDepth() int { return 2*wordBits + 2 }
+
 // Walk calls f with the items of ranks 1, …, r in order: an in-order walk
 // of the leaves with a stack as deep as the trie, at most the word width.
 func (t *trie) Walk(r int, f func(int, float64)) {

@@ -9,9 +9,9 @@ type Cutoff struct {
 	eps     float64 // 0 < ε ≤ 1/n
 	uniform bool    // ε is read as exactly 1/n
 	top     float64 // when uniform, the largest key
-	// slack is 1 + (n + 8)·2^-52: the relative gap between the two float
-	// sides beyond which the rounding of the sums and products cannot
-	// change the answer.
+	// slack is 1 + (D + 8)·2^-52, D the index's SumDepth: the relative gap
+	// between the two float sides beyond which the rounding of the sums and
+	// products cannot change the answer.
 	slack float64
 	ix    Index // for the exact decision
 }

@@ -11,18 +11,22 @@
 // ρ is the largest rank r with a_(r)·(1 − (n − r)ε) ≥ ε·S(r). A backend
 // evaluates that predicate, through Cutoff.Holds, at the O(log n) ranks of
 // one descent, with the partial sums S̃(r) its nodes hold. Every such sum is
-// formed by additions of non-negative floats over at most n keys, so
-// |S̃ − S| ≤ γ_n·S with γ_n = n·u/(1 − n·u), u = 2^-53, whatever the shape or
+// formed by additions of non-negative floats, through at most D roundings
+// per key, D the depth of the tree of additions that forms it (the index's
+// SumDepth: O(log n) for a balanced tree, and never more than n), so
+// |S̃ − S| ≤ γ_D·S with γ_D = D·u/(1 − D·u), u = 2^-53, whatever the
 // history of the structure. Holds compares the two sides in floating point
 // and answers at once when they differ by more than that bound and the
-// roundings of the products, a relative (n + 8)·2^-52; inside the bound it
+// roundings of the products, a relative (D + 8)·2^-52; inside the bound it
 // decides exactly, summing the r largest keys in an exact accumulator and
 // comparing integers. The exact decision costs O(r) (a walk over r keys in
-// rank order and a few big.Int products of about 3000 bits) and allocates;
-// it happens only when a key lies within a relative (n + 8)·2^-52 of its
-// cutoff ε·λ(r): never in practice for keys that are gradient norms, but on
-// every descent for keys placed on the cutoff on purpose, at a cost of O(r)
-// per ambiguous node, O(n log n) at worst per call.
+// rank order and a few big.Int products of about 3000 bits) and allocates.
+// It happens only when a key lies within a relative (D + 8)·2^-52 of its
+// cutoff ε·λ(r), about 10^-13 for a tree of 2^20 keys: for keys spread like
+// gradient norms, where neighbouring keys differ by a relative 10^-6 or
+// more, about once in 10^7 calls; but on every descent for keys placed on
+// the cutoff on purpose, at a cost of O(r) per ambiguous node, O(n log n) at
+// worst per call.
 //
 // With ε = 1/float64(n), read as exactly 1/n, the predicate at rank r is
 // a_(r)·r ≥ S(r), which holds exactly when the r largest keys are equal, so
@@ -83,6 +87,11 @@ type Index interface {
 	Cut(c Cutoff) (rho int, sum float64)
 	// Walk calls f with the item and key of ranks 1, 2, …, r in that order.
 	Walk(r int, f func(item int, key float64))
+	// SumDepth returns a bound D on the number of roundings any key goes
+	// through in a sum the index returns from Cut: the depth of the tree
+	// of additions that forms it. Then |S̃ − S| ≤ γ_D·S, γ_D = D·u/(1 − D·u).
+	// A bound of n always holds; a tree of height h gives O(h).
+	SumDepth() int
 }
 
 // Checker is an Index that can verify its own invariants.
@@ -289,7 +298,7 @@ func (d *Driver) solve(b bound) (rho int, s float64) {
 		// ε·λ = 0: the predicate holds at every rank.
 		return b.n, d.ix.Total()
 	}
-	c := Cutoff{n: b.n, eps: b.eps, uniform: b.uniform, slack: 1 + float64(b.n+8)*0x1p-52, ix: d.ix}
+	c := Cutoff{n: b.n, eps: b.eps, uniform: b.uniform, slack: slack(min(b.n, d.ix.SumDepth())), ix: d.ix}
 	if b.uniform {
 		c.top = d.ix.Key(d.ix.Select(1))
 	}
@@ -299,6 +308,12 @@ func (d *Driver) solve(b bound) (rho int, s float64) {
 	}
 	return rho, s
 }
+
+// slack returns 1 + (D + 8)·2^-52: the relative gap between the two float
+// sides of the predicate beyond which neither the rounding of sums formed
+// by at most D additions (γ_D ≤ (D + 1)·2^-53 for D·u ≪ 1) nor the roundings
+// of the products (a few u) can change the answer.
+func slack(depth int) float64 { return 1 + float64(depth+8)*0x1p-52 }
 
 // Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps.
 func (d *Driver) Solve(eps float64) (rho int, lambda float64, err error) {
