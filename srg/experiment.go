@@ -20,6 +20,13 @@ type Curve struct {
 	// Log10Var holds log10 of the mean over runs of σ²(x_k, p_k); nil when
 	// not measured.
 	Log10Var []float64
+	// Log10ErrMin and Log10ErrMax hold the smallest and largest log10
+	// relative error of a single run at each checkpoint: the spread over
+	// runs.
+	Log10ErrMin, Log10ErrMax []float64
+	// Seconds holds the mean over runs of the wall-clock time spent in
+	// iterations up to each checkpoint (Trace.Seconds).
+	Seconds []float64
 }
 
 // SyntheticConfig configures Synthetic. Zero fields take the paper's values.
@@ -117,12 +124,17 @@ type DatasetConfig struct {
 	// SVRG with the constant step, SGD, SRG and Reshuffled with the
 	// decreasing steps.
 	PaperOnly bool
+	// WithReplacement draws mini-batches with replacement instead of the
+	// paper's protocol (WithoutReplacement, the default).
+	WithReplacement bool
 }
 
 // DatasetResult reports Dataset.
 type DatasetResult struct {
 	Name string
 	N, D int
+	// Protocol is how the mini-batches were drawn.
+	Protocol Protocol
 	// RatioR is r = σ²/σ*² at x*.
 	RatioR float64
 	// Constant and Decreasing hold the curves of SGD, SRG, Reshuffled and
@@ -141,7 +153,8 @@ type DatasetResult struct {
 // Dataset runs the experiments of Section 5 on one LIBSVM data set:
 // ℓ2-regularised logistic regression with rows normalised to unit norm and
 // μ = 1/n; SGD, SRG, reshuffled SGD and loopless SVRG (q = m/n) with
-// mini-batches of m, first with the constant step α = 1/(2𝓛) (SRG: ε = 1/(2n)),
+// mini-batches of m drawn as the paper does, without replacement (SRG:
+// ordered successive sampling from p_k with DesRajWeights; see Protocol), first with the constant step α = 1/(2𝓛) (SRG: ε = 1/(2n)),
 // then with the decreasing steps of Appendix C (SRG: ε_k = 𝓛α_k/n); x_0 = 0,
 // g_0 = 0; each curve is averaged over Runs runs.
 func Dataset(cfg DatasetConfig) (DatasetResult, error) {
@@ -158,6 +171,13 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 	}
 	runs, epochs, m, per := def(cfg.Runs, 10), def(cfg.Epochs, 50), def(cfg.Batch, 128), def(cfg.PerEpoch, 2)
 	n := ds.Len()
+	proto := WithoutReplacement
+	if cfg.WithReplacement {
+		proto = WithReplacement
+	}
+	if proto == WithoutReplacement && m > n {
+		return DatasetResult{}, fmt.Errorf("%s: batch of %d without replacement from %d examples", cfg.Name, m, n)
+	}
 	p, err := NewProblem(ds, ds.Labels, Logistic, 1/float64(n))
 	if err != nil {
 		return DatasetResult{}, err
@@ -171,7 +191,7 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 		return DatasetResult{}, err
 	}
 	res := DatasetResult{
-		Name: cfg.Name, N: n, D: ds.Dim(), RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2,
+		Name: cfg.Name, N: n, D: ds.Dim(), Protocol: proto, RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2,
 		Lmax: p.Lmax(), L: p.L(), GradNorm: sol.GradNorm, FinalLog10: map[string]float64{},
 	}
 	res.BigL = MiniBatchSmoothness(n, m, res.Lmax, res.L)
@@ -183,7 +203,7 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 				continue
 			}
 			c, err := average(p, Options{
-				Method: meth, Schedule: sched, Batch: m, NewSampler: cfg.NewSampler,
+				Method: meth, Schedule: sched, Batch: m, Protocol: proto, NewSampler: cfg.NewSampler,
 				Epochs: float64(epochs), PerEpoch: per, XStar: sol.X,
 			}, runs, cfg.Seed, uint64(10*si+mi), def(cfg.Workers, 1))
 			if err != nil {
@@ -243,6 +263,15 @@ func average(p *Problem, o Options, runs int, seed, stream uint64, workers int) 
 	}
 	c := Curve{Method: o.Method.String(), Evals: traces[0].Evals}
 	c.Log10Err = meanLog10(traces, func(t Trace) []float64 { return t.RelErr })
+	if o.XStar != nil {
+		c.Log10ErrMin, c.Log10ErrMax = spreadLog10(traces)
+	}
+	c.Seconds = make([]float64, len(c.Evals))
+	for _, t := range traces {
+		for k, s := range t.Seconds {
+			c.Seconds[k] += s / float64(runs)
+		}
+	}
 	if o.Variance {
 		c.Log10Var = meanLog10(traces, func(t Trace) []float64 { return t.Var })
 	}
@@ -260,6 +289,21 @@ func meanLog10(traces []Trace, get func(Trace) []float64) []float64 {
 		out[k] = math.Log10(out[k] / float64(len(traces)))
 	}
 	return out
+}
+
+// spreadLog10 returns, at each checkpoint, the smallest and largest log10
+// relative error of a single run.
+func spreadLog10(traces []Trace) (lo, hi []float64) {
+	k := len(traces[0].RelErr)
+	lo, hi = make([]float64, k), make([]float64, k)
+	for j := range k {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+		for _, t := range traces {
+			v := math.Log10(t.RelErr[j])
+			lo[j], hi[j] = math.Min(lo[j], v), math.Max(hi[j], v)
+		}
+	}
+	return lo, hi
 }
 
 // tailMean is the mean of the last quarter of xs.

@@ -59,7 +59,8 @@ type Problem struct {
 	rowSq []float64 // ‖a_i‖²
 }
 
-// NewProblem checks the shapes and precomputes the squared row norms.
+// NewProblem checks the shapes and values (a NaN or infinite label or
+// feature is an error) and precomputes the squared row norms.
 func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error) {
 	n := rows.Len()
 	if len(y) != n {
@@ -74,6 +75,11 @@ func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error)
 	if loss != Logistic && loss != Squared {
 		return nil, fmt.Errorf("srg: unknown loss %v", loss)
 	}
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("srg: label y[%d] = %v", i, v)
+		}
+	}
 	if loss == Logistic {
 		for i, v := range y {
 			if v != 1 && v != -1 {
@@ -83,9 +89,12 @@ func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error)
 	}
 	p := &Problem{Rows: rows, Y: y, Loss: loss, Mu: mu, rowSq: make([]float64, n)}
 	for i := range n {
-		_, v := rows.Row(i)
+		idx, v := rows.Row(i)
 		var s float64
-		for _, a := range v {
+		for k, a := range v {
+			if math.IsNaN(a) || math.IsInf(a, 0) {
+				return nil, fmt.Errorf("srg: feature %d of row %d = %v", idx[k], i, a)
+			}
 			s += a * a
 		}
 		p.rowSq[i] = s
@@ -345,7 +354,7 @@ func (p *Problem) Solve(tol float64) (Solution, error) {
 		}
 	}
 	sol := Solution{X: x, GradNorm: gnorm, Iterations: it}
-	if gnorm > 1e3*tol {
+	if !(gnorm <= 1e3*tol) { // also a NaN gradient
 		return sol, fmt.Errorf("srg: Newton stopped at ‖∇F‖ = %v > %v", gnorm, 1e3*tol)
 	}
 	return sol, nil
