@@ -20,6 +20,9 @@ const (
 
 var protocolNames = [...]string{"with replacement", "without replacement"}
 
+// MarshalText implements encoding.TextMarshaler: the protocol's name.
+func (p Protocol) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
 func (p Protocol) String() string {
 	if p >= 0 && int(p) < len(protocolNames) {
 		return protocolNames[p]
