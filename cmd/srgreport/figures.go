@@ -46,7 +46,6 @@ type figureSpec struct {
 	key, file, caption    string
 	title, xlabel, ylabel string
 	logX, logY            bool
-	legendLeft            bool // the lines rise to the right: keep the legend off them
 	series                []plotSeries
 }
 
@@ -58,7 +57,7 @@ func figureSpecs(r *Report) []figureSpec {
 			key: figScaling, file: "scaling.svg",
 			caption: "Cost of one SRG step (Sample then Set) against n, log-log; solid: ε = 1/(2n), dashed: ε = 0 " +
 				"(gonum's Weighted: Take then Reweight); grey: two descents of a bare tree (bench.Floor; a reference, not a sampler).",
-			title: "Cost per SRG step", xlabel: "n", ylabel: "ns per step", logX: true, logY: true, legendLeft: true,
+			title: "Cost per SRG step", xlabel: "n", ylabel: "ns per step", logX: true, logY: true,
 		}
 		for _, c := range scalingColumns(r.Scaling.Points) {
 			pts := series(r.Scaling.Points, c[0], c[1])
@@ -298,16 +297,17 @@ func drawFigures(r *Report, dir, pngDir string) {
 	type job struct {
 		key, file, caption string
 		grid               [][]*plot.Plot
+		legend             *plot.Plot // a side tile, or nil
 		w, h               vg.Length
 	}
 	var jobs []job
 	for _, s := range figureSpecs(r) {
-		p, err := s.plot()
+		p, legend, err := s.plot()
 		if err != nil {
 			r.FigureErrs = append(r.FigureErrs, fmt.Sprintf("figure %s: %v", s.file, err))
 			continue
 		}
-		jobs = append(jobs, job{s.key, s.file, s.caption, [][]*plot.Plot{{p}}, 16 * vg.Centimeter, 10 * vg.Centimeter})
+		jobs = append(jobs, job{s.key, s.file, s.caption, [][]*plot.Plot{{p}}, legend, 20 * vg.Centimeter, 10 * vg.Centimeter})
 	}
 	for _, seconds := range []bool{false, true} {
 		grid, cols := figure1(r, seconds)
@@ -323,14 +323,14 @@ func drawFigures(r *Report, dir, pngDir string) {
 			"(SGD blue, SRG orange, reshuffled SGD purple), a column per data set. The y range follows SGD and SRG: "+
 			"SVRG continues below the frame (its final error is in the table). Reshuffled SGD is drawn at epoch ends only; "+
 			"in between, its error rises and falls with each pass over the data.", x)
-		jobs = append(jobs, job{key, file, caption, grid, vg.Length(cols-1)*7*vg.Centimeter + 4*vg.Centimeter, 13 * vg.Centimeter})
+		jobs = append(jobs, job{key, file, caption, grid, nil, vg.Length(cols) * 7 * vg.Centimeter, 13 * vg.Centimeter})
 	}
 	for _, j := range jobs {
-		err := render(j.grid, j.w, j.h, filepath.Join(dir, j.file), false)
+		err := render(j.grid, j.legend, j.w, j.h, filepath.Join(dir, j.file), false)
 		if err == nil && pngDir != "" {
 			if err = os.MkdirAll(pngDir, 0o755); err == nil {
 				png := j.file[:len(j.file)-len(filepath.Ext(j.file))] + ".png"
-				err = render(j.grid, j.w, j.h, filepath.Join(pngDir, png), true)
+				err = render(j.grid, j.legend, j.w, j.h, filepath.Join(pngDir, png), true)
 			}
 		}
 		if err != nil {
@@ -341,9 +341,10 @@ func drawFigures(r *Report, dir, pngDir string) {
 	}
 }
 
-// render draws a grid of plots, aligned, on a white w×h canvas and writes it
-// to path as SVG, or as PNG at 120 dpi.
-func render(grid [][]*plot.Plot, w, h vg.Length, path string, png bool) error {
+// render draws a grid of plots, aligned, on a white w×h canvas, with legend
+// (if not nil) on a 5 cm tile at the right, and writes it to path as SVG, or
+// as PNG at 120 dpi.
+func render(grid [][]*plot.Plot, legend *plot.Plot, w, h vg.Length, path string, png bool) error {
 	var c vg.CanvasWriterTo
 	if png {
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120))}
@@ -355,7 +356,13 @@ func render(grid [][]*plot.Plot, w, h vg.Length, path string, png bool) error {
 	dc.Fill(dc.Rectangle.Path())
 	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter * 2, PadY: vg.Millimeter * 2,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
-	canvases := plot.Align(grid, tiles, dc)
+	area := dc
+	if legend != nil {
+		lw := 5 * vg.Centimeter
+		area = draw.Crop(dc, 0, -lw, 0, 0)
+		legend.Draw(draw.Crop(dc, w-lw, -2*vg.Millimeter, 0, -2*vg.Millimeter))
+	}
+	canvases := plot.Align(grid, tiles, area)
 	for i, row := range grid {
 		for j, p := range row {
 			p.Draw(canvases[i][j])
@@ -372,9 +379,10 @@ func render(grid [][]*plot.Plot, w, h vg.Length, path string, png bool) error {
 	return f.Close()
 }
 
-// plot builds the figure. Points that are not finite, or not positive on a
-// log axis, are left out: a run whose error reached 0 has log10 = −∞.
-func (s figureSpec) plot() (*plot.Plot, error) {
+// plot builds the figure and, on a separate tile, its legend, so that the
+// legend never covers a line. Points that are not finite, or not positive on
+// a log axis, are left out: a run whose error reached 0 has log10 = −∞.
+func (s figureSpec) plot() (*plot.Plot, *plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = s.title
 	p.X.Label.Text = s.xlabel
@@ -391,7 +399,8 @@ func (s figureSpec) plot() (*plot.Plot, error) {
 		p.X.Tick.Marker = niceTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, s.legendLeft
+	p.X.Padding, p.Y.Padding = 0, 0
+	legend := legendPlot("")
 	drawn := 0
 	for _, sr := range s.series {
 		var xys plotter.XYs
@@ -408,7 +417,7 @@ func (s figureSpec) plot() (*plot.Plot, error) {
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		l.Width = vg.Points(1.5)
 		if sr.colour != nil {
@@ -422,16 +431,24 @@ func (s figureSpec) plot() (*plot.Plot, error) {
 			// Mark the measured sizes: the line alone hides how few there are.
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: l.Color, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
 			p.Add(sc)
 		}
-		p.Legend.Add(sr.label, l)
+		legend.Legend.Add(sr.label, l)
 		drawn++
 	}
 	if drawn == 0 {
-		return nil, fmt.Errorf("no finite points to draw")
+		return nil, nil, fmt.Errorf("no finite points to draw")
 	}
-	return p, nil
+	// A margin, so that no line runs along the frame.
+	if s.logY {
+		k := math.Pow(p.Y.Max/p.Y.Min, 0.04)
+		p.Y.Min, p.Y.Max = p.Y.Min/k, p.Y.Max*k
+	} else {
+		d := 0.04 * (p.Y.Max - p.Y.Min)
+		p.Y.Min, p.Y.Max = p.Y.Min-d, p.Y.Max+d
+	}
+	return p, legend, nil
 }

@@ -107,7 +107,7 @@ func TestMarkdownSections(t *testing.T) {
 		"| w8a (not in the paper) | — | — | — | — | **failed** |",
 		"- w8a: **failed:** experiment failed: the iterate diverged",
 		// time to accuracy
-		"| mushrooms | constant | SGD | 1.2 | 0.500 | — | — |",
+		"| mushrooms | constant | SGD | 1.2 | 0.5 | — | — | — | — |",
 		// the synthetic noise floor, with its numbers
 		"α·σ²/μ = 25, which is 10^0.80 times ‖x*‖²",
 		// errata
