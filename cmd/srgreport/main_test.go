@@ -338,3 +338,18 @@ func TestFmtDuration(t *testing.T) {
 		require.Equal(t, c.want, fmtDuration(c.d), "%v", c.d)
 	}
 }
+
+// -replace switches the data-set runs to draws with replacement, and the
+// report says so where it states the protocol.
+func TestReplaceFlag(t *testing.T) {
+	cfg, err := parseFlags([]string{"-replace"}, io.Discard)
+	require.NoError(t, err)
+	require.True(t, cfg.replace)
+	out := t.TempDir()
+	cfg = config{out: out, seed: 3, sampler: "ost", experiments: true, override: &tiny, replace: true}
+	require.NoError(t, run(cfg, frozen(io.Discard, false)))
+	md, err := os.ReadFile(filepath.Join(out, "index.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "- data-set mini-batches: with replacement (`-replace`; not the paper's protocol)")
+	require.Contains(t, string(md), "drawn with replacement (`-replace`; the paper draws without)")
+}

@@ -20,7 +20,7 @@ func fixture() *Report {
 		Seed: 7, Quick: true, Sampler: "segtree", Go: "go1.26", OS: "linux", Arch: "amd64", CPUs: 2,
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Elapsed: 90 * time.Second,
 		Claims: []proofs.Result{
-			{Claim: "Lemma 1", Test: "TestLemma1", Statement: "p* minimises", Instances: 300, WorstRatio: 0.5, Pass: true, Notes: "a | b"},
+			{Claim: "Lemma 1", Test: "TestLemma1", Statement: "p* minimises <", Instances: 300, WorstRatio: 0.5, Pass: true, Notes: "a | b"},
 			{Claim: "Lemma 9", Test: "TestLemma9", Statement: "false claim", Instances: 3, WorstRatio: math.Inf(1)},
 		},
 		Conformance: []Conformance{
@@ -72,7 +72,7 @@ func TestMarkdownSections(t *testing.T) {
 		"## 1. The paper's claims", "## 2. Backend conformance", "## 3. Cost per SRG step",
 		"## 4. Experiments", "## 5. Errata",
 		// the claims table, with a pipe escaped and the failure marked
-		"| Lemma 1 | p* minimises | `TestLemma1` | 300 | 0.5 | pass | a \\| b |",
+		"| Lemma 1 | p* minimises < | `TestLemma1` | 300 | 0.5 | pass | a \\| b |",
 		"| Lemma 9 | false claim | `TestLemma9` | 3 | ∞ | **fail** |",
 		"1 of 2 claims held.", "up to floating-point rounding: a check accepts a ratio up to 1 + 1e-9",
 		"took 1m30s",
@@ -167,6 +167,8 @@ func TestSummaryJSONSchema(t *testing.T) {
 	claims := s["claims"].([]any)
 	require.Len(t, claims, 2)
 	c0 := claims[0].(map[string]any)
+	require.Equal(t, "p* minimises <", c0["Statement"])
+	require.Contains(t, string(b), `"p* minimises <"`, "no HTML escapes in summary.json")
 	for _, k := range []string{"Claim", "Test", "Statement", "Instances", "WorstRatio", "Pass"} {
 		require.Contains(t, c0, k, "proofs.Result as it comes")
 	}

@@ -387,12 +387,14 @@ func encodeFloat(b *bytes.Buffer, x float64) error {
 	return nil
 }
 
-// leaf writes v with encoding/json.
+// leaf writes v with encoding/json, leaving <, > and & as they are.
 func leaf(b *bytes.Buffer, v reflect.Value) error {
-	j, err := json.Marshal(v.Interface())
-	if err != nil {
+	var j bytes.Buffer
+	enc := json.NewEncoder(&j)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v.Interface()); err != nil {
 		return err
 	}
-	b.Write(j)
+	b.Write(bytes.TrimSuffix(j.Bytes(), []byte("\n")))
 	return nil
 }
