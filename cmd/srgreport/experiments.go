@@ -20,7 +20,7 @@ const generatedName = "generated"
 
 // accuracyLevels are the relative errors, as log10, of the time-to-accuracy
 // table.
-var accuracyLevels = []float64{-1, -2, -3}
+var accuracyLevels = []float64{-1, -2, -3, -4}
 
 // newSampler returns the constructor of the named backend, nil if unknown.
 func newSampler(name string) func(n int) reweighted.Sampler {

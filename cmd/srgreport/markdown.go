@@ -511,9 +511,10 @@ func (m *mdWriter) stepCost(r *Report) {
 		if d.Result == nil {
 			continue
 		}
-		var sgd, srgT float64
+		var sgd, srgT, epochs float64
 		for _, c := range d.Result.Constant {
 			last := c.Seconds[len(c.Seconds)-1]
+			epochs = c.Evals[len(c.Evals)-1]
 			switch c.Method {
 			case methodSGD:
 				sgd = last
@@ -522,7 +523,9 @@ func (m *mdWriter) stepCost(r *Report) {
 			}
 		}
 		if sgd > 0 && srgT > 0 {
-			parts = append(parts, fmt.Sprintf("%s %s×", d.Name, fmtF(srgT/sgd, 1)))
+			perEx := 1e6 / (epochs * float64(d.Result.N)) // µs per example
+			parts = append(parts, fmt.Sprintf("%s %s× (%s µs against %s µs per example)", d.Name, fmtF(srgT/sgd, 1),
+				fmtG(srgT*perEx, 2), fmtG(sgd*perEx, 2)))
 		}
 	}
 	if len(parts) == 0 {
@@ -545,14 +548,41 @@ func (m *mdWriter) stepCost(r *Report) {
 	switch {
 	case slower > 0 && faster == 0:
 		m.printf("At the smallest relative error both reached, SRG took longer than SGD on every data set: ")
-		m.printf("here its gain in epochs does not pay for its sampler in time.\n")
+		m.printf("up to that accuracy its gain in epochs does not pay for its sampler in time.")
 	case faster > 0 && slower == 0:
-		m.printf("At the smallest relative error both reached, SRG was faster than SGD on every data set.\n")
+		m.printf("At the smallest relative error both reached, SRG was faster than SGD on every data set.")
 	case faster > 0:
-		m.printf("At the smallest relative error both reached, SRG was faster than SGD on %d data set(s) and slower on %d.\n", faster, slower)
-	default:
-		m.printf("\n")
+		m.printf("At the smallest relative error both reached, SRG was faster than SGD on %d data set(s) and slower on %d.", faster, slower)
 	}
+	var only []string
+	for _, d := range r.Datasets {
+		if lv, ok := onlySRG(d); ok {
+			only = append(only, fmt.Sprintf("1e%d on %s", int(lv), d.Name))
+		}
+	}
+	if len(only) > 0 {
+		m.printf(" Below SGD's noise floor the comparison is not one of time: at the constant step SRG reached %s, ", strings.Join(only, ", "))
+		m.printf("which SGD did not reach in the run at all.")
+	}
+	m.printf("\n")
+}
+
+// onlySRG returns the smallest accuracy level that SRG reached at the
+// constant step and SGD did not.
+func onlySRG(d Dataset) (level float64, ok bool) {
+	for _, lv := range accuracyLevels {
+		srgOK, sgdOK := false, false
+		for _, t := range d.TimeTo {
+			if t.Schedule == "constant" && t.Log10 == lv && !math.IsNaN(t.Seconds) {
+				srgOK = srgOK || t.Method == methodSRG
+				sgdOK = sgdOK || t.Method == methodSGD
+			}
+		}
+		if srgOK && !sgdOK {
+			level, ok = lv, true
+		}
+	}
+	return level, ok
 }
 
 // deepestCommon returns the seconds SRG and SGD took, at constant step, to
@@ -588,7 +618,7 @@ func (m *mdWriter) timeTo(r *Report) {
 	}
 	m.printf("\n**Wall-clock time, beyond the paper.** An SRG step costs more than an SGD step (a draw from the sampler and a ")
 	m.printf("key update per example), so fewer epochs need not mean less time. The table gives, for each method, the epochs and ")
-	m.printf("the measured seconds its mean curve takes to reach a relative error of 1e-1, 1e-2 and 1e-3 (interpolated between ")
+	m.printf("the measured seconds its mean curve takes to reach a relative error of 1e-1, 1e-2, 1e-3 and 1e-4 (interpolated between ")
 	m.printf("checkpoints; — if not reached in the run). Seconds are the time spent in iterations, averaged over runs, with ")
 	m.printf("the runs of a method executed %d at a time on this %d-CPU machine: compare methods within a data set, not across machines.\n",
 		r.CPUs, r.CPUs)
