@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -352,4 +353,21 @@ func TestReplaceFlag(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(md), "- data-set mini-batches: with replacement (`-replace`; not the paper's protocol)")
 	require.Contains(t, string(md), "drawn with replacement (`-replace`; the paper draws without)")
+}
+
+// A set above bigSet examples runs a quarter of the default epochs, unless
+// -epochs is given.
+func TestBigSetEpochs(t *testing.T) {
+	var b strings.Builder
+	for i := range bigSet + 1 {
+		fmt.Fprintf(&b, "%d 1:%d\n", 2*(i%2)-1, i%7+1)
+	}
+	path := writeLibsvm(t, b.String())
+	sz := sizes{dataRuns: 1, dataEpochs: 200}
+	ds, err := loadDatasets(config{data: dataFlags{{"big", path}}}, sz)
+	require.NoError(t, err)
+	require.Equal(t, 50, ds[0].Epochs)
+	ds, err = loadDatasets(config{data: dataFlags{{"big", path}}, epochs: 200}, sz)
+	require.NoError(t, err)
+	require.Equal(t, 200, ds[0].Epochs)
 }
