@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"strconv"
+	"strings"
 
 	"github.com/reweighted/reweighted/bench"
 	"github.com/reweighted/reweighted/srg"
@@ -242,6 +243,42 @@ func legendPlot(title string) *plot.Plot {
 	return p
 }
 
+// pow10Ticks labels the powers of ten of a log axis as 10ᵏ, with minor ticks
+// at their multiples 2 to 9.
+type pow10Ticks struct{}
+
+// Ticks implements plot.Ticker.
+func (pow10Ticks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
+		base := math.Pow(10, k)
+		if base >= lo && base <= hi {
+			ticks = append(ticks, plot.Tick{Value: base, Label: "10" + superscript(int(k))})
+		}
+		for m := 2.0; m <= 9; m++ {
+			if v := m * base; v >= lo && v <= hi {
+				ticks = append(ticks, plot.Tick{Value: v})
+			}
+		}
+	}
+	return ticks
+}
+
+// superscript writes k with superscript digits.
+func superscript(k int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	s := strconv.Itoa(k)
+	var b strings.Builder
+	for _, c := range s {
+		if c == '-' {
+			b.WriteString("⁻")
+			continue
+		}
+		b.WriteString(string([]rune(digits)[c-'0']))
+	}
+	return b.String()
+}
+
 // niceTicks puts major ticks at round numbers: multiples of 1, 2 or 5 times
 // a power of ten, at most seven of them, labelled without trailing digits.
 type niceTicks struct{}
@@ -388,10 +425,10 @@ func (s figureSpec) plot() (*plot.Plot, *plot.Plot, error) {
 	p.X.Label.Text = s.xlabel
 	p.Y.Label.Text = s.ylabel
 	if s.logX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pow10Ticks{}
 	}
 	if s.logY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, pow10Ticks{}
 	} else {
 		p.Y.Tick.Marker = niceTicks{}
 	}

@@ -371,3 +371,22 @@ func TestBigSetEpochs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 200, ds[0].Epochs)
 }
+
+// The tickers: round steps on linear axes, powers of ten on log axes.
+func TestTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (niceTicks{}).Ticks(0, 60) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	require.Equal(t, []string{"0", "10", "20", "30", "40", "50", "60"}, labels)
+	labels = nil
+	for _, tk := range (pow10Ticks{}).Ticks(250, 1.1e6) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	require.Equal(t, []string{"10³", "10⁴", "10⁵", "10⁶"}, labels)
+	require.Equal(t, "⁻¹²", superscript(-12))
+}
