@@ -31,14 +31,15 @@ type Report struct {
 	Started time.Time     `json:"started"`
 	Elapsed time.Duration `json:"elapsed_seconds"`
 	// Claims are package proofs' results as they come.
-	Claims             []proofs.Result `json:"claims"`
-	Conformance        []Conformance   `json:"conformance"`
-	ConfMaxN, ConfBigN int             `json:"-"` // the largest states checked
-	Differential       Differential    `json:"differential"`
-	Scaling            Scaling         `json:"scaling"`
-	Synthetic          *Synthetic      `json:"synthetic"` // nil if the stage did not run
-	Datasets           []Dataset       `json:"datasets"`
-	Errata             []Erratum       `json:"errata"`
+	Claims       []proofs.Result `json:"claims"`
+	Conformance  []Conformance   `json:"conformance"`
+	ConfMaxN     int             `json:"conformance_max_n"` // the largest states checked
+	ConfBigN     int             `json:"conformance_big_n"`
+	Differential Differential    `json:"differential"`
+	Scaling      Scaling         `json:"scaling"`
+	Synthetic    *Synthetic      `json:"synthetic"` // nil if the stage did not run
+	Datasets     []Dataset       `json:"datasets"`
+	Errata       []Erratum       `json:"errata"`
 	// Figures maps a figure key (see figure names) to its file.
 	Figures              map[string]Figure `json:"figures"`
 	FigureErrs           []string          `json:"-"`
