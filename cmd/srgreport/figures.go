@@ -391,7 +391,7 @@ func render(grid [][]*plot.Plot, legend *plot.Plot, w, h vg.Length, path string,
 	dc := draw.New(c)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter * 2, PadY: vg.Millimeter * 2,
+	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter * 5, PadY: vg.Millimeter * 3,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
 	area := dc
 	if legend != nil {
