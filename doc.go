@@ -43,6 +43,14 @@
 // drawn. The rest of the interval is cut into n − ρ slices of width ε, the
 // first belonging to rank n and the last to rank ρ + 1.
 //
+// # Drawing with a source of randomness
+//
+// Draw maps one number of a math/rand/v2 Source to an item. DrawBatch draws a
+// mini-batch of m items, either independently (with replacement) or by
+// ordered successive sampling without replacement, as the paper's
+// experiments do: each item from p* restricted to the items not yet drawn.
+// Both work over any Sampler and allocate nothing.
+//
 // # Backends
 //
 // The implementations live in sibling packages: naive (a sorted slice,

@@ -17,5 +17,11 @@
 // same way, and Run records the relative error ‖x_k − x*‖²/‖x_0 − x*‖² and the
 // estimator variance σ²(x_k, p_k) against that count.
 //
+// Mini-batches are drawn with replacement (Options.Protocol's zero value) or,
+// as in the paper's experiments and by default in Dataset, without: SGD and
+// SVRG take m distinct examples uniformly, and SRG takes them by ordered
+// successive sampling from p_k (reweighted.DrawBatch) and weights them with
+// Des Raj's estimator (DesRajWeights), which is unbiased for this design.
+//
 // Synthetic and Dataset reproduce Section 5 and Appendices C–D of the paper.
 package srg

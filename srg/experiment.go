@@ -12,14 +12,22 @@ import (
 
 // Curve is one method's averaged trajectory.
 type Curve struct {
-	Method string
+	Method string `json:"method"`
 	// Evals holds gradient evaluations divided by n.
-	Evals []float64
+	Evals []float64 `json:"epochs"`
 	// Log10Err holds log10 of the mean over runs of ‖x_k − x*‖²/‖x0 − x*‖².
-	Log10Err []float64
+	Log10Err []float64 `json:"log10_err"`
 	// Log10Var holds log10 of the mean over runs of σ²(x_k, p_k); nil when
 	// not measured.
-	Log10Var []float64
+	Log10Var []float64 `json:"log10_var,omitempty"`
+	// Log10ErrMin and Log10ErrMax hold the smallest and largest log10
+	// relative error of a single run at each checkpoint: the spread over
+	// runs.
+	Log10ErrMin []float64 `json:"log10_err_min"`
+	Log10ErrMax []float64 `json:"log10_err_max"`
+	// Seconds holds the mean over runs of the wall-clock time spent in
+	// iterations up to each checkpoint (Trace.Seconds).
+	Seconds []float64 `json:"seconds"`
 }
 
 // SyntheticConfig configures Synthetic. Zero fields take the paper's values.
@@ -43,17 +51,27 @@ type SyntheticConfig struct {
 
 // SyntheticResult reports Synthetic.
 type SyntheticResult struct {
-	N, D int
+	N int `json:"n"`
+	D int `json:"d"`
 	// RatioR is r = σ²/σ*² at x*.
-	RatioR float64
+	RatioR float64 `json:"ratio_r"`
 	// Log10ErrSGD and Log10ErrSRG are the final accuracy levels: the mean of
 	// the Log10Err curve over the last quarter of the run.
-	Log10ErrSGD, Log10ErrSRG float64
+	Log10ErrSGD float64 `json:"log10_err_sgd"`
+	Log10ErrSRG float64 `json:"log10_err_srg"`
 	// Curves holds SGD and SRG, with Log10Var.
-	Curves []Curve
+	Curves []Curve `json:"curves"`
 	// Sigma2 and SigmaStar2 are σ² and σ*² at x*; L is max_i L_i and Alpha
 	// = 1/(2L) the step; GradNorm certifies x*.
-	Sigma2, SigmaStar2, L, Alpha, GradNorm float64
+	Sigma2     float64 `json:"sigma2"`
+	SigmaStar2 float64 `json:"sigma_star2"`
+	L          float64 `json:"lmax"`
+	Alpha      float64 `json:"alpha"`
+	GradNorm   float64 `json:"grad_norm_at_xstar"`
+	// Mu is the strong convexity of F (λ_min of AᵀA/n) and XStarSq is
+	// ‖x*‖² = ‖x_0 − x*‖²: with Alpha and Sigma2 they place SGD's noise floor.
+	Mu      float64 `json:"mu"`
+	XStarSq float64 `json:"xstar_sqnorm"`
 }
 
 // Synthetic runs the experiment of the paper's supplement (Appendix D): least
@@ -80,7 +98,8 @@ func Synthetic(cfg SyntheticConfig) (SyntheticResult, error) {
 		return SyntheticResult{}, err
 	}
 	L := p.Lmax()
-	res := SyntheticResult{N: n, D: d, RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2, L: L, Alpha: 1 / (2 * L), GradNorm: sol.GradNorm}
+	res := SyntheticResult{N: n, D: d, RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2, L: L, Alpha: 1 / (2 * L), GradNorm: sol.GradNorm,
+		Mu: p.StrongConvexity(), XStarSq: sqdist(sol.X, make([]float64, d))}
 	sched := Constant{Alpha: 1 / (2 * L), Eps: 1 / (2 * float64(n))}
 	for mi, m := range []Method{SGD, SRG} {
 		c, err := average(p, Options{
@@ -117,31 +136,45 @@ type DatasetConfig struct {
 	// SVRG with the constant step, SGD, SRG and Reshuffled with the
 	// decreasing steps.
 	PaperOnly bool
+	// WithReplacement draws mini-batches with replacement instead of the
+	// paper's protocol (WithoutReplacement, the default).
+	WithReplacement bool
 }
 
 // DatasetResult reports Dataset.
 type DatasetResult struct {
-	Name string
-	N, D int
+	Name string `json:"name"`
+	N    int    `json:"n"`
+	D    int    `json:"d"`
+	// Protocol is how the mini-batches were drawn.
+	Protocol Protocol `json:"protocol"`
 	// RatioR is r = σ²/σ*² at x*.
-	RatioR float64
+	RatioR float64 `json:"ratio_r"`
 	// Constant and Decreasing hold the curves of SGD, SRG, Reshuffled and
 	// SVRG (in that order, less those PaperOnly leaves out) under each
 	// step-size schedule.
-	Constant, Decreasing []Curve
+	Constant   []Curve `json:"constant"`
+	Decreasing []Curve `json:"decreasing"`
 	// FinalLog10 maps "constant/SRG", "decreasing/SGD", … to the last value
 	// of the curve's Log10Err.
-	FinalLog10 map[string]float64
+	FinalLog10 map[string]float64 `json:"final_log10"`
 	// Sigma2, SigmaStar2: σ² and σ*² at x*. Lmax, L: smoothness of the f_i
 	// and of F; BigL: the mini-batch smoothness 𝓛; Alpha = 1/(2𝓛), the
 	// constant step; GradNorm certifies x*.
-	Sigma2, SigmaStar2, Lmax, L, BigL, Alpha, GradNorm float64
+	Sigma2     float64 `json:"sigma2"`
+	SigmaStar2 float64 `json:"sigma_star2"`
+	Lmax       float64 `json:"lmax"`
+	L          float64 `json:"l"`
+	BigL       float64 `json:"minibatch_smoothness"`
+	Alpha      float64 `json:"alpha"`
+	GradNorm   float64 `json:"grad_norm_at_xstar"`
 }
 
 // Dataset runs the experiments of Section 5 on one LIBSVM data set:
 // ℓ2-regularised logistic regression with rows normalised to unit norm and
 // μ = 1/n; SGD, SRG, reshuffled SGD and loopless SVRG (q = m/n) with
-// mini-batches of m, first with the constant step α = 1/(2𝓛) (SRG: ε = 1/(2n)),
+// mini-batches of m drawn as the paper does, without replacement (SRG:
+// ordered successive sampling from p_k with DesRajWeights; see Protocol), first with the constant step α = 1/(2𝓛) (SRG: ε = 1/(2n)),
 // then with the decreasing steps of Appendix C (SRG: ε_k = 𝓛α_k/n); x_0 = 0,
 // g_0 = 0; each curve is averaged over Runs runs.
 func Dataset(cfg DatasetConfig) (DatasetResult, error) {
@@ -158,6 +191,13 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 	}
 	runs, epochs, m, per := def(cfg.Runs, 10), def(cfg.Epochs, 50), def(cfg.Batch, 128), def(cfg.PerEpoch, 2)
 	n := ds.Len()
+	proto := WithoutReplacement
+	if cfg.WithReplacement {
+		proto = WithReplacement
+	}
+	if proto == WithoutReplacement && m > n {
+		return DatasetResult{}, fmt.Errorf("%s: batch of %d without replacement from %d examples", cfg.Name, m, n)
+	}
 	p, err := NewProblem(ds, ds.Labels, Logistic, 1/float64(n))
 	if err != nil {
 		return DatasetResult{}, err
@@ -171,7 +211,7 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 		return DatasetResult{}, err
 	}
 	res := DatasetResult{
-		Name: cfg.Name, N: n, D: ds.Dim(), RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2,
+		Name: cfg.Name, N: n, D: ds.Dim(), Protocol: proto, RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2,
 		Lmax: p.Lmax(), L: p.L(), GradNorm: sol.GradNorm, FinalLog10: map[string]float64{},
 	}
 	res.BigL = MiniBatchSmoothness(n, m, res.Lmax, res.L)
@@ -183,7 +223,7 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 				continue
 			}
 			c, err := average(p, Options{
-				Method: meth, Schedule: sched, Batch: m, NewSampler: cfg.NewSampler,
+				Method: meth, Schedule: sched, Batch: m, Protocol: proto, NewSampler: cfg.NewSampler,
 				Epochs: float64(epochs), PerEpoch: per, XStar: sol.X,
 			}, runs, cfg.Seed, uint64(10*si+mi), def(cfg.Workers, 1))
 			if err != nil {
@@ -243,6 +283,15 @@ func average(p *Problem, o Options, runs int, seed, stream uint64, workers int) 
 	}
 	c := Curve{Method: o.Method.String(), Evals: traces[0].Evals}
 	c.Log10Err = meanLog10(traces, func(t Trace) []float64 { return t.RelErr })
+	if o.XStar != nil {
+		c.Log10ErrMin, c.Log10ErrMax = spreadLog10(traces)
+	}
+	c.Seconds = make([]float64, len(c.Evals))
+	for _, t := range traces {
+		for k, s := range t.Seconds {
+			c.Seconds[k] += s / float64(runs)
+		}
+	}
 	if o.Variance {
 		c.Log10Var = meanLog10(traces, func(t Trace) []float64 { return t.Var })
 	}
@@ -260,6 +309,21 @@ func meanLog10(traces []Trace, get func(Trace) []float64) []float64 {
 		out[k] = math.Log10(out[k] / float64(len(traces)))
 	}
 	return out
+}
+
+// spreadLog10 returns, at each checkpoint, the smallest and largest log10
+// relative error of a single run.
+func spreadLog10(traces []Trace) (lo, hi []float64) {
+	k := len(traces[0].RelErr)
+	lo, hi = make([]float64, k), make([]float64, k)
+	for j := range k {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+		for _, t := range traces {
+			v := math.Log10(t.RelErr[j])
+			lo[j], hi[j] = math.Min(lo[j], v), math.Max(hi[j], v)
+		}
+	}
+	return lo, hi
 }
 
 // tailMean is the mean of the last quarter of xs.

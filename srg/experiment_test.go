@@ -98,6 +98,26 @@ func TestDatasetSmall(t *testing.T) {
 	}
 	require.Contains(t, res.FinalLog10, "constant/SRG")
 	require.Contains(t, res.FinalLog10, "decreasing/Reshuffled")
+	require.Equal(t, srg.WithoutReplacement, res.Protocol, "the paper's protocol is the default")
+	// The spread brackets the mean: log10 of a mean of errors lies between
+	// the logs of the smallest and largest; the time spent only grows.
+	for _, cs := range [][]srg.Curve{res.Constant, res.Decreasing} {
+		for _, c := range cs {
+			require.Len(t, c.Seconds, len(c.Evals))
+			for k := range c.Evals {
+				require.LessOrEqual(t, c.Log10ErrMin[k], c.Log10Err[k]+1e-12, c.Method)
+				require.GreaterOrEqual(t, c.Log10ErrMax[k], c.Log10Err[k]-1e-12, c.Method)
+				if k > 0 {
+					require.GreaterOrEqual(t, c.Seconds[k], c.Seconds[k-1], c.Method)
+				}
+			}
+			require.Zero(t, c.Seconds[0])
+		}
+	}
+	rep, err := srg.Dataset(srg.DatasetConfig{Name: "tiny", Data: ds, Runs: 1, Epochs: 1, Batch: 8, Seed: 1,
+		NewSampler: newNaive, WithReplacement: true, PaperOnly: true})
+	require.NoError(t, err)
+	require.Equal(t, srg.WithReplacement, rep.Protocol)
 }
 
 func signs(y []float64) []float64 {

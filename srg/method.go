@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"github.com/reweighted/reweighted"
 )
@@ -13,7 +14,8 @@ import (
 type Method int
 
 const (
-	// SGD samples the examples of a mini-batch uniformly with replacement.
+	// SGD samples the examples of a mini-batch uniformly (with or without
+	// replacement, as Options.Protocol says).
 	SGD Method = iota
 	// Reshuffled is SGD that walks through a fresh random permutation of
 	// the examples every epoch.
@@ -42,10 +44,15 @@ type Options struct {
 	Method Method
 	// Schedule gives α_k and ε_k (ε_k is used by SRG only).
 	Schedule Schedule
-	// Batch is the mini-batch size m ≥ 1 (0 means 1). SGD, SRG and SVRG
-	// draw the m indices independently, with replacement; SRG weights each
-	// by 1/(n p^i), so the mini-batch average is unbiased.
+	// Batch is the mini-batch size m ≥ 1 (0 means 1). How SGD, SRG and
+	// SVRG draw the m indices, and how SRG weights them so that the
+	// mini-batch average is unbiased, is set by Protocol.
 	Batch int
+	// Protocol is WithReplacement (the zero value: independent draws, SRG
+	// weights 1/(n p^i)) or WithoutReplacement (the paper's experiments: m
+	// distinct examples, SRG weighted by DesRajWeights). Without
+	// replacement needs Batch ≤ n.
+	Protocol Protocol
 	// NewSampler builds the importance sampler of SRG (all keys 0, so the
 	// first draws are uniform: the paper's g_0 = 0).
 	NewSampler func(n int) reweighted.Sampler
@@ -89,6 +96,10 @@ type Trace struct {
 	Subopt []float64
 	// Var holds σ²(x_k, p_k) (nil unless Variance is set).
 	Var []float64
+	// Seconds holds the wall-clock time spent in iterations (drawing,
+	// gradients, updates; not the recording of checkpoints) up to each
+	// checkpoint.
+	Seconds []float64
 	// X is the final iterate.
 	X []float64
 	// Iterations is the number of iterations run, GradEvals the number of
@@ -109,6 +120,7 @@ type optimizer struct {
 	prob *Problem
 	o    Options
 	n, m int
+	src  *rand.PCG
 	rng  *rand.Rand
 	x    *iterate
 	k    int
@@ -128,6 +140,11 @@ type optimizer struct {
 	draws []draw
 	coef  []float64
 	marg  []float64
+
+	items []int     // WithoutReplacement: the batch drawn
+	probs []float64 // and the probabilities of its items (SRG)
+	ws    []float64 // SRG's Des Raj weights
+	upos  []int     // SGD and SVRG: the permutation of the partial shuffle
 }
 
 func newOptimizer(p *Problem, o Options) (*optimizer, error) {
@@ -147,12 +164,31 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 	if len(o.X0) != d {
 		return nil, fmt.Errorf("srg: x0 has length %d, want %d", len(o.X0), d)
 	}
+	src := rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)
 	opt := &optimizer{
 		prob: p, o: o, n: n, m: o.Batch,
-		rng:   rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)),
+		src: src, rng: rand.New(src),
 		draws: make([]draw, o.Batch),
 		coef:  make([]float64, o.Batch),
 		marg:  make([]float64, o.Batch),
+	}
+	switch o.Protocol {
+	case WithReplacement:
+	case WithoutReplacement:
+		if o.Batch > n {
+			return nil, fmt.Errorf("srg: batch of %d without replacement from %d examples", o.Batch, n)
+		}
+		opt.items = make([]int, o.Batch)
+		opt.probs = make([]float64, o.Batch)
+		opt.ws = make([]float64, o.Batch)
+		if o.Method == SGD || o.Method == SVRG {
+			opt.upos = make([]int, n)
+			for i := range opt.upos {
+				opt.upos[i] = i
+			}
+		}
+	default:
+		return nil, fmt.Errorf("srg: unknown protocol %v", o.Protocol)
 	}
 	track := o.Method == SRG && p.Mu != 0
 	opt.x = newIterate(o.X0, track)
@@ -211,6 +247,9 @@ func weight(n int, eps, p float64) float64 {
 
 // sampleBatch fills opt.draws for iteration k.
 func (opt *optimizer) sampleBatch(eps float64) error {
+	if opt.o.Protocol == WithoutReplacement && opt.o.Method != Reshuffled {
+		return opt.sampleDistinct(eps)
+	}
 	switch opt.o.Method {
 	case SGD, SVRG:
 		for j := range opt.draws {
@@ -233,6 +272,34 @@ func (opt *optimizer) sampleBatch(eps float64) error {
 			}
 			opt.draws[j] = draw{i: i, w: weight(opt.n, eps, p), p: p}
 		}
+	}
+	return nil
+}
+
+// sampleDistinct fills opt.draws with m distinct examples: uniformly for
+// SGD and SVRG (each weighted 1), by ordered successive sampling from p_k
+// for SRG, with Des Raj's weights (weight 1 when p_k is uniform, ε = 1/n,
+// where the plain mean is unbiased).
+func (opt *optimizer) sampleDistinct(eps float64) error {
+	if opt.o.Method != SRG {
+		uniformBatch(opt.upos, opt.items, opt.rng.IntN)
+		for j, i := range opt.items {
+			opt.draws[j] = draw{i: i, w: 1}
+		}
+		return nil
+	}
+	if err := reweighted.DrawBatch(opt.smp, eps, opt.src, false, opt.items, opt.probs); err != nil {
+		return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
+	}
+	if eps == 1/float64(opt.n) {
+		for j := range opt.ws {
+			opt.ws[j] = 1
+		}
+	} else {
+		DesRajWeights(opt.n, opt.probs, opt.ws)
+	}
+	for j, i := range opt.items {
+		opt.draws[j] = draw{i: i, w: opt.ws[j], p: opt.probs[j]}
 	}
 	return nil
 }
@@ -356,8 +423,10 @@ func Run(p *Problem, o Options) (Trace, error) {
 			fStar = p.Value(o.XStar)
 		}
 	}
+	var busy time.Duration
 	record := func(t int) error {
 		tr.Evals = append(tr.Evals, float64(t)/float64(per))
+		tr.Seconds = append(tr.Seconds, busy.Seconds())
 		opt.x.dense(xd)
 		if o.XStar != nil {
 			tr.RelErr = append(tr.RelErr, sqdist(xd, o.XStar)/e0)
@@ -377,10 +446,14 @@ func Run(p *Problem, o Options) (Trace, error) {
 	n := float64(p.Len())
 	for t := 0; t <= total; t++ {
 		target := float64(t) * n / float64(per)
-		for float64(opt.evals) < target {
-			if err := opt.step(); err != nil {
-				return tr, err
+		if float64(opt.evals) < target {
+			t0 := time.Now()
+			for float64(opt.evals) < target {
+				if err := opt.step(); err != nil {
+					return tr, err
+				}
 			}
+			busy += time.Since(t0)
 		}
 		if opt.x.track {
 			opt.x.fold() // bound the drift of ‖v‖²

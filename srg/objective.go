@@ -41,8 +41,9 @@ type Problem struct {
 	rowSq []float64 // ‖a_i‖²
 }
 
-// NewProblem checks the shapes, the loss and the labels (finite, and
-// accepted by loss.CheckLabel), and precomputes the squared row norms.
+// NewProblem checks the shapes, the loss, the labels (finite, and accepted
+// by loss.CheckLabel) and the features (a NaN or infinite one is an error),
+// and precomputes the squared row norms.
 func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error) {
 	if rows == nil {
 		return nil, errors.New("srg: nil rows")
@@ -62,9 +63,12 @@ func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error)
 	}
 	p := &Problem{Rows: rows, Y: y, Loss: loss, Mu: mu, rowSq: make([]float64, n)}
 	for i := range n {
-		_, v := rows.Row(i)
+		idx, v := rows.Row(i)
 		var s float64
-		for _, a := range v {
+		for k, a := range v {
+			if math.IsNaN(a) || math.IsInf(a, 0) {
+				return nil, fmt.Errorf("srg: feature %d of row %d = %v", idx[k], i, a)
+			}
 			s += a * a
 		}
 		p.rowSq[i] = s
@@ -355,7 +359,7 @@ func (p *Problem) Solve(tol float64) (Solution, error) {
 		}
 	}
 	sol := Solution{X: x, GradNorm: gnorm, Iterations: it}
-	if gnorm > 1e3*tol {
+	if !(gnorm <= 1e3*tol) { // also a NaN gradient
 		return sol, fmt.Errorf("srg: Newton stopped at ‖∇F‖ = %v > %v", gnorm, 1e3*tol)
 	}
 	if _, ok := dampedStep(p.hessian(x, w), 0, g); !ok {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -8,13 +9,24 @@ import (
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/bench"
+	"github.com/reweighted/reweighted/cmd/srgreport/internal/paperdata"
 	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 )
 
-// embeddedName names the logistic-regression set generated from the seed
-// when no -libsvm set is given.
-const embeddedName = "generated"
+// generatedName names the logistic-regression set generated from the seed,
+// which tests use instead of the embedded sets to stay fast.
+const generatedName = "generated"
+
+// bigSet is the size above which a data set runs a quarter of the default
+// epochs (unless -epochs is given): an epoch of it has more than 156
+// iterations of 128 examples, so it reaches its noise floor in fewer
+// epochs, and it costs more per epoch.
+const bigSet = 20000
+
+// accuracyLevels are the relative errors, as log10, of the time-to-accuracy
+// table.
+var accuracyLevels = []float64{-1, -2, -3, -4}
 
 // newSampler returns the constructor of the named backend, nil if unknown.
 func newSampler(name string) func(n int) reweighted.Sampler {
@@ -38,75 +50,154 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 	res, err := srg.Synthetic(srg.SyntheticConfig{
 		Runs: sz.synthRuns, Epochs: sz.synthEpochs, Seed: cfg.seed, NewSampler: ns, Workers: workers,
 	})
+	n, d := res.N, res.D
 	if err != nil {
 		y.Err = err.Error()
+		n, d = 1000, 10
 	} else {
-		y.N, y.D, y.RatioR = res.N, res.D, res.RatioR
-		y.Log10ErrSGD, y.Log10ErrSRG = res.Log10ErrSGD, res.Log10ErrSRG
-		y.Curves = curves(res.Curves)
+		y.Result = &res
+		y.Floor = sgdFloor(res)
 	}
-	y.SeedRatios = seedRatios(cfg.seed, sz.ratioSeeds, res.N, res.D, ns)
+	y.SeedRatios = seedRatios(cfg.seed, sz.ratioSeeds, n, d, ns)
 	y.Elapsed = time.Since(t0)
 	r.Synthetic = y
 	pr.Step()
-	pr.Done(fmt.Sprintf("r = %.1f", y.RatioR))
+	pr.Done(fmt.Sprintf("r = %.1f", res.RatioR))
 
-	files := cfg.data
-	if len(files) == 0 {
-		files = dataFlags{{Name: embeddedName}}
-	}
 	// Each data set is a stage of its own: on a big one, the experiments
 	// take minutes.
-	for _, f := range files {
-		pr.Start("data set "+f.Name, 1)
-		d := runDataset(f, cfg, sz, ns, workers)
-		r.Datasets = append(r.Datasets, d)
+	for i := range r.Datasets {
+		d := &r.Datasets[i]
+		pr.Start("data set "+d.Name, 1)
+		runDataset(d, cfg, sz, ns, workers)
 		pr.Step()
-		note := fmt.Sprintf("n = %d, r = %.2f", d.N, d.RatioR)
-		if d.Err != "" {
-			note = "failed"
+		note := "failed"
+		if d.Err == "" {
+			note = fmt.Sprintf("n = %d, r = %.2f", d.Result.N, d.Result.RatioR)
 		}
 		pr.Done(note)
 	}
 }
 
-// runDataset reads one data set (or generates the embedded one) and runs
-// the experiments of Section 5 on it.
-func runDataset(f dataFile, cfg config, sz sizes, ns func(int) reweighted.Sampler, workers int) Dataset {
-	t0 := time.Now()
-	d := Dataset{Name: f.Name, Path: f.Path, Runs: sz.dataRuns, Epochs: sz.dataEpochs, Batch: 128, RatioR: math.NaN()}
-	var ds *libsvm.Dataset
-	if f.Path == "" {
-		d.Embedded = true
-		ds = embeddedSet(cfg.seed, sz.embeddedN)
-	} else {
-		var err error
-		if ds, err = libsvm.ReadFile(f.Path); err != nil {
-			d.Err = fmt.Sprintf("cannot read data set %q: %v", f.Name, err)
-			return d
+// loadDatasets reads and checks every data set of the run before any long
+// stage: the -libsvm files, or by default the embedded mushrooms and
+// phishing (tests: a set generated from the seed). A set that is missing,
+// unreadable, empty, has a single label or a NaN or infinite value is an
+// error naming it.
+func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
+	var out []Dataset
+	add := func(name, source string, ds *libsvm.Dataset) error {
+		if err := checkDataset(ds); err != nil {
+			return fmt.Errorf("data set %q (%s): %w", name, source, err)
 		}
 		ds.NormalizeRows()
+		epochs := sz.dataEpochs
+		if cfg.epochs == 0 && ds.Len() > bigSet {
+			epochs = max(epochs/4, 1)
+		}
+		out = append(out, Dataset{
+			Name: name, Source: source, Paper: paperSets[name] == ds.Len() && source != generatedName,
+			Runs: sz.dataRuns, Epochs: epochs, Batch: 128, data: ds,
+		})
+		return nil
 	}
-	d.N, d.D = ds.Len(), ds.Dim()
+	switch {
+	case len(cfg.data) > 0:
+		for _, f := range cfg.data {
+			ds, err := libsvm.ReadFile(f.Path)
+			if err != nil {
+				return nil, fmt.Errorf("cannot read data set %q: %w", f.Name, err)
+			}
+			if err := add(f.Name, f.Path, ds); err != nil {
+				return nil, err
+			}
+		}
+	case sz.generatedN > 0:
+		if err := add(generatedName, generatedName, generatedSet(cfg.seed, sz.generatedN)); err != nil {
+			return nil, err
+		}
+	default:
+		for _, s := range paperdata.Sets {
+			ds, err := s.Read()
+			if err != nil {
+				return nil, err
+			}
+			if err := add(s.Name, "embedded", ds); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// checkDataset refuses a set that is empty or has one label, and any value
+// srg.NewProblem refuses (NaN or infinite labels and features).
+func checkDataset(ds *libsvm.Dataset) error {
+	if ds.Len() == 0 {
+		return errors.New("no examples")
+	}
+	pos := 0
+	for _, y := range ds.Labels {
+		if y > 0 {
+			pos++
+		}
+	}
+	if pos == 0 || pos == ds.Len() {
+		return fmt.Errorf("a single label in %d examples: logistic regression needs two", ds.Len())
+	}
+	_, err := srg.NewProblem(ds, ds.Labels, srg.Logistic, 1/float64(ds.Len()))
+	return err
+}
+
+// runDataset runs the experiments of Section 5 on one data set read by
+// loadDatasets.
+func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Sampler, workers int) {
+	t0 := time.Now()
 	res, err := srg.Dataset(srg.DatasetConfig{
-		Name: f.Name, Runs: sz.dataRuns, Epochs: sz.dataEpochs, Batch: d.Batch,
-		Seed: cfg.seed, NewSampler: ns, Workers: workers, Data: ds,
+		Name: d.Name, Runs: d.Runs, Epochs: d.Epochs, Batch: d.Batch,
+		Seed: cfg.seed, NewSampler: ns, Workers: workers, Data: d.data, WithReplacement: cfg.replace,
 	})
 	d.Elapsed = time.Since(t0)
 	if err != nil {
 		d.Err = err.Error()
-		return d
+		return
 	}
-	d.RatioR = res.RatioR
-	d.Constant, d.Decreasing = curves(res.Constant), curves(res.Decreasing)
-	d.FinalLog10 = res.FinalLog10
-	return d
+	d.Result = &res
+	for _, sc := range []struct {
+		name   string
+		curves []srg.Curve
+	}{{"constant", res.Constant}, {"decreasing", res.Decreasing}} {
+		for _, c := range sc.curves {
+			for _, lv := range accuracyLevels {
+				e, s := reach(c, lv)
+				d.TimeTo = append(d.TimeTo, TimeTo{Schedule: sc.name, Method: c.Method, Log10: lv, Epochs: e, Seconds: s})
+			}
+		}
+	}
 }
 
-// embeddedSet is a binary classification set generated from seed: the
+// reach returns the epochs and seconds at which the mean curve c first
+// reaches log10 relative error level, interpolated linearly between the two
+// checkpoints around it; NaN if it never does.
+func reach(c srg.Curve, level float64) (epochs, seconds float64) {
+	for k, v := range c.Log10Err {
+		if v > level {
+			continue
+		}
+		if k == 0 {
+			return c.Evals[0], c.Seconds[0]
+		}
+		prev := c.Log10Err[k-1]
+		t := (prev - level) / (prev - v)
+		return c.Evals[k-1] + t*(c.Evals[k]-c.Evals[k-1]), c.Seconds[k-1] + t*(c.Seconds[k]-c.Seconds[k-1])
+	}
+	return math.NaN(), math.NaN()
+}
+
+// generatedSet is a binary classification set generated from seed: the
 // synthetic regression set of the supplement (20 Gaussian features) with
-// the sign of its target as label, rows normalised as in Section 5.
-func embeddedSet(seed uint64, n int) *libsvm.Dataset {
+// the sign of its target as label.
+func generatedSet(seed uint64, n int) *libsvm.Dataset {
 	ds := libsvm.Synthetic(seed, n, 20)
 	for i, y := range ds.Labels {
 		ds.Labels[i] = -1
@@ -114,17 +205,17 @@ func embeddedSet(seed uint64, n int) *libsvm.Dataset {
 			ds.Labels[i] = 1
 		}
 	}
-	ds.NormalizeRows()
 	return ds
 }
 
-// curves copies srg's curves into the report's own type.
-func curves(cs []srg.Curve) []Curve {
-	out := make([]Curve, len(cs))
-	for i, c := range cs {
-		out[i] = Curve{Method: c.Method, Evals: c.Evals, Log10Err: c.Log10Err, Log10Var: c.Log10Var}
-	}
-	return out
+// sgdFloor places SGD's noise floor on the synthetic set: with the constant
+// step α, E‖x_k − x*‖² ≤ (1 − αμ)^k‖x_0 − x*‖² + 2ασ²/μ (Gower et al. 2019,
+// Theorem 3.1), so SGD settles near ασ²/μ, which is far above its starting
+// error ‖x_0 − x*‖² = ‖x*‖² when the Cauchy noise makes σ² large.
+func sgdFloor(res srg.SyntheticResult) NoiseFloor {
+	f := NoiseFloor{Alpha: res.Alpha, Sigma2: res.Sigma2, Mu: res.Mu, XStarSq: res.XStarSq}
+	f.Log10Rel = math.Log10(f.Alpha * f.Sigma2 / f.Mu / f.XStarSq)
+	return f
 }
 
 // seedRatios returns r = σ²/σ*² at x* of the synthetic set drawn from each

@@ -7,11 +7,17 @@ import (
 	"os"
 	"path/filepath"
 
+	"strconv"
+	"strings"
+
 	"github.com/reweighted/reweighted/bench"
+	"github.com/reweighted/reweighted/srg"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Colours of the paper's Figure 1: SGD blue, SRG orange, SVRG green,
@@ -41,7 +47,6 @@ type figureSpec struct {
 	key, file, caption    string
 	title, xlabel, ylabel string
 	logX, logY            bool
-	legendLeft            bool // the lines rise to the right: keep the legend off them
 	series                []plotSeries
 }
 
@@ -53,7 +58,7 @@ func figureSpecs(r *Report) []figureSpec {
 			key: figScaling, file: "scaling.svg",
 			caption: "Cost of one SRG step (Sample then Set) against n, log-log; solid: ε = 1/(2n), dashed: ε = 0 " +
 				"(gonum's Weighted: Take then Reweight); grey: two descents of a bare tree (bench.Floor; a reference, not a sampler).",
-			title: "Cost per SRG step", xlabel: "n", ylabel: "ns per step", logX: true, logY: true, legendLeft: true,
+			title: "Cost per SRG step", xlabel: "n", ylabel: "ns per step", logX: true, logY: true,
 		}
 		for _, c := range scalingColumns(r.Scaling.Points) {
 			pts := series(r.Scaling.Points, c[0], c[1])
@@ -70,11 +75,12 @@ func figureSpecs(r *Report) []figureSpec {
 		}
 		specs = append(specs, s)
 	}
-	if y := r.Synthetic; y != nil && y.Err == "" && len(y.Curves) > 0 {
+	if y := r.Synthetic; y != nil && y.Result != nil && len(y.Result.Curves) > 0 {
+		res := y.Result
 		e := figureSpec{
 			key: figSynthErr, file: "synthetic-error.svg",
 			caption: fmt.Sprintf("Synthetic least squares (n = %d, d = %d): log10 relative error ‖x_k − x*‖²/‖x_0 − x*‖² "+
-				"against epochs, mean of %d runs.", y.N, y.D, y.Runs),
+				"against epochs, mean of %d runs; grey dashes: SGD's noise floor α·σ²/μ relative to ‖x*‖² (see the text).", res.N, res.D, y.Runs),
 			title: "Synthetic: relative error", xlabel: "epochs (gradient evaluations / n)", ylabel: "log10 relative error",
 		}
 		v := figureSpec{
@@ -83,52 +89,227 @@ func figureSpecs(r *Report) []figureSpec {
 				"σ²(x_k, p_k) for SRG, against epochs.",
 			title: "Synthetic: estimator variance", xlabel: "epochs (gradient evaluations / n)", ylabel: "log10 variance",
 		}
-		for _, c := range y.Curves {
+		for _, c := range res.Curves {
 			e.series = append(e.series, plotSeries{label: c.Method, xs: c.Evals, ys: c.Log10Err, colour: colours[c.Method]})
 			if c.Log10Var != nil {
 				v.series = append(v.series, plotSeries{label: c.Method, xs: c.Evals, ys: c.Log10Var, colour: colours[c.Method]})
 			}
+		}
+		if fl := y.Floor.Log10Rel; !math.IsNaN(fl) && !math.IsInf(fl, 0) {
+			xs := res.Curves[0].Evals
+			e.series = append(e.series, plotSeries{label: "SGD floor", xs: []float64{xs[0], xs[len(xs)-1]},
+				ys: []float64{fl, fl}, colour: color.Gray{Y: 128}, dashed: true})
 		}
 		specs = append(specs, e)
 		if len(v.series) > 0 {
 			specs = append(specs, v)
 		}
 	}
+	return specs
+}
+
+// figure1 builds the paper's Figure 1 from the data sets of r: a column per
+// data set, the constant-step row (SGD, SRG, SVRG) over the decreasing-step
+// row (SGD, SRG, Reshuffled), and a last column with the legends. With
+// seconds, the x axis is the measured wall-clock time instead of epochs.
+func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
+	var ds []Dataset
 	for _, d := range r.Datasets {
-		if d.Err != "" {
-			continue
+		if d.Result != nil {
+			ds = append(ds, d)
 		}
-		// The rows of Figure 1 compare SGD and SRG with SVRG (constant step)
-		// and with shuffled SGD (decreasing steps); the tables list all four.
-		for _, row := range []struct {
-			key, name string
-			curves    []Curve
-			methods   []string
-		}{
-			{figDataConst, "constant", d.Constant, []string{methodSGD, methodSRG, methodSVRG}},
-			{figDataDecr, "decreasing", d.Decreasing, []string{methodSGD, methodSRG, methodShuffled}},
-		} {
-			if len(row.curves) == 0 {
-				continue
+	}
+	if len(ds) == 0 {
+		return nil, 0
+	}
+	rows := []struct {
+		name    string
+		methods []string
+		get     func(*srg.DatasetResult) []srg.Curve
+	}{
+		{"constant step", []string{methodSGD, methodSRG, methodSVRG}, func(d *srg.DatasetResult) []srg.Curve { return d.Constant }},
+		{"decreasing steps", []string{methodSGD, methodSRG, methodShuffled}, func(d *srg.DatasetResult) []srg.Curve { return d.Decreasing }},
+	}
+	xlabel := "epochs"
+	if seconds {
+		xlabel = "seconds"
+	}
+	for ri, row := range rows {
+		var line []*plot.Plot
+		var legend *plot.Plot
+		for _, d := range ds {
+			p := plot.New()
+			p.Title.Text = d.Name
+			if ri > 0 {
+				p.Title.Text = ""
 			}
-			key := fmt.Sprintf(row.key, d.Name)
-			s := figureSpec{
-				key: key, file: safeName(key) + ".svg",
-				caption: fmt.Sprintf("%s, %s step size (the paper's Figure 1, %s row): log10 relative error against epochs, mean of %d runs.",
-					d.Name, row.name, map[string]string{"constant": "top", "decreasing": "bottom"}[row.name], d.Runs),
-				title: fmt.Sprintf("%s: %s step", d.Name, row.name), xlabel: "epochs (gradient evaluations / n)",
-				ylabel: "log10 relative error",
+			p.X.Label.Text = xlabel
+			if d.Name == ds[0].Name {
+				p.Y.Label.Text = "log10 relative error"
 			}
-			for _, c := range row.curves {
+			p.Add(plotter.NewGrid())
+			p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
+			p.X.Padding, p.Y.Padding = 0, 0
+			// The y range follows SGD and SRG (and Reshuffled): the figure is
+			// about them, and SVRG's descent to 1e-15 would flatten them. SVRG
+			// leaves the frame at the bottom; the table has its final value.
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for _, c := range row.get(d.Result) {
 				if !contains(row.methods, c.Method) {
 					continue
 				}
-				s.series = append(s.series, plotSeries{label: c.Method, xs: c.Evals, ys: c.Log10Err, colour: colours[c.Method]})
+				xs, ys := c.Evals, c.Log10Err
+				if seconds {
+					xs = c.Seconds
+				}
+				if c.Method == methodShuffled {
+					// Only at epoch ends: within an epoch, reshuffled SGD's
+					// error rises and falls with the pass (a sawtooth), and
+					// the epoch end is where its analysis holds.
+					xs, ys = epochEnds(c.Evals, xs, ys)
+				}
+				if c.Method != methodSVRG {
+					for _, v := range ys {
+						if !math.IsInf(v, 0) && !math.IsNaN(v) {
+							lo, hi = math.Min(lo, v), math.Max(hi, v)
+						}
+					}
+				}
+				l, err := line2(xs, ys, colours[c.Method])
+				if err != nil {
+					continue
+				}
+				p.Add(l)
+				if legend == nil {
+					legend = legendPlot(row.name)
+				}
+				if d.Name == ds[0].Name {
+					legend.Legend.Add(c.Method, l)
+				}
 			}
-			specs = append(specs, s)
+			if lo <= hi {
+				pad := math.Max(0.1*(hi-lo), 0.1)
+				p.Y.Min, p.Y.Max = lo-pad, hi+pad
+			}
+			p.X.Min = 0
+			line = append(line, p)
+		}
+		if legend == nil {
+			legend = legendPlot(row.name)
+		}
+		grid = append(grid, append(line, legend))
+	}
+	return grid, len(ds) + 1
+}
+
+// epochEnds keeps the points of a curve whose epoch count is a whole number.
+func epochEnds(epochs, xs, ys []float64) (ox, oy []float64) {
+	for k, e := range epochs {
+		if e == math.Trunc(e) {
+			ox, oy = append(ox, xs[k]), append(oy, ys[k])
 		}
 	}
-	return specs
+	return ox, oy
+}
+
+// line2 is a solid line through the finite points.
+func line2(xs, ys []float64, c color.Color) (*plotter.Line, error) {
+	var xys plotter.XYs
+	for i := range min(len(xs), len(ys)) {
+		if math.IsNaN(ys[i]) || math.IsInf(ys[i], 0) || math.IsNaN(xs[i]) {
+			continue
+		}
+		xys = append(xys, plotter.XY{X: xs[i], Y: ys[i]})
+	}
+	if len(xys) == 0 {
+		return nil, fmt.Errorf("no finite points")
+	}
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, err
+	}
+	l.Width = vg.Points(1.5)
+	l.Color = c
+	return l, nil
+}
+
+// legendPlot is a tile with no axes that holds a row's legend, titled with
+// the row's name, so that the legend never covers data.
+func legendPlot(title string) *plot.Plot {
+	p := plot.New()
+	p.HideAxes()
+	p.Title.Text = title
+	p.Legend.Top, p.Legend.Left = true, true
+	return p
+}
+
+// pow10Ticks labels the powers of ten of a log axis as 10ᵏ, with minor ticks
+// at their multiples 2 to 9.
+type pow10Ticks struct{}
+
+// Ticks implements plot.Ticker.
+func (pow10Ticks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
+		base := math.Pow(10, k)
+		if base >= lo && base <= hi {
+			ticks = append(ticks, plot.Tick{Value: base, Label: "10" + superscript(int(k))})
+		}
+		for m := 2.0; m <= 9; m++ {
+			if v := m * base; v >= lo && v <= hi {
+				ticks = append(ticks, plot.Tick{Value: v})
+			}
+		}
+	}
+	return ticks
+}
+
+// superscript writes k with superscript digits.
+func superscript(k int) string {
+	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	s := strconv.Itoa(k)
+	var b strings.Builder
+	for _, c := range s {
+		if c == '-' {
+			b.WriteString("⁻")
+			continue
+		}
+		b.WriteString(string([]rune(digits)[c-'0']))
+	}
+	return b.String()
+}
+
+// niceTicks puts major ticks at round numbers: multiples of 1, 2 or 5 times
+// a power of ten, at most seven of them, labelled without trailing digits.
+type niceTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: fmt.Sprintf("%g", lo)}}
+	}
+	raw := (hi - lo) / 6
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9; v += step {
+		x := math.Round(v/step) * step
+		if math.Abs(x) < step*1e-9 {
+			x = 0
+		}
+		ticks = append(ticks, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', 6, 64)})
+		// Minor ticks halfway.
+		if m := x + step/2; m <= hi {
+			ticks = append(ticks, plot.Tick{Value: m})
+		}
+	}
+	return ticks
 }
 
 // safeName keeps letters, digits, '-' and '_' of s, so a data set's name
@@ -150,40 +331,113 @@ func drawFigures(r *Report, dir, pngDir string) {
 	if r.Figures == nil {
 		r.Figures = map[string]Figure{}
 	}
+	type job struct {
+		key, file, caption string
+		grid               [][]*plot.Plot
+		legend             *plot.Plot // a side tile, or nil
+		w, h               vg.Length
+	}
+	var jobs []job
 	for _, s := range figureSpecs(r) {
-		p, err := s.plot()
-		if err == nil {
-			err = p.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(dir, s.file))
-		}
-		if err == nil && pngDir != "" {
-			if err = os.MkdirAll(pngDir, 0o755); err == nil {
-				png := s.file[:len(s.file)-len(filepath.Ext(s.file))] + ".png"
-				err = p.Save(16*vg.Centimeter, 10*vg.Centimeter, filepath.Join(pngDir, png))
-			}
-		}
+		p, legend, err := s.plot()
 		if err != nil {
 			r.FigureErrs = append(r.FigureErrs, fmt.Sprintf("figure %s: %v", s.file, err))
 			continue
 		}
-		r.Figures[s.key] = Figure{File: s.file, Caption: s.caption}
+		jobs = append(jobs, job{s.key, s.file, s.caption, [][]*plot.Plot{{p}}, legend, 20 * vg.Centimeter, 10 * vg.Centimeter})
+	}
+	for _, seconds := range []bool{false, true} {
+		grid, cols := figure1(r, seconds)
+		if grid == nil {
+			continue
+		}
+		key, file, x := figFig1, "figure1.svg", "epochs (gradient evaluations / n)"
+		if seconds {
+			key, file, x = figFig1Time, "figure1-seconds.svg", "measured seconds (mean over runs of the time spent in iterations)"
+		}
+		caption := fmt.Sprintf("The paper's Figure 1, measured: log10 relative error ‖x_k − x*‖²/‖x_0 − x*‖² against %s, "+
+			"mean of the runs; top row constant step (SGD blue, SRG orange, SVRG green), bottom row decreasing steps "+
+			"(SGD blue, SRG orange, reshuffled SGD purple), a column per data set. The y range follows SGD and SRG: "+
+			"SVRG continues below the frame (its final error is in the table). Reshuffled SGD is drawn at epoch ends only; "+
+			"in between, its error rises and falls with each pass over the data.", x)
+		jobs = append(jobs, job{key, file, caption, grid, nil, vg.Length(cols) * 7 * vg.Centimeter, 13 * vg.Centimeter})
+	}
+	for _, j := range jobs {
+		err := render(j.grid, j.legend, j.w, j.h, filepath.Join(dir, j.file), false)
+		if err == nil && pngDir != "" {
+			if err = os.MkdirAll(pngDir, 0o755); err == nil {
+				png := j.file[:len(j.file)-len(filepath.Ext(j.file))] + ".png"
+				err = render(j.grid, j.legend, j.w, j.h, filepath.Join(pngDir, png), true)
+			}
+		}
+		if err != nil {
+			r.FigureErrs = append(r.FigureErrs, fmt.Sprintf("figure %s: %v", j.file, err))
+			continue
+		}
+		r.Figures[j.key] = Figure{File: j.file, Caption: j.caption}
 	}
 }
 
-// plot builds the figure. Points that are not finite, or not positive on a
-// log axis, are left out: a run whose error reached 0 has log10 = −∞.
-func (s figureSpec) plot() (*plot.Plot, error) {
+// render draws a grid of plots, aligned, on a white w×h canvas, with legend
+// (if not nil) on a 5 cm tile at the right, and writes it to path as SVG, or
+// as PNG at 120 dpi.
+func render(grid [][]*plot.Plot, legend *plot.Plot, w, h vg.Length, path string, png bool) error {
+	var c vg.CanvasWriterTo
+	if png {
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120))}
+	} else {
+		c = vgsvg.New(w, h)
+	}
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Millimeter * 5, PadY: vg.Millimeter * 3,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 4}
+	area := dc
+	if legend != nil {
+		lw := 5 * vg.Centimeter
+		area = draw.Crop(dc, 0, -lw, 0, 0)
+		legend.Draw(draw.Crop(dc, w-lw, -2*vg.Millimeter, 0, -2*vg.Millimeter))
+	}
+	canvases := plot.Align(grid, tiles, area)
+	for i, row := range grid {
+		for j, p := range row {
+			p.Draw(canvases[i][j])
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := c.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// plot builds the figure and, on a separate tile, its legend, so that the
+// legend never covers a line. Points that are not finite, or not positive on
+// a log axis, are left out: a run whose error reached 0 has log10 = −∞.
+func (s figureSpec) plot() (*plot.Plot, *plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = s.title
 	p.X.Label.Text = s.xlabel
 	p.Y.Label.Text = s.ylabel
 	if s.logX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pow10Ticks{}
 	}
 	if s.logY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, pow10Ticks{}
+	} else {
+		p.Y.Tick.Marker = niceTicks{}
+	}
+	if !s.logX {
+		p.X.Tick.Marker = niceTicks{}
 	}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, s.legendLeft
+	p.X.Padding, p.Y.Padding = 0, 0
+	legend := legendPlot("")
 	drawn := 0
 	for _, sr := range s.series {
 		var xys plotter.XYs
@@ -200,7 +454,7 @@ func (s figureSpec) plot() (*plot.Plot, error) {
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		l.Width = vg.Points(1.5)
 		if sr.colour != nil {
@@ -214,16 +468,24 @@ func (s figureSpec) plot() (*plot.Plot, error) {
 			// Mark the measured sizes: the line alone hides how few there are.
 			sc, err := plotter.NewScatter(xys)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			sc.GlyphStyle = draw.GlyphStyle{Color: l.Color, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
 			p.Add(sc)
 		}
-		p.Legend.Add(sr.label, l)
+		legend.Legend.Add(sr.label, l)
 		drawn++
 	}
 	if drawn == 0 {
-		return nil, fmt.Errorf("no finite points to draw")
+		return nil, nil, fmt.Errorf("no finite points to draw")
 	}
-	return p, nil
+	// A margin, so that no line runs along the frame.
+	if s.logY {
+		k := math.Pow(p.Y.Max/p.Y.Min, 0.04)
+		p.Y.Min, p.Y.Max = p.Y.Min/k, p.Y.Max*k
+	} else {
+		d := 0.04 * (p.Y.Max - p.Y.Min)
+		p.Y.Min, p.Y.Max = p.Y.Min-d, p.Y.Max+d
+	}
+	return p, legend, nil
 }

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/reweighted/reweighted/srg"
 )
 
 // dataFiles creates empty files of the given names in a new folder and
@@ -113,7 +117,7 @@ func TestEpochsFlag(t *testing.T) {
 // tiny are sizes that make a run take a few seconds.
 var tiny = sizes{
 	scaleLo: 4, scaleHi: 4, naiveMax: 16, benchtime: time.Millisecond, reps: 1,
-	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, ratioSeeds: 2, dataRuns: 1, dataEpochs: 1, embeddedN: 300,
+	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, ratioSeeds: 2, dataRuns: 1, dataEpochs: 2, generatedN: 300,
 }
 
 // frozen returns a progress on w whose clock stands still, so that every
@@ -125,69 +129,145 @@ func frozen(w io.Writer, tty bool) *progress {
 	return p
 }
 
-// parseFlags rejects a missing path; run must still cope with a file that
-// cannot be read (gone since, unreadable, not LIBSVM).
-func TestUnreadableDataFile(t *testing.T) {
-	out := t.TempDir()
-	missing := filepath.Join(t.TempDir(), "nope.gz")
-	cfg := config{
-		out: out, seed: 3, sampler: "ost", experiments: true, override: &tiny,
-		data: dataFlags{{"nope", missing}},
-	}
-	var stderr bytes.Buffer
-	err := run(cfg, frozen(&stderr, false))
-	require.Error(t, err, "an unreadable data file makes the run fail")
-	require.Contains(t, err.Error(), `cannot read data set "nope"`)
-	require.Contains(t, err.Error(), missing, "the error names the file")
-	require.Contains(t, err.Error(), "no such file")
-
-	// The rest of the report is still written.
-	md, rerr := os.ReadFile(filepath.Join(out, "index.md"))
-	require.NoError(t, rerr)
-	require.Contains(t, string(md), "#### nope")
-	require.Contains(t, string(md), "**Failed:** cannot read data set \"nope\": open "+missing)
-	require.Contains(t, string(md), "### Synthetic least squares")
-	require.Contains(t, string(md), "![", "the synthetic figures are embedded")
-
-	b, rerr := os.ReadFile(filepath.Join(out, "summary.json"))
-	require.NoError(t, rerr)
-	var s struct {
-		Synthetic struct {
-			RatioR     *float64  `json:"ratio_r"`
-			SeedRatios []float64 `json:"ratio_r_other_seeds"`
-		} `json:"synthetic"`
-		Datasets map[string]struct {
-			RatioR *float64 `json:"ratio_r"`
-			Error  string   `json:"error"`
-		} `json:"datasets"`
-	}
-	require.NoError(t, json.Unmarshal(b, &s))
-	require.NotNil(t, s.Synthetic.RatioR)
-	require.Greater(t, *s.Synthetic.RatioR, 1.0, "σ² ≥ σ*² with equality only for equal gradient norms")
-	require.Len(t, s.Synthetic.SeedRatios, 2)
-	require.Contains(t, s.Datasets["nope"].Error, "no such file")
-	require.Nil(t, s.Datasets["nope"].RatioR, "nothing measured is null, not 0")
-
-	for _, f := range []string{"synthetic-error.svg", "synthetic-variance.svg"} {
-		st, serr := os.Stat(filepath.Join(out, f))
-		require.NoError(t, serr)
-		require.Greater(t, st.Size(), int64(1000))
-	}
-	require.Contains(t, stderr.String(), "srgreport: data set nope done in 0s (failed)\n")
-	require.Contains(t, stderr.String(), "srgreport: wrote "+filepath.Join(out, "index.md")+" in 0s\n")
+// writeLibsvm writes a LIBSVM file with the given lines and returns its path.
+func writeLibsvm(t *testing.T, lines string) string {
+	p := filepath.Join(t.TempDir(), "set.txt")
+	require.NoError(t, os.WriteFile(p, []byte(lines), 0o644))
+	return p
 }
 
-func TestEmbeddedDataset(t *testing.T) {
+// parseFlags rejects a missing path; run reads and checks every data set
+// before measuring anything, and refuses a bad one with an input error (exit
+// status 2) that names it, writing no report.
+func TestBadDataFileStopsBeforeMeasuring(t *testing.T) {
+	for _, c := range []struct {
+		name, lines, want string
+	}{
+		{"gone", "", "no such file"},
+		{"empty", "\n# nothing\n", "no examples"},
+		{"onelabel", "+1 1:1\n+1 2:1\n", "a single label"},
+		{"nanfeature", "+1 1:nan\n-1 2:1\n", "nan"},
+		{"nanlabel", "nan 1:1\n-1 2:1\n", "nan"},
+		{"garbage", "+1 1:x\n", "line 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeLibsvm(t, c.lines)
+			if c.name == "gone" {
+				require.NoError(t, os.Remove(path))
+			}
+			out := t.TempDir()
+			// claims, conformance and scaling on: they must not run.
+			cfg := config{out: out, seed: 3, sampler: "ost", claims: true, conformance: true, scaling: true,
+				experiments: true, override: &tiny, data: dataFlags{{"bad", path}}}
+			var stderr bytes.Buffer
+			err := run(cfg, frozen(&stderr, false))
+			require.Error(t, err)
+			require.ErrorAs(t, err, new(inputError))
+			require.Contains(t, err.Error(), `"bad"`)
+			require.Contains(t, err.Error(), c.want)
+			require.Empty(t, stderr.String(), "no stage started")
+			_, serr := os.Stat(filepath.Join(out, "index.md"))
+			require.ErrorIs(t, serr, os.ErrNotExist)
+		})
+	}
+}
+
+// A run on a generated set writes the report, summary.json with every
+// curve, curves.csv and both Figure 1s.
+func TestGeneratedDataset(t *testing.T) {
 	out := t.TempDir()
 	cfg := config{out: out, seed: 3, sampler: "segtree", experiments: true, override: &tiny}
 	require.NoError(t, run(cfg, frozen(io.Discard, false)))
 	md, err := os.ReadFile(filepath.Join(out, "index.md"))
 	require.NoError(t, err)
-	require.Contains(t, string(md), embeddedName+" (generated from the seed; not in the paper)")
-	for _, f := range []string{"figure1-generated-constant.svg", "figure1-generated-decreasing.svg"} {
-		_, err := os.Stat(filepath.Join(out, f))
-		require.NoError(t, err)
+	require.Contains(t, string(md), generatedName+" (not in the paper)")
+	require.Contains(t, string(md), "without replacement, as the paper does")
+	require.Contains(t, string(md), "![", "figures are embedded")
+	for _, f := range []string{"figure1.svg", "figure1-seconds.svg", "synthetic-error.svg", "synthetic-variance.svg"} {
+		st, err := os.Stat(filepath.Join(out, f))
+		require.NoError(t, err, f)
+		require.Greater(t, st.Size(), int64(1000), f)
 	}
+
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	require.NoError(t, err)
+	var s struct {
+		Datasets []struct {
+			Name   string `json:"name"`
+			Paper  bool   `json:"paper"`
+			Result struct {
+				Protocol string `json:"protocol"`
+				Constant []struct {
+					Method   string    `json:"method"`
+					Epochs   []float64 `json:"epochs"`
+					Seconds  []float64 `json:"seconds"`
+					Log10Err []float64 `json:"log10_err"`
+					Min      []float64 `json:"log10_err_min"`
+					Max      []float64 `json:"log10_err_max"`
+				} `json:"constant"`
+			} `json:"result"`
+			TimeTo []map[string]any `json:"time_to_accuracy"`
+		} `json:"datasets"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.Len(t, s.Datasets, 1)
+	d := s.Datasets[0]
+	require.False(t, d.Paper)
+	require.Equal(t, "without replacement", d.Result.Protocol)
+	require.Len(t, d.Result.Constant, 4)
+	rows := 0
+	for _, c := range d.Result.Constant {
+		require.Len(t, c.Epochs, 2*2+1, "two epochs, two checkpoints each")
+		require.Len(t, c.Seconds, len(c.Epochs))
+		require.Len(t, c.Log10Err, len(c.Epochs))
+		require.Len(t, c.Min, len(c.Epochs))
+		require.Len(t, c.Max, len(c.Epochs))
+		rows += len(c.Epochs)
+	}
+	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
+
+	csvb, err := os.ReadFile(filepath.Join(out, "curves.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(csvb)), "\n")
+	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max", lines[0])
+	var gen int
+	for _, l := range lines[1:] {
+		if strings.HasPrefix(l, generatedName+",constant,") {
+			gen++
+		}
+	}
+	require.Equal(t, rows, gen, "the CSV holds every checkpoint of the constant-step curves")
+}
+
+// The embedded sets parse and are the paper's: by name and size.
+func TestLoadEmbeddedDatasets(t *testing.T) {
+	ds, err := loadDatasets(config{}, sizes{dataRuns: 1, dataEpochs: 1})
+	require.NoError(t, err)
+	require.Len(t, ds, 2)
+	for _, d := range ds {
+		require.True(t, d.Paper, d.Name)
+		require.Equal(t, "embedded", d.Source)
+		require.Equal(t, paperSets[d.Name], d.data.Len())
+	}
+	// A -libsvm set named like a paper's set but of another size is not the paper's.
+	path := writeLibsvm(t, "+1 1:1\n-1 2:1\n")
+	ds, err = loadDatasets(config{data: dataFlags{{"mushrooms", path}}}, sizes{})
+	require.NoError(t, err)
+	require.False(t, ds[0].Paper)
+}
+
+// reach interpolates between the checkpoints around a level and is NaN
+// when the level is never reached.
+func TestReach(t *testing.T) {
+	c := srg.Curve{Evals: []float64{0, 1, 2}, Seconds: []float64{0, 10, 30}, Log10Err: []float64{0, -1, -3}}
+	e, s := reach(c, -2)
+	require.InDelta(t, 1.5, e, 1e-12)
+	require.InDelta(t, 20, s, 1e-12)
+	e, s = reach(c, 0)
+	require.Zero(t, e)
+	require.Zero(t, s)
+	e, s = reach(c, -4)
+	require.True(t, math.IsNaN(e) && math.IsNaN(s))
 }
 
 func TestConformanceSmall(t *testing.T) {
@@ -258,4 +338,55 @@ func TestFmtDuration(t *testing.T) {
 	} {
 		require.Equal(t, c.want, fmtDuration(c.d), "%v", c.d)
 	}
+}
+
+// -replace switches the data-set runs to draws with replacement, and the
+// report says so where it states the protocol.
+func TestReplaceFlag(t *testing.T) {
+	cfg, err := parseFlags([]string{"-replace"}, io.Discard)
+	require.NoError(t, err)
+	require.True(t, cfg.replace)
+	out := t.TempDir()
+	cfg = config{out: out, seed: 3, sampler: "ost", experiments: true, override: &tiny, replace: true}
+	require.NoError(t, run(cfg, frozen(io.Discard, false)))
+	md, err := os.ReadFile(filepath.Join(out, "index.md"))
+	require.NoError(t, err)
+	require.Contains(t, string(md), "- data-set mini-batches: with replacement (`-replace`; not the paper's protocol)")
+	require.Contains(t, string(md), "drawn with replacement (`-replace`; the paper draws without)")
+}
+
+// A set above bigSet examples runs a quarter of the default epochs, unless
+// -epochs is given.
+func TestBigSetEpochs(t *testing.T) {
+	var b strings.Builder
+	for i := range bigSet + 1 {
+		fmt.Fprintf(&b, "%d 1:%d\n", 2*(i%2)-1, i%7+1)
+	}
+	path := writeLibsvm(t, b.String())
+	sz := sizes{dataRuns: 1, dataEpochs: 200}
+	ds, err := loadDatasets(config{data: dataFlags{{"big", path}}}, sz)
+	require.NoError(t, err)
+	require.Equal(t, 50, ds[0].Epochs)
+	ds, err = loadDatasets(config{data: dataFlags{{"big", path}}, epochs: 200}, sz)
+	require.NoError(t, err)
+	require.Equal(t, 200, ds[0].Epochs)
+}
+
+// The tickers: round steps on linear axes, powers of ten on log axes.
+func TestTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (niceTicks{}).Ticks(0, 60) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	require.Equal(t, []string{"0", "10", "20", "30", "40", "50", "60"}, labels)
+	labels = nil
+	for _, tk := range (pow10Ticks{}).Ticks(250, 1.1e6) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	require.Equal(t, []string{"10³", "10⁴", "10⁵", "10⁶"}, labels)
+	require.Equal(t, "⁻¹²", superscript(-12))
 }

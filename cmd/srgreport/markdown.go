@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted/bench"
+	"github.com/reweighted/reweighted/srg"
 )
 
 // Figure keys: the SVG files of the report, by role.
@@ -16,8 +17,8 @@ const (
 	figScaling     = "scaling"
 	figSynthErr    = "synthetic-error"
 	figSynthVar    = "synthetic-variance"
-	figDataConst   = "figure1-%s-constant"
-	figDataDecr    = "figure1-%s-decreasing"
+	figFig1        = "figure1"
+	figFig1Time    = "figure1-seconds"
 	methodSGD      = "SGD"
 	methodSRG      = "SRG"
 	methodSVRG     = "SVRG"
@@ -117,6 +118,15 @@ func (m *mdWriter) header(r *Report) {
 	m.printf("- machine: %s %s/%s, %d CPUs; started %s, took %s\n",
 		r.Go, r.OS, r.Arch, r.CPUs, r.Started.UTC().Format(time.RFC3339), fmtDuration(r.Elapsed))
 	m.printf("- sampler used by SRG in the experiments: `%s`\n", r.Sampler)
+	if len(r.Datasets) > 0 {
+		proto := "without replacement (the paper's protocol)"
+		for _, d := range r.Datasets {
+			if d.Result != nil && d.Result.Protocol == srg.WithReplacement {
+				proto = "with replacement (`-replace`; not the paper's protocol)"
+			}
+		}
+		m.printf("- data-set mini-batches: %s\n", proto)
+	}
 	if errs := r.Errors(); len(errs) > 0 {
 		m.printf("\n**%d problem(s):**\n\n", len(errs))
 		for _, e := range errs {
@@ -376,23 +386,35 @@ func (m *mdWriter) synthetic(r *Report) {
 		m.printf("**Failed:** %s\n", oneLine(y.Err))
 		return
 	}
-	m.printf("n = %d, d = %d, Gaussian features and weights, Cauchy noise, generated from the seed; SGD and SRG with batch 1, ", y.N, y.D)
-	m.printf("α = 1/(2L), ε = 1/(2n), averaged over %d runs of %d epochs (the paper: %d runs). ", y.Runs, y.Epochs, paperSyntheticNRuns)
+	res := y.Result
+	m.printf("n = %d, d = %d, Gaussian features and weights, Cauchy noise, generated from the seed; SGD and SRG with batch 1, ", res.N, res.D)
+	m.printf("α = 1/(2L), ε = 1/(2n), x_0 = 0, averaged over %d runs of %d epochs (the paper: %d runs). ", y.Runs, y.Epochs, paperSyntheticNRuns)
 	m.printf("The final error is the mean log10 relative error over the last quarter of the run.\n")
 	m.table("Quantity", "paper", "measured")
-	m.row("r = σ²/σ*² at x*", fmt.Sprintf("≈ %d", paperSyntheticR), fmtF(y.RatioR, 1))
+	m.row("r = σ²/σ*² at x*", fmt.Sprintf("≈ %d", paperSyntheticR), fmtF(res.RatioR, 1))
 	if rs := y.SeedRatios; len(rs) > 0 {
 		q := append([]float64(nil), rs...)
 		sort.Float64s(q)
 		m.row(fmt.Sprintf("r on the sets of the next %d seeds: median [min, max]", len(q)), "—",
 			fmt.Sprintf("%s [%s, %s]", fmtF(median(q), 1), fmtF(q[0], 1), fmtF(q[len(q)-1], 1)))
 	}
-	m.row("final log10 relative error, SGD", "—", fmtF(y.Log10ErrSGD, 2))
-	m.row("final log10 relative error, SRG", "—", fmtF(y.Log10ErrSRG, 2))
-	m.row("orders of magnitude gained by SRG (SGD − SRG)", fmt.Sprintf("≈ %.0f", paperSyntheticGain), fmtF(y.Log10ErrSGD-y.Log10ErrSRG, 2))
+	m.row("final log10 relative error, SGD", "—", fmtF(res.Log10ErrSGD, 2))
+	m.row("final log10 relative error, SRG", "—", fmtF(res.Log10ErrSRG, 2))
+	m.row("orders of magnitude gained by SRG (SGD − SRG)", fmt.Sprintf("≈ %.0f", paperSyntheticGain), fmtF(res.Log10ErrSGD-res.Log10ErrSRG, 2))
 	// The paper gives r, not its logarithm: quote r next to the derived value.
 	m.row("gain the variance ratio predicts, log10 r", fmt.Sprintf("%s (log10 %d)", fmtF(math.Log10(paperSyntheticR), 2), paperSyntheticR),
-		fmtF(math.Log10(y.RatioR), 2))
+		fmtF(math.Log10(res.RatioR), 2))
+	fl := y.Floor
+	m.printf("\n**Why SGD ends above where it started.** With x_0 = 0 the starting error is ‖x*‖² = %s. ", fmtG(fl.XStarSq, 3))
+	m.printf("SGD with a constant step α does not converge: it settles where the pull towards x* balances the noise of ")
+	m.printf("its gradient estimate, at E‖x_k − x*‖² of order α·σ²/μ (Gower et al. 2019, Theorem 3.1, bound it by 2α·σ²/μ). ")
+	m.printf("Here α = %s, σ² = %s (the mean squared gradient norm at x*, large because the Cauchy noise puts a few huge ", fmtG(fl.Alpha, 3), fmtG(fl.Sigma2, 3))
+	m.printf("residuals in the data) and μ = λ_min(AᵀA/n) = %s, so α·σ²/μ = %s, which is 10^%s times ‖x*‖²: ",
+		fmtG(fl.Mu, 3), fmtG(fl.Alpha*fl.Sigma2/fl.Mu, 3), fmtF(fl.Log10Rel, 2))
+	m.printf("SGD's relative error rises from 1 (log10 0) towards that floor (the dashed line) and fluctuates below it. ")
+	m.printf("SRG's estimate has variance σ*² = %s at x* instead of σ², r = %s times smaller, so its floor is lower by about log10 r = %s; ",
+		fmtG(res.SigmaStar2, 3), fmtF(res.RatioR, 1), fmtF(math.Log10(res.RatioR), 2))
+	m.printf("the measured gap is %s.\n", fmtF(res.Log10ErrSGD-res.Log10ErrSRG, 2))
 	m.figure(r, figSynthErr)
 	m.figure(r, figSynthVar)
 }
@@ -400,60 +422,231 @@ func (m *mdWriter) synthetic(r *Report) {
 // final returns the final log10 error of method under schedule, NaN if not
 // measured.
 func final(d Dataset, schedule, method string) float64 {
-	if v, ok := d.FinalLog10[schedule+"/"+method]; ok {
+	if d.Result == nil {
+		return math.NaN()
+	}
+	if v, ok := d.Result.FinalLog10[schedule+"/"+method]; ok {
 		return v
 	}
 	return math.NaN()
 }
 
+// protocolText says how the data-set runs drew their mini-batches.
+func protocolText(r *Report) string {
+	for _, d := range r.Datasets {
+		if d.Result != nil && d.Result.Protocol == srg.WithReplacement {
+			return "with replacement (`-replace`; the paper draws without): SGD and SVRG uniformly, SRG from p_k, " +
+				"each example weighted 1/(n p_k^i)"
+		}
+	}
+	return "without replacement, as the paper does: SGD and SVRG draw m distinct examples uniformly; SRG draws them by " +
+		"ordered successive sampling from p_k (each from p_k restricted to the examples not yet drawn, " +
+		"`reweighted.DrawBatch`) and weights them with Des Raj's estimator for ordered samples (`srg.DesRajWeights`), " +
+		"which is unbiased. The paper cites El Hanchi and Stephens (2020) for its bias correction without stating it; " +
+		"Des Raj's is the classical unbiased estimator for this design and is the one used here"
+}
+
 func (m *mdWriter) datasets(r *Report) {
 	m.printf("\n### ℓ2-regularised logistic regression (Section 5, the paper's Figure 1)\n\n")
 	if len(r.Datasets) == 0 {
-		m.printf("No data set in this run (add them with `-libsvm name=path`).\n")
+		m.printf("No data set in this run.\n")
 		return
 	}
-	m.printf("Rows normalised to unit norm, μ = 1/n, mini-batches of m indices drawn independently with replacement ")
-	m.printf("(the paper draws without replacement and corrects the bias of the importance-sampling estimator); constant step α = 1/(2𝓛) with SRG's ε = 1/(2n), ")
-	m.printf("and the decreasing steps of Appendix C with ε_k = 𝓛α_k/n. Final log10 relative error after the last epoch, ")
-	m.printf("averaged over runs. The paper reports r in [%.0f, %.0f] on its four data sets and SRG about %.0f order of magnitude ",
+	m.printf("Rows normalised to unit norm, μ = 1/n, x_0 = 0, mini-batches of m = 128 drawn %s. ", protocolText(r))
+	m.printf("Constant step α = 1/(2𝓛) with SRG's ε = 1/(2n), and the decreasing steps of Appendix C with ε_k = 𝓛α_k/n. ")
+	m.printf("The table gives the final log10 relative error after the last epoch, averaged over runs. ")
+	m.printf("For the paper's data sets it quotes the paper: r in [%.0f, %.0f] on its four sets, and SRG about %.0f order of magnitude ",
 		paperDatasetRLo, paperDatasetRHi, paperDatasetGain)
-	m.printf("more accurate than SGD at constant step; at decreasing steps, %s.\n", paperDatasetNote)
+	m.printf("more accurate than SGD at constant step (at decreasing steps: %s). ", paperDatasetNote)
+	m.printf("At a constant step the gap between SGD and SRG opens only once SGD reaches its noise floor ")
+	m.printf("(on mushrooms after about 100 epochs); a shorter run (`-quick`, `-epochs`) understates it.\n")
 	m.table("Data set", "n", "d", "runs × epochs", "r paper", "r measured",
 		"const SGD", "const SRG", "const SVRG", "gain SGD − SRG paper", "gain measured",
 		"decr SGD", "decr SRG", "decr Reshuffled")
 	for _, d := range r.Datasets {
 		name := d.Name
-		if d.Embedded {
-			name += " (generated from the seed; not in the paper)"
+		if !d.Paper {
+			name += " (not in the paper)"
 		}
-		if d.Err != "" {
+		if d.Result == nil {
 			m.row(name, "—", "—", "—", "—", "**failed**", "—", "—", "—", "—", "—", "—", "—", "—")
 			continue
 		}
-		rPaper := fmt.Sprintf("%.0f–%.0f", paperDatasetRLo, paperDatasetRHi)
-		gainPaper := fmt.Sprintf("≈ %.0f", paperDatasetGain)
-		if d.Embedded {
-			rPaper, gainPaper = "—", "—"
+		rPaper, gainPaper := "—", "—"
+		if d.Paper {
+			rPaper = fmt.Sprintf("%.0f–%.0f", paperDatasetRLo, paperDatasetRHi)
+			gainPaper = fmt.Sprintf("≈ %.0f", paperDatasetGain)
 		}
-		m.row(name, fmt.Sprint(d.N), fmt.Sprint(d.D), fmt.Sprintf("%d × %d", d.Runs, d.Epochs), rPaper, fmtF(d.RatioR, 2),
+		m.row(name, fmt.Sprint(d.Result.N), fmt.Sprint(d.Result.D), fmt.Sprintf("%d × %d", d.Runs, d.Epochs), rPaper, fmtF(d.Result.RatioR, 2),
 			fmtF(final(d, "constant", methodSGD), 2), fmtF(final(d, "constant", methodSRG), 2), fmtF(final(d, "constant", methodSVRG), 2),
 			gainPaper, fmtF(final(d, "constant", methodSGD)-final(d, "constant", methodSRG), 2),
 			fmtF(final(d, "decreasing", methodSGD), 2), fmtF(final(d, "decreasing", methodSRG), 2), fmtF(final(d, "decreasing", methodShuffled), 2))
 	}
+	m.printf("\n")
 	for _, d := range r.Datasets {
-		m.printf("\n#### %s\n", d.Name)
-		if d.Err != "" {
-			m.printf("\n**Failed:** %s\n", oneLine(d.Err))
+		switch {
+		case d.Err != "":
+			m.printf("- %s: **failed:** %s\n", d.Name, oneLine(d.Err))
+		case d.Source == "embedded":
+			m.printf("- %s: embedded in the command (UCI data, CC BY 4.0; see the README); took %s.\n", d.Name, fmtDuration(d.Elapsed))
+		case d.Source == generatedName:
+			m.printf("- %s: generated from the seed (labels: sign of the synthetic regression target); took %s.\n", d.Name, fmtDuration(d.Elapsed))
+		default:
+			m.printf("- %s: read from `%s`; took %s.\n", d.Name, d.Source, fmtDuration(d.Elapsed))
+		}
+	}
+	m.figure(r, figFig1)
+	m.timeTo(r)
+	m.stepCost(r)
+	m.figure(r, figFig1Time)
+	m.printf("\nEvery curve (epochs, seconds, mean log10 relative error and its smallest and largest value over the runs) ")
+	m.printf("is in `summary.json` and in `curves.csv`, to re-plot.\n")
+}
+
+// stepCost says how much longer than SGD's an SRG epoch took, from the
+// seconds at the end of the constant-step curves.
+func (m *mdWriter) stepCost(r *Report) {
+	var parts []string
+	for _, d := range r.Datasets {
+		if d.Result == nil {
 			continue
 		}
-		if d.Path != "" {
-			m.printf("\nRead from `%s`; batch %d; took %s.\n", d.Path, d.Batch, fmtDuration(d.Elapsed))
-		} else {
-			m.printf("\nGenerated from the seed (labels: sign of the synthetic regression target); batch %d; took %s.\n",
-				d.Batch, fmtDuration(d.Elapsed))
+		var sgd, srgT, epochs float64
+		for _, c := range d.Result.Constant {
+			last := c.Seconds[len(c.Seconds)-1]
+			epochs = c.Evals[len(c.Evals)-1]
+			switch c.Method {
+			case methodSGD:
+				sgd = last
+			case methodSRG:
+				srgT = last
+			}
 		}
-		m.figure(r, fmt.Sprintf(figDataConst, d.Name))
-		m.figure(r, fmt.Sprintf(figDataDecr, d.Name))
+		if sgd > 0 && srgT > 0 {
+			perEx := 1e6 / (epochs * float64(d.Result.N)) // µs per example
+			parts = append(parts, fmt.Sprintf("%s %s× (%s µs against %s µs per example)", d.Name, fmtF(srgT/sgd, 1),
+				fmtG(srgT*perEx, 2), fmtG(sgd*perEx, 2)))
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	m.printf("\nAn epoch of SRG took, in wall-clock time, this many times an epoch of SGD (constant step, mean over runs): %s. ",
+		strings.Join(parts, ", "))
+	m.printf("SRG adds to each example a draw from the sampler and an update of its key (section 3 gives their cost against n), ")
+	m.printf("next to a gradient that, for a sparse row, costs little. ")
+	slower, faster := 0, 0
+	for _, d := range r.Datasets {
+		if s, g, ok := deepestCommon(d); ok {
+			if s > g {
+				slower++
+			} else {
+				faster++
+			}
+		}
+	}
+	switch {
+	case slower > 0 && faster == 0:
+		m.printf("At the smallest relative error both reached, SRG took longer than SGD on every data set: ")
+		m.printf("up to that accuracy its gain in epochs does not pay for its sampler in time.")
+	case faster > 0 && slower == 0:
+		m.printf("At the smallest relative error both reached, SRG was faster than SGD on every data set.")
+	case faster > 0:
+		m.printf("At the smallest relative error both reached, SRG was faster than SGD on %d data set(s) and slower on %d.", faster, slower)
+	}
+	var only []string
+	for _, d := range r.Datasets {
+		if lv, ok := onlySRG(d); ok {
+			only = append(only, fmt.Sprintf("1e%d on %s", int(lv), d.Name))
+		}
+	}
+	if len(only) > 0 {
+		m.printf(" Below SGD's noise floor the comparison is not one of time: at the constant step SRG reached %s, ", strings.Join(only, ", "))
+		m.printf("which SGD did not reach in the run at all.")
+	}
+	m.printf("\n")
+}
+
+// onlySRG returns the smallest accuracy level that SRG reached at the
+// constant step and SGD did not.
+func onlySRG(d Dataset) (level float64, ok bool) {
+	for _, lv := range accuracyLevels {
+		srgOK, sgdOK := false, false
+		for _, t := range d.TimeTo {
+			if t.Schedule == "constant" && t.Log10 == lv && !math.IsNaN(t.Seconds) {
+				srgOK = srgOK || t.Method == methodSRG
+				sgdOK = sgdOK || t.Method == methodSGD
+			}
+		}
+		if srgOK && !sgdOK {
+			level, ok = lv, true
+		}
+	}
+	return level, ok
+}
+
+// deepestCommon returns the seconds SRG and SGD took, at constant step, to
+// reach the smallest accuracy level both reached.
+func deepestCommon(d Dataset) (srgS, sgdS float64, ok bool) {
+	for _, lv := range accuracyLevels {
+		var s, g = math.NaN(), math.NaN()
+		for _, t := range d.TimeTo {
+			if t.Schedule == "constant" && t.Log10 == lv {
+				switch t.Method {
+				case methodSRG:
+					s = t.Seconds
+				case methodSGD:
+					g = t.Seconds
+				}
+			}
+		}
+		if !math.IsNaN(s) && !math.IsNaN(g) {
+			srgS, sgdS, ok = s, g, true
+		}
+	}
+	return srgS, sgdS, ok
+}
+
+// timeTo writes the time-to-accuracy table.
+func (m *mdWriter) timeTo(r *Report) {
+	any := false
+	for _, d := range r.Datasets {
+		any = any || len(d.TimeTo) > 0
+	}
+	if !any {
+		return
+	}
+	m.printf("\n**Wall-clock time, beyond the paper.** An SRG step costs more than an SGD step (a draw from the sampler and a ")
+	m.printf("key update per example), so fewer epochs need not mean less time. The table gives, for each method, the epochs and ")
+	m.printf("the measured seconds its mean curve takes to reach a relative error of 1e-1, 1e-2, 1e-3 and 1e-4 (interpolated between ")
+	m.printf("checkpoints; — if not reached in the run). Seconds are the time spent in iterations, averaged over runs, with ")
+	m.printf("the runs of a method executed %d at a time on this %d-CPU machine: compare methods within a data set, not across machines.\n",
+		r.CPUs, r.CPUs)
+	head := []string{"Data set", "Steps", "Method"}
+	for _, lv := range accuracyLevels {
+		head = append(head, fmt.Sprintf("1e%d: epochs", int(lv)), fmt.Sprintf("1e%d: seconds", int(lv)))
+	}
+	m.table(head...)
+	for _, d := range r.Datasets {
+		seen := map[string]bool{}
+		for _, t := range d.TimeTo {
+			k := t.Schedule + "/" + t.Method
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			cells := []string{d.Name, t.Schedule, t.Method}
+			for _, lv := range accuracyLevels {
+				e, s := "—", "—"
+				for _, u := range d.TimeTo {
+					if u.Schedule == t.Schedule && u.Method == t.Method && u.Log10 == lv {
+						e, s = fmtF(u.Epochs, 1), fmtG(u.Seconds, 2)
+					}
+				}
+				cells = append(cells, e, s)
+			}
+			m.row(cells...)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted/proofs"
+	"github.com/reweighted/reweighted/srg"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,8 +19,8 @@ func fixture() *Report {
 	return &Report{
 		Seed: 7, Quick: true, Sampler: "segtree", Go: "go1.26", OS: "linux", Arch: "amd64", CPUs: 2,
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Elapsed: 90 * time.Second,
-		Claims: []Claim{
-			{Claim: "Lemma 1", Test: "TestLemma1", Statement: "p* minimises", Instances: 300, WorstRatio: 0.5, Pass: true, Notes: "a | b"},
+		Claims: []proofs.Result{
+			{Claim: "Lemma 1", Test: "TestLemma1", Statement: "p* minimises <", Instances: 300, WorstRatio: 0.5, Pass: true, Notes: "a | b"},
 			{Claim: "Lemma 9", Test: "TestLemma9", Statement: "false claim", Instances: 3, WorstRatio: math.Inf(1)},
 		},
 		Conformance: []Conformance{
@@ -41,12 +42,25 @@ func fixture() *Report {
 			Fits:   []Fit{{Impl: "ost", Op: "step", Model: "log2", Slope: 51.25, R2: 0.987, From: 256, To: 1 << 20}},
 			Ratios: []Ratio{{Impl: "ost", N: 256, Eps0: 5, Step: 6.172}},
 		},
-		Synthetic: &Synthetic{N: 1000, D: 10, Runs: 100, Epochs: 30, RatioR: 48.25, Log10ErrSGD: -1.5, Log10ErrSRG: -3.25,
-			SeedRatios: []float64{30, 10, 200, 20}},
+		Synthetic: &Synthetic{Runs: 100, Epochs: 30, Result: &srg.SyntheticResult{N: 1000, D: 10, RatioR: 48.25, Log10ErrSGD: -1.5, Log10ErrSRG: -3.25,
+			SigmaStar2: 2},
+			SeedRatios: []float64{30, 10, 200, 20},
+			Floor:      NoiseFloor{Alpha: 0.5, Sigma2: 100, Mu: 2, XStarSq: 4, Log10Rel: math.Log10(0.5 * 100 / 2 / 4)}},
 		Datasets: []Dataset{
-			{Name: "mushrooms", Path: "data/mushrooms.gz", N: 8124, D: 112, Runs: 10, Epochs: 50, Batch: 128, RatioR: 7.5, Elapsed: 200 * time.Millisecond,
-				FinalLog10: map[string]float64{"constant/SGD": -2, "constant/SRG": -3.125, "constant/SVRG": -6, "decreasing/SGD": math.Inf(-1)}},
-			{Name: "w8a", Path: "missing.gz", Err: `cannot read data set "w8a": open missing.gz: no such file or directory`},
+			{Name: "mushrooms", Source: "data/mushrooms.gz", Paper: true, Runs: 10, Epochs: 50, Batch: 128, Elapsed: 200 * time.Millisecond,
+				Result: &srg.DatasetResult{N: 8124, D: 112, RatioR: 7.5, Protocol: srg.WithoutReplacement,
+					FinalLog10: map[string]float64{"constant/SGD": -2, "constant/SRG": -3.125, "constant/SVRG": -6, "decreasing/SGD": math.Inf(-1)},
+					Constant: []srg.Curve{
+						{Method: "SGD", Evals: []float64{0, 2}, Seconds: []float64{0, 0.001}, Log10Err: []float64{0, -1.5}},
+						{Method: "SRG", Evals: []float64{0, 2}, Seconds: []float64{0, 0.01}, Log10Err: []float64{0, -2.5}},
+					}},
+				TimeTo: []TimeTo{{Schedule: "constant", Method: "SGD", Log10: -1, Epochs: 1.25, Seconds: 0.5},
+					{Schedule: "constant", Method: "SGD", Log10: -2, Epochs: math.NaN(), Seconds: math.NaN()},
+					{Schedule: "constant", Method: "SRG", Log10: -1, Epochs: 1.2, Seconds: 5},
+					{Schedule: "constant", Method: "SRG", Log10: -2, Epochs: 3, Seconds: 9}}},
+			{Name: "other", Source: "o.txt", Runs: 1, Epochs: 1, Batch: 128,
+				Result: &srg.DatasetResult{N: 500, D: 3, RatioR: 2, Protocol: srg.WithoutReplacement, FinalLog10: map[string]float64{}}},
+			{Name: "w8a", Source: "w8a.gz", Err: "experiment failed: the iterate diverged"},
 		},
 		Errata: []Erratum{
 			{Where: "Lemma 5 proof", Text: "≤", Correction: "≥", Check: "TestLemma5", Tried: 1710, PrintedFails: 12},
@@ -64,7 +78,7 @@ func TestMarkdownSections(t *testing.T) {
 		"## 1. The paper's claims", "## 2. Backend conformance", "## 3. Cost per SRG step",
 		"## 4. Experiments", "## 5. Errata",
 		// the claims table, with a pipe escaped and the failure marked
-		"| Lemma 1 | p* minimises | `TestLemma1` | 300 | 0.5 | pass | a \\| b |",
+		"| Lemma 1 | p* minimises < | `TestLemma1` | 300 | 0.5 | pass | a \\| b |",
 		"| Lemma 9 | false claim | `TestLemma9` | 3 | ∞ | **fail** |",
 		"1 of 2 claims held.", "up to floating-point rounding: a check accepts a ratio up to 1 + 1e-9",
 		"took 1m30s",
@@ -90,20 +104,31 @@ func TestMarkdownSections(t *testing.T) {
 		"| r on the sets of the next 4 seeds: median [min, max] | — | 25.0 [10.0, 200.0] |",
 		"| orders of magnitude gained by SRG (SGD − SRG) | ≈ 2 | 1.75 |",
 		"| gain the variance ratio predicts, log10 r | 1.70 (log10 50) | 1.68 |",
-		"(Section 5, the paper's Figure 1)", "mini-batches of m indices drawn independently with replacement",
-		"Read from `data/mushrooms.gz`; batch 128; took 0.2s.",
+		"(Section 5, the paper's Figure 1)", "mini-batches of m = 128 drawn without replacement, as the paper does",
+		"Des Raj's estimator", "- data-set mini-batches: without replacement (the paper's protocol)",
+		"- mushrooms: read from `data/mushrooms.gz`; took 0.2s.",
 		"| mushrooms | 8124 | 112 | 10 × 50 | 5–10 | 7.50 | -2.00 | -3.12 | -6.00 | ≈ 1 | 1.12 | −∞ | — | — |",
-		"| w8a | — | — | — | — | **failed** |",
-		`**Failed:** cannot read data set "w8a": open missing.gz: no such file or directory`,
+		// a set not in the paper gets no paper numbers
+		"| other (not in the paper) | 500 | 3 | 1 × 1 | — | 2.00 | — | — | — | — |",
+		"| w8a (not in the paper) | — | — | — | — | **failed** |",
+		"- w8a: **failed:** experiment failed: the iterate diverged",
+		// time to accuracy
+		"| mushrooms | constant | SGD | 1.2 | 0.5 | — | — | — | — | — | — |",
+		// SRG's cost per epoch and what it buys
+		"mushrooms 10.0× (0.62 µs against 0.062 µs per example)",
+		"SRG took longer than SGD on every data set",
+		"SRG reached 1e-2 on mushrooms, which SGD did not reach in the run at all.",
+		// the synthetic noise floor, with its numbers
+		"α·σ²/μ = 25, which is 10^0.80 times ‖x*‖²",
 		// errata
 		"| Lemma 5 proof | ≤ | ≥ | TestLemma5 | printed fails on 12 of 1710; corrected on 0 |",
 		"| Lemma 1 | x | y | TestLemma1 | — |",
 		// the problems are listed at the top
-		"claim failed: Lemma 9", "conformance: ost: state 2: λ off", "data set w8a: cannot read",
+		"claim failed: Lemma 9", "conformance: ost: state 2: λ off", "data set w8a: experiment failed",
 	} {
 		require.Contains(t, md, want)
 	}
-	require.Less(t, strings.Index(md, "data set w8a: cannot read"), strings.Index(md, "## 1."),
+	require.Less(t, strings.Index(md, "data set w8a: experiment failed"), strings.Index(md, "## 1."),
 		"problems are listed before the first section")
 }
 
@@ -122,34 +147,47 @@ func TestSummaryJSONSchema(t *testing.T) {
 	require.NoError(t, err)
 	var s map[string]any
 	require.NoError(t, json.Unmarshal(b, &s))
-	for _, k := range []string{"seed", "quick", "sampler", "synthetic", "datasets", "claims", "conformance", "scaling", "fits", "gonum_ratios", "errata", "errors"} {
+	for _, k := range []string{"seed", "quick", "sampler", "elapsed_seconds", "synthetic", "datasets", "claims",
+		"conformance", "differential", "scaling", "errata", "figures", "errors"} {
 		require.Contains(t, s, k)
 	}
+	require.Equal(t, 90.0, s["elapsed_seconds"], "durations are in seconds")
 	syn := s["synthetic"].(map[string]any)
-	require.Equal(t, 48.25, syn["ratio_r"])
-	require.Equal(t, -1.5, syn["log10_err_sgd"])
-	require.Equal(t, -3.25, syn["log10_err_srg"])
+	res := syn["result"].(map[string]any)
+	require.Equal(t, 48.25, res["ratio_r"])
+	require.Equal(t, -1.5, res["log10_err_sgd"])
 	require.Equal(t, []any{30.0, 10.0, 200.0, 20.0}, syn["ratio_r_other_seeds"])
 
-	ds := s["datasets"].(map[string]any)
-	mush := ds["mushrooms"].(map[string]any)
-	require.Equal(t, 7.5, mush["ratio_r"])
-	final := mush["final_log10"].(map[string]any)
+	ds := s["datasets"].([]any)
+	require.Len(t, ds, 3)
+	mush := ds[0].(map[string]any)
+	require.Equal(t, "mushrooms", mush["name"])
+	mres := mush["result"].(map[string]any)
+	require.Equal(t, 7.5, mres["ratio_r"])
+	require.Equal(t, "without replacement", mres["protocol"])
+	final := mres["final_log10"].(map[string]any)
 	require.Equal(t, -3.125, final["constant/SRG"])
 	require.Nil(t, final["decreasing/SGD"], "−∞ is encoded as null")
-	require.Contains(t, ds["w8a"].(map[string]any)["error"], "no such file")
+	tt := mush["time_to_accuracy"].([]any)
+	require.Nil(t, tt[1].(map[string]any)["seconds"], "not reached is null")
+	w8a := ds[2].(map[string]any)
+	require.Contains(t, w8a["error"], "diverged")
+	require.Nil(t, w8a["result"])
 
 	claims := s["claims"].([]any)
 	require.Len(t, claims, 2)
 	c0 := claims[0].(map[string]any)
-	for _, k := range []string{"claim", "test", "statement", "instances", "worst_ratio", "pass"} {
-		require.Contains(t, c0, k)
+	require.Equal(t, "p* minimises <", c0["Statement"])
+	require.Contains(t, string(b), `"p* minimises <"`, "no HTML escapes in summary.json")
+	for _, k := range []string{"Claim", "Test", "Statement", "Instances", "WorstRatio", "Pass"} {
+		require.Contains(t, c0, k, "proofs.Result as it comes")
 	}
-	require.Nil(t, claims[1].(map[string]any)["worst_ratio"], "+∞ is encoded as null")
+	require.Nil(t, claims[1].(map[string]any)["WorstRatio"], "+∞ is encoded as null")
 
-	sc := s["scaling"].([]any)
-	require.Len(t, sc, 6, "every point, the floor included")
-	p0 := sc[0].(map[string]any)
+	sc := s["scaling"].(map[string]any)
+	pts := sc["points"].([]any)
+	require.Len(t, pts, 6, "every point, the floor included")
+	p0 := pts[0].(map[string]any)
 	require.Equal(t, "ost", p0["impl"])
 	require.Equal(t, 1234.4, p0["ns_per_op"])
 	require.Equal(t, float64(256), p0["n"])
@@ -163,8 +201,8 @@ func TestSummaryJSONEmpty(t *testing.T) {
 	var s map[string]any
 	require.NoError(t, json.Unmarshal(b, &s))
 	require.Nil(t, s["synthetic"])
-	require.Equal(t, map[string]any{}, s["datasets"])
-	require.Equal(t, []any{}, s["claims"], "empty lists are [] rather than null")
+	require.Equal(t, []any{}, s["datasets"], "empty lists are [] rather than null")
+	require.Equal(t, []any{}, s["claims"])
 }
 
 // errata attaches to each erratum the counts measured for it, by place, and

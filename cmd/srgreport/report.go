@@ -1,49 +1,52 @@
 package main
 
 import (
+	"bytes"
+	"encoding"
 	"encoding/json"
 	"math"
+	"reflect"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/proofs"
+	"github.com/reweighted/reweighted/srg"
 )
 
 // Report is everything index.md and summary.json show. The stages fill it
 // from measurement; the writers only format it, so they can be tested on
-// small fixed values.
+// small fixed values. summary.json is the Report itself, encoded by its
+// struct tags (see encodeJSON), so every number in index.md is also there.
 type Report struct {
-	Seed                 uint64
-	Quick                bool
-	Sampler              string // the backend the experiments use
-	Go, OS, Arch         string
-	CPUs                 int
-	Started              time.Time
-	Elapsed              time.Duration
-	Claims               []Claim
-	Conformance          []Conformance
-	ConfMaxN, ConfBigN   int // the largest states checked
-	Differential         Differential
-	Scaling              Scaling
-	Synthetic            *Synthetic // nil if the stage did not run
-	Datasets             []Dataset
-	Errata               []Erratum
-	errataCounts         []proofs.ErratumCount // from the claims, for Errata
-	Figures              map[string]Figure     // by figure key (see figure names)
-	FigureErrs           []string
-	ExperimentsSkipped   bool
-	ExperimentsSkipNotes string
-}
-
-// Claim is one row of the verification table.
-type Claim struct {
-	Claim, Test, Statement string
-	Instances              int
-	// WorstRatio is the largest left side / right side observed: at most 1
-	// when the claim held.
-	WorstRatio float64
-	Pass       bool
-	Notes      string
+	Seed    uint64        `json:"seed"`
+	Quick   bool          `json:"quick"`
+	Sampler string        `json:"sampler"` // the backend the experiments use
+	Go      string        `json:"go"`
+	OS      string        `json:"os"`
+	Arch    string        `json:"arch"`
+	CPUs    int           `json:"cpus"`
+	Started time.Time     `json:"started"`
+	Elapsed time.Duration `json:"elapsed_seconds"`
+	// Claims are package proofs' results as they come.
+	Claims       []proofs.Result `json:"claims"`
+	Conformance  []Conformance   `json:"conformance"`
+	ConfMaxN     int             `json:"conformance_max_n"` // the largest states checked
+	ConfBigN     int             `json:"conformance_big_n"`
+	Differential Differential    `json:"differential"`
+	Scaling      Scaling         `json:"scaling"`
+	Synthetic    *Synthetic      `json:"synthetic"` // nil if the stage did not run
+	Datasets     []Dataset       `json:"datasets"`
+	Errata       []Erratum       `json:"errata"`
+	// Figures maps a figure key (see figure names) to its file.
+	Figures              map[string]Figure `json:"figures"`
+	FigureErrs           []string          `json:"-"`
+	ExperimentsSkipped   bool              `json:"-"`
+	ExperimentsSkipNotes string            `json:"-"`
+	// Problems repeats Errors() for summary.json.
+	Problems []string `json:"errors"`
 }
 
 // Erratum is one correction to the paper. For a step of a proof that the
@@ -51,110 +54,150 @@ type Claim struct {
 // step as printed fails and CorrectedFails those where the correction does
 // (Tried is 0 for errata checked otherwise).
 type Erratum struct {
-	Where, Text, Correction, Check      string
-	Tried, PrintedFails, CorrectedFails int
+	Where          string `json:"where"`
+	Text           string `json:"text"`
+	Correction     string `json:"correction"`
+	Check          string `json:"check"`
+	Tried          int    `json:"tried"`
+	PrintedFails   int    `json:"printed_fails"`
+	CorrectedFails int    `json:"corrected_fails"`
 }
 
 // Conformance is what the accuracy checks of the contract found for one
 // backend.
 type Conformance struct {
-	Backend string
+	Backend string `json:"backend"`
 	// States is the number of random states, Checks the number of (state, ε)
 	// pairs verified, Failures how many of them failed.
-	States, Checks, Failures int
-	FirstFailure             string
+	States       int    `json:"states"`
+	Checks       int    `json:"checks"`
+	Failures     int    `json:"failures"`
+	FirstFailure string `json:"first_failure,omitempty"`
 }
 
 // Differential is what the comparison of the backends with each other
 // found: the same ρ, λ within DiffRel, and the same item for every u that is
 // not within samplertest.UDist of an interval edge.
 type Differential struct {
-	States, Solves, Samples int
+	States  int `json:"states"`
+	Solves  int `json:"solves"`
+	Samples int `json:"samples"`
 	// AtEdge counts draws where the backends disagreed on a u within
 	// samplertest.UDist of an exact interval edge, which the contract allows.
-	AtEdge       int
-	Failures     int
-	FirstFailure string
+	AtEdge       int    `json:"at_edge"`
+	Failures     int    `json:"failures"`
+	FirstFailure string `json:"first_failure,omitempty"`
 }
 
 // Point is one benchmark measurement.
 type Point struct {
-	Impl         string
-	Op           string
-	N            int
-	NsPerOp      float64
-	BytesPerItem float64
-	AllocsPerOp  int64
+	Impl         string  `json:"impl"`
+	Op           string  `json:"op"`
+	N            int     `json:"n"`
+	NsPerOp      float64 `json:"ns_per_op"`
+	BytesPerItem float64 `json:"bytes_per_item"`
+	AllocsPerOp  int64   `json:"allocs_per_op"`
 }
 
 // Fit is a least-squares line through one impl's points for one op.
 type Fit struct {
-	Impl, Op string
+	Impl string `json:"impl"`
+	Op   string `json:"op"`
 	// Model is "log2" (ns against log2 n: Slope is ns per doubling of n) or
 	// "loglog" (log ns against log n: Slope 1 means linear in n).
-	Model            string
-	Slope, Intercept float64
-	R2               float64
-	From, To         int // the range of n fitted
+	Model     string  `json:"model"`
+	Slope     float64 `json:"slope"`
+	Intercept float64 `json:"intercept"`
+	R2        float64 `json:"r2"`
+	From      int     `json:"from_n"` // the range of n fitted
+	To        int     `json:"to_n"`
 }
 
 // Ratio is a backend's time per step divided by gonum's Weighted at the
 // same n: Eps0 compares the ε = 0 steps, which do the same work; Step
 // compares the backend's ε = 1/(2n) step.
 type Ratio struct {
-	Impl       string
-	N          int
-	Eps0, Step float64
+	Impl string  `json:"impl"`
+	N    int     `json:"n"`
+	Eps0 float64 `json:"eps0_over_gonum"`
+	Step float64 `json:"step_over_gonum"`
 }
 
 // Scaling is the cost-per-step stage.
 type Scaling struct {
-	Benchtime time.Duration // per measurement
-	Reps      int           // measurements per point; the fastest is kept
-	Points    []Point
-	Fits      []Fit
-	Ratios    []Ratio
-	Err       string
+	Benchtime time.Duration `json:"benchtime_seconds"` // per measurement
+	Reps      int           `json:"reps"`              // measurements per point; the fastest is kept
+	Points    []Point       `json:"points"`
+	Fits      []Fit         `json:"fits"`
+	Ratios    []Ratio       `json:"gonum_ratios"`
+	Err       string        `json:"error,omitempty"`
 }
 
-// Curve is one method's averaged trajectory.
-type Curve struct {
-	Method   string
-	Evals    []float64 // gradient evaluations / n
-	Log10Err []float64
-	Log10Var []float64 // nil when not measured
-}
-
-// Synthetic is the experiment of the paper's supplement.
+// Synthetic is the experiment of the paper's supplement: srg.Synthetic's
+// result as it comes, with what the report adds.
 type Synthetic struct {
-	N, D, Runs, Epochs       int
-	RatioR                   float64
-	Log10ErrSGD, Log10ErrSRG float64
-	Curves                   []Curve
+	Runs   int `json:"runs"`
+	Epochs int `json:"epochs"`
+	// Result is nil if the experiment failed.
+	Result *srg.SyntheticResult `json:"result"`
 	// SeedRatios holds r for the sets of other seeds, to show its spread.
-	SeedRatios []float64
-	Elapsed    time.Duration
-	Err        string
+	SeedRatios []float64 `json:"ratio_r_other_seeds"`
+	// Floor is SGD's noise floor, the level its relative error settles at
+	// (see sgdFloor).
+	Floor   NoiseFloor    `json:"sgd_noise_floor"`
+	Elapsed time.Duration `json:"elapsed_seconds"`
+	Err     string        `json:"error,omitempty"`
+}
+
+// NoiseFloor is the level at which SGD with a constant step α stalls on
+// least squares (Gower et al. 2019, Theorem 3.1): E‖x_k − x*‖² ≤ (1 −
+// αμ)^k‖x_0 − x*‖² + 2ασ²/μ, where μ is the strong convexity of F and σ²
+// the gradient variance at x*. Relative to ‖x_0 − x*‖² = ‖x*‖² (x_0 = 0).
+type NoiseFloor struct {
+	Alpha    float64 `json:"alpha"`
+	Sigma2   float64 `json:"sigma2"`
+	Mu       float64 `json:"mu"`
+	XStarSq  float64 `json:"xstar_sqnorm"`
+	Log10Rel float64 `json:"log10_relative"` // log10(2ασ²/μ / ‖x*‖²)
 }
 
 // Dataset is the experiment of Section 5 on one data set.
 type Dataset struct {
-	Name, Path string
-	// Embedded marks a set generated from the seed rather than read from a
-	// file; it is not one of the paper's data sets.
-	Embedded             bool
-	N, D                 int
-	Runs, Epochs, Batch  int
-	RatioR               float64
-	Constant, Decreasing []Curve
-	FinalLog10           map[string]float64
-	Elapsed              time.Duration
-	Err                  string
+	Name string `json:"name"`
+	// Source is "embedded" (package paperdata), "generated" (from the
+	// seed) or the path of a -libsvm file.
+	Source string `json:"source"`
+	// Paper marks one of the paper's four sets, recognised by name and
+	// number of examples; only those get the paper's numbers beside them.
+	Paper  bool `json:"paper"`
+	Runs   int  `json:"runs"`
+	Epochs int  `json:"epochs"`
+	Batch  int  `json:"batch"`
+	// Result is srg.Dataset's result as it comes; nil if it failed.
+	Result *srg.DatasetResult `json:"result"`
+	// TimeTo holds, per schedule and method, the epochs and seconds the
+	// mean curve takes to reach each accuracy of accuracyLevels.
+	TimeTo  []TimeTo      `json:"time_to_accuracy"`
+	Elapsed time.Duration `json:"elapsed_seconds"`
+	Err     string        `json:"error,omitempty"`
+
+	data *libsvm.Dataset // read before the long stages
+}
+
+// TimeTo is how long one method's mean curve takes to reach a relative
+// error of 10^Log10 (NaN: not reached in the run).
+type TimeTo struct {
+	Schedule string  `json:"schedule"`
+	Method   string  `json:"method"`
+	Log10    float64 `json:"log10_relative_error"`
+	Epochs   float64 `json:"epochs"`
+	Seconds  float64 `json:"seconds"`
 }
 
 // Figure is one SVG written beside index.md.
 type Figure struct {
-	File, Caption string
+	File    string `json:"file"`
+	Caption string `json:"caption"`
 }
 
 // Reference numbers quoted from the paper, shown next to the measured ones.
@@ -168,186 +211,10 @@ const (
 	paperSyntheticNRuns = 100
 )
 
-// num is a float64 that encodes NaN and ±Inf as JSON null, which
-// encoding/json would otherwise refuse.
-type num float64
-
-// MarshalJSON implements json.Marshaler.
-func (x num) MarshalJSON() ([]byte, error) {
-	f := float64(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
-
-// Summary is the machine-readable digest of a Report (summary.json).
-type Summary struct {
-	Seed        uint64                    `json:"seed"`
-	Quick       bool                      `json:"quick"`
-	Sampler     string                    `json:"sampler"`
-	Synthetic   *SyntheticSummary         `json:"synthetic"`
-	Datasets    map[string]DatasetSummary `json:"datasets"`
-	Claims      []ClaimSummary            `json:"claims"`
-	Conformance ConformanceSummary        `json:"conformance"`
-	Scaling     []PointSummary            `json:"scaling"`
-	Fits        []FitSummary              `json:"fits"`
-	Ratios      []RatioSummary            `json:"gonum_ratios"`
-	Errata      []ErratumSummary          `json:"errata"`
-	Errors      []string                  `json:"errors"`
-}
-
-// SyntheticSummary digests Synthetic.
-type SyntheticSummary struct {
-	N           int    `json:"n"`
-	D           int    `json:"d"`
-	Runs        int    `json:"runs"`
-	Epochs      int    `json:"epochs"`
-	RatioR      num    `json:"ratio_r"`
-	Log10ErrSGD num    `json:"log10_err_sgd"`
-	Log10ErrSRG num    `json:"log10_err_srg"`
-	SeedRatios  []num  `json:"ratio_r_other_seeds"`
-	Error       string `json:"error,omitempty"`
-}
-
-// DatasetSummary digests Dataset.
-type DatasetSummary struct {
-	Path       string         `json:"path,omitempty"`
-	Embedded   bool           `json:"embedded"`
-	N          int            `json:"n"`
-	D          int            `json:"d"`
-	Runs       int            `json:"runs"`
-	Epochs     int            `json:"epochs"`
-	RatioR     num            `json:"ratio_r"`
-	FinalLog10 map[string]num `json:"final_log10"`
-	Error      string         `json:"error,omitempty"`
-}
-
-// ClaimSummary digests Claim.
-type ClaimSummary struct {
-	Claim      string `json:"claim"`
-	Test       string `json:"test"`
-	Statement  string `json:"statement"`
-	Instances  int    `json:"instances"`
-	WorstRatio num    `json:"worst_ratio"`
-	Pass       bool   `json:"pass"`
-	Notes      string `json:"notes,omitempty"`
-}
-
-// ConformanceSummary digests the conformance stage.
-type ConformanceSummary struct {
-	Backends     []BackendSummary `json:"backends"`
-	Differential DiffSummary      `json:"differential"`
-}
-
-// BackendSummary digests Conformance.
-type BackendSummary struct {
-	Backend  string `json:"backend"`
-	States   int    `json:"states"`
-	Checks   int    `json:"checks"`
-	Failures int    `json:"failures"`
-}
-
-// DiffSummary digests Differential.
-type DiffSummary struct {
-	States   int `json:"states"`
-	Solves   int `json:"solves"`
-	Samples  int `json:"samples"`
-	AtEdge   int `json:"at_edge"`
-	Failures int `json:"failures"`
-}
-
-// PointSummary digests Point.
-type PointSummary struct {
-	Impl         string `json:"impl"`
-	Op           string `json:"op"`
-	N            int    `json:"n"`
-	NsPerOp      num    `json:"ns_per_op"`
-	BytesPerItem num    `json:"bytes_per_item"`
-}
-
-// FitSummary digests Fit.
-type FitSummary struct {
-	Impl  string `json:"impl"`
-	Op    string `json:"op"`
-	Model string `json:"model"`
-	Slope num    `json:"slope"`
-	R2    num    `json:"r2"`
-	From  int    `json:"from_n"`
-	To    int    `json:"to_n"`
-}
-
-// RatioSummary digests Ratio.
-type RatioSummary struct {
-	Impl string `json:"impl"`
-	N    int    `json:"n"`
-	Eps0 num    `json:"eps0_over_gonum"`
-	Step num    `json:"step_over_gonum"`
-}
-
-// ErratumSummary digests Erratum.
-type ErratumSummary struct {
-	Where      string `json:"where"`
-	Text       string `json:"text"`
-	Correction string `json:"correction"`
-	Check      string `json:"check"`
-	// Tried is 0 for errata that no check counts.
-	Tried          int `json:"tried"`
-	PrintedFails   int `json:"printed_fails"`
-	CorrectedFails int `json:"corrected_fails"`
-}
-
-// Summary digests the report.
-func (r *Report) Summary() Summary {
-	s := Summary{
-		Seed: r.Seed, Quick: r.Quick, Sampler: r.Sampler,
-		Datasets: map[string]DatasetSummary{},
-		Claims:   []ClaimSummary{}, Scaling: []PointSummary{}, Fits: []FitSummary{},
-		Ratios: []RatioSummary{}, Errata: []ErratumSummary{}, Errors: r.Errors(),
-	}
-	s.Conformance.Backends = []BackendSummary{}
-	if y := r.Synthetic; y != nil {
-		s.Synthetic = &SyntheticSummary{
-			N: y.N, D: y.D, Runs: y.Runs, Epochs: y.Epochs,
-			RatioR: num(y.RatioR), Log10ErrSGD: num(y.Log10ErrSGD), Log10ErrSRG: num(y.Log10ErrSRG), Error: y.Err,
-			SeedRatios: []num{},
-		}
-		for _, v := range y.SeedRatios {
-			s.Synthetic.SeedRatios = append(s.Synthetic.SeedRatios, num(v))
-		}
-	}
-	for _, d := range r.Datasets {
-		f := map[string]num{}
-		for k, v := range d.FinalLog10 {
-			f[k] = num(v)
-		}
-		s.Datasets[d.Name] = DatasetSummary{
-			Path: d.Path, Embedded: d.Embedded, N: d.N, D: d.D, Runs: d.Runs, Epochs: d.Epochs,
-			RatioR: num(d.RatioR), FinalLog10: f, Error: d.Err,
-		}
-	}
-	for _, c := range r.Claims {
-		s.Claims = append(s.Claims, ClaimSummary{c.Claim, c.Test, c.Statement, c.Instances, num(c.WorstRatio), c.Pass, c.Notes})
-	}
-	for _, c := range r.Conformance {
-		s.Conformance.Backends = append(s.Conformance.Backends, BackendSummary{c.Backend, c.States, c.Checks, c.Failures})
-	}
-	d := r.Differential
-	s.Conformance.Differential = DiffSummary{d.States, d.Solves, d.Samples, d.AtEdge, d.Failures}
-	for _, p := range r.Scaling.Points {
-		s.Scaling = append(s.Scaling, PointSummary{p.Impl, p.Op, p.N, num(p.NsPerOp), num(p.BytesPerItem)})
-	}
-	for _, f := range r.Scaling.Fits {
-		s.Fits = append(s.Fits, FitSummary{f.Impl, f.Op, f.Model, num(f.Slope), num(f.R2), f.From, f.To})
-	}
-	for _, q := range r.Scaling.Ratios {
-		s.Ratios = append(s.Ratios, RatioSummary{q.Impl, q.N, num(q.Eps0), num(q.Step)})
-	}
-	for _, e := range r.Errata {
-		s.Errata = append(s.Errata, ErratumSummary(e))
-	}
-	return s
-}
+// paperSets are the data sets of the paper's Figure 1 and their sizes
+// (LIBSVM binary data sets page); a set given by -libsvm counts as the
+// paper's only if both name and size match.
+var paperSets = map[string]int{"ijcnn1": 49990, "w8a": 49749, "mushrooms": 8124, "phishing": 11055}
 
 // Errors lists what went wrong in any stage: unreadable data sets, failed
 // experiments, conformance failures. A report with errors exits non-zero.
@@ -381,11 +248,154 @@ func (r *Report) Errors() []string {
 	return errs
 }
 
-// writeJSON encodes the summary, indented.
+// summaryJSON encodes the report, indented.
 func (r *Report) summaryJSON() ([]byte, error) {
-	b, err := json.MarshalIndent(r.Summary(), "", "  ")
-	if err != nil {
+	r.Problems = r.Errors()
+	var b bytes.Buffer
+	if err := encodeJSON(&b, reflect.ValueOf(r)); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+var (
+	durationType  = reflect.TypeFor[time.Duration]()
+	marshalerType = reflect.TypeFor[json.Marshaler]()
+	textType      = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// encodeJSON writes v as encoding/json would, following the json tags
+// (names, omitempty, "-") and flattening embedded structs, with three
+// differences: a NaN or infinite float is null (nothing measured, or a
+// log10 of 0) instead of an error, a time.Duration is in seconds, and a nil
+// slice is [] like an empty one.
+func encodeJSON(b *bytes.Buffer, v reflect.Value) error {
+	if v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			b.WriteString("null")
+			return nil
+		}
+		if v.Kind() == reflect.Pointer && v.Type().Implements(marshalerType) {
+			return leaf(b, v)
+		}
+		return encodeJSON(b, v.Elem())
+	}
+	t := v.Type()
+	switch {
+	case t == durationType:
+		return encodeFloat(b, time.Duration(v.Int()).Seconds())
+	case t.Implements(marshalerType), t.Implements(textType):
+		return leaf(b, v)
+	}
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return encodeFloat(b, v.Float())
+	case reflect.Slice, reflect.Array:
+		b.WriteByte('[')
+		for i := range v.Len() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := encodeJSON(b, v.Index(i)); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+		return nil
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := leaf(b, reflect.ValueOf(k.String())); err != nil {
+				return err
+			}
+			b.WriteByte(':')
+			if err := encodeJSON(b, v.MapIndex(k)); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+		return nil
+	case reflect.Struct:
+		b.WriteByte('{')
+		first := true
+		if err := encodeFields(b, v, &first); err != nil {
+			return err
+		}
+		b.WriteByte('}')
+		return nil
+	}
+	return leaf(b, v)
+}
+
+// encodeFields writes the exported fields of the struct v, flattening
+// untagged embedded structs.
+func encodeFields(b *bytes.Buffer, v reflect.Value, first *bool) error {
+	t := v.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		fv := v.Field(i)
+		if sf.Anonymous && name == "" && fv.Kind() == reflect.Struct {
+			if err := encodeFields(b, fv, first); err != nil {
+				return err
+			}
+			continue
+		}
+		if opts == "omitempty" && fv.IsZero() {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		if !*first {
+			b.WriteByte(',')
+		}
+		*first = false
+		if err := leaf(b, reflect.ValueOf(name)); err != nil {
+			return err
+		}
+		b.WriteByte(':')
+		if err := encodeJSON(b, fv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func encodeFloat(b *bytes.Buffer, x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		b.WriteString("null")
+		return nil
+	}
+	b.Write(strconv.AppendFloat(nil, x, 'g', -1, 64))
+	return nil
+}
+
+// leaf writes v with encoding/json, leaving <, > and & as they are.
+func leaf(b *bytes.Buffer, v reflect.Value) error {
+	var j bytes.Buffer
+	enc := json.NewEncoder(&j)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v.Interface()); err != nil {
+		return err
+	}
+	b.Write(bytes.TrimSuffix(j.Bytes(), []byte("\n")))
+	return nil
 }
