@@ -10,6 +10,7 @@ import (
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/internal/driver"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 // brute is a deliberately simple backend for testing the kit itself: an
@@ -296,4 +297,23 @@ func TestNearCutoffCoversClasses(t *testing.T) {
 	for _, kind := range []string{"subnormal scale", "unit scale", "2^700 scale", "exactly on the cutoff", "ulps below", "ulps above"} {
 		require.True(t, seen[kind], "NearCutoff never drew %s", kind)
 	}
+}
+
+// Locate, the binary search, finds the item ItemAt, the scan, finds, on
+// near-cutoff instances and at every interval's edges.
+func TestLocateMatchesItemAt(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := NearCutoff(16).Draw(t, "instance")
+		ex := Oracle(in.Keys, in.Eps)
+		us := []float64{0, math.Nextafter(1, 0), U().Draw(t, "u")}
+		for _, i := range ex.Order {
+			lo, hi := ex.Interval(i, ex.Rho)
+			for _, x := range []*big.Rat{lo, hi} {
+				us = append(us, nudge(x, -1), nudge(x, 0), nudge(x, 1))
+			}
+		}
+		for _, u := range us {
+			require.Equal(t, ex.ItemAt(u, ex.Rho), ex.Locate(u), "u = %v", u)
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 
 	"github.com/reweighted/reweighted"
 )
@@ -89,7 +90,7 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		}
 		lo, hi := ex.Interval(i, rho)
 		if d := Distance(u, lo, hi); d > UDist {
-			want := ex.ItemAt(u, rho)
+			want := ex.Locate(u)
 			return fmt.Errorf("Sample(%v, %v) = item %d (rank %d), %.3g away from its interval; want item %d (rank %d), ρ = %d",
 				eps, u, i, ex.Rank[i], d, want, ex.Rank[want], rho)
 		}
@@ -123,15 +124,45 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 	return nil
 }
 
-// ItemAt returns the item whose exact interval under rho contains u.
+// ItemAt returns the item whose exact interval under rho contains u, or −1
+// if none does (u outside [0, 1)).
 func (e *Exact) ItemAt(u float64, rho int) int {
+	x := new(big.Rat).SetFloat64(u)
+	if x == nil {
+		return -1
+	}
 	for _, i := range e.Order {
 		lo, hi := e.Interval(i, rho)
-		if Distance(u, lo, hi) == 0 && lo.Cmp(hi) < 0 {
-			x := new(big.Rat).SetFloat64(u)
-			if x.Cmp(hi) < 0 {
-				return i
-			}
+		if x.Cmp(lo) >= 0 && x.Cmp(hi) < 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// Locate returns the item whose exact interval under the exact ρ contains
+// u, as ItemAt does, by a binary search over the intervals in the order
+// Algorithm 4 lays them out: ranks 1 to ρ, then n down to ρ + 1.
+func (e *Exact) Locate(u float64) int {
+	x := new(big.Rat).SetFloat64(u)
+	if x == nil || x.Sign() < 0 || x.Cmp(big.NewRat(1, 1)) >= 0 {
+		return -1
+	}
+	at := func(k int) int { // the item of the k-th interval in u order
+		if e.AllZero || k < e.Rho {
+			return e.Order[k]
+		}
+		return e.Order[e.N-1-(k-e.Rho)]
+	}
+	// The last interval whose lower end is at most u; intervals are
+	// contiguous and their lower ends non-decreasing.
+	k := sort.Search(e.N, func(k int) bool {
+		lo, _ := e.Interval(at(k), e.Rho)
+		return lo.Cmp(x) > 0
+	}) - 1
+	for ; k >= 0; k-- {
+		if _, hi := e.Interval(at(k), e.Rho); hi.Cmp(x) > 0 {
+			return at(k)
 		}
 	}
 	return -1

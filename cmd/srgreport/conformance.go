@@ -4,34 +4,13 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/rand/v2"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/bench"
+	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/samplertest"
 	"pgregory.net/rapid"
 )
-
-// diffRel is how far the backends' λ may differ, relatively: twice the
-// contract's tolerance to the exact λ, since each may be off by that much.
-const diffRel = 2 * samplertest.RelLambda
-
-// backend is a sampler under conformance check.
-type backend struct {
-	name string
-	new  func(n int) reweighted.Sampler
-}
-
-// backends lists the samplers of bench.Impls (gonum's Weighted is no
-// reweighted.Sampler and is not checked).
-func backends() []backend {
-	var bs []backend
-	for _, impl := range bench.Impls {
-		if impl.New != nil {
-			bs = append(bs, backend{impl.Name, impl.New})
-		}
-	}
-	return bs
-}
 
 // confState is one random state: keys, the bounds and the uniform numbers
 // every backend is checked at.
@@ -39,6 +18,7 @@ type confState struct {
 	keys []float64
 	eps  []float64
 	us   []float64
+	near bool // keys on the cutoff of Lemma 1 (samplertest.NearCutoff)
 }
 
 // drawState draws state k from seed with samplertest's generators: n up to
@@ -59,39 +39,66 @@ func drawState(seed uint64, k, maxN int) confState {
 	return st
 }
 
-// fill returns a sampler of len(keys) items holding keys.
-func fill(newSampler func(int) reweighted.Sampler, keys []float64) (reweighted.Sampler, error) {
-	s := newSampler(len(keys))
-	for i, a := range keys {
-		if err := s.Set(i, a); err != nil {
-			return nil, fmt.Errorf("Set(%d, %v): %w", i, a, err)
+// nearState draws state k of the near-cutoff kind: keys on the cutoff of
+// Lemma 1 or a few ulps off it (samplertest.NearCutoff), at their bound and
+// the edge bounds, with u at the edges of every exact interval.
+func nearState(seed uint64, k, maxN int) confState {
+	rng := rand.New(rand.NewPCG(seed, uint64(k)))
+	n := 2 + rng.IntN(max(1, maxN-1))
+	in := samplertest.NearCutoffFromBits(n, rng.Uint64)
+	st := confState{keys: in.Keys, eps: append([]float64{in.Eps}, samplertest.EdgeEps(n)...), near: true}
+	ex := samplertest.Oracle(in.Keys, in.Eps)
+	st.us = append(st.us, samplertest.EdgeU...)
+	for _, r := range []int{1, ex.Rho, min(ex.Rho+1, n), n} {
+		lo, hi := ex.Interval(ex.Order[r-1], ex.Rho)
+		for _, x := range []*big.Rat{lo, hi} {
+			f, _ := x.Float64()
+			for _, u := range []float64{math.Nextafter(f, 0), f, math.Nextafter(f, 1)} {
+				if u >= 0 && u < 1 {
+					st.us = append(st.us, u)
+				}
+			}
 		}
 	}
-	return s, nil
+	return st
 }
 
-// checkConformance runs samplertest.Verify on every backend at states
-// random states of up to maxN items (every tenth of up to bigN, for deeper
-// trees), and compares the backends with each other on the same states.
+// checkConformance runs the conformance kit (samplertest.Check) on every
+// backend, then samplertest.Verify on states states: random ones of up to
+// maxN items (every tenth of up to bigN, for deeper trees) alternating with
+// near-cutoff ones; and it compares the backends with each other, item for
+// item, and with the exact map of Algorithm 4 on the same states.
 func checkConformance(seed uint64, states, maxN, bigN int, pr *progress) ([]Conformance, Differential) {
-	bs := backends()
+	bs := backends.All
 	conf := make([]Conformance, len(bs))
-	for b := range bs {
-		conf[b].Backend = bs[b].name
+	pr.Start("conformance", len(bs)+states)
+	for b, be := range bs {
+		conf[b].Backend = be.Name
+		conf[b].Kit = "pass"
+		if err := samplertest.Check(be.New); err != nil {
+			conf[b].Kit = err.Error()
+		}
+		pr.Step()
 	}
 	var diff Differential
-	pr.Start("conformance", states)
 	for k := range states {
-		limit := maxN
-		if k%10 == 9 {
-			limit = bigN
+		var st confState
+		switch {
+		case k%2 == 1:
+			st = nearState(seed, k, maxN)
+		case k%10 == 8:
+			st = drawState(seed, k, bigN)
+		default:
+			st = drawState(seed, k, maxN)
 		}
-		st := drawState(seed, k, limit)
 		samplers := make([]reweighted.Sampler, len(bs))
 		for b, be := range bs {
 			c := &conf[b]
 			c.States++
-			s, err := fill(be.new, st.keys)
+			if st.near {
+				c.NearCutoff++
+			}
+			s, err := backends.Load(be.New, st.keys)
 			if err != nil {
 				c.Checks++
 				c.fail(fmt.Sprintf("state %d (n = %d): %v", k, len(st.keys), err))
@@ -105,12 +112,15 @@ func checkConformance(seed uint64, states, maxN, bigN int, pr *progress) ([]Conf
 				}
 			}
 		}
-		differential(&diff, k, st, bs, samplers)
+		differential(&diff, k, st, samplers)
 		pr.Step()
 	}
 	failures := diff.Failures
 	for _, c := range conf {
 		failures += c.Failures
+		if c.Kit != "pass" {
+			failures++
+		}
 	}
 	pr.Done(fmt.Sprintf("%d failures", failures))
 	return conf, diff
@@ -130,75 +140,37 @@ func (d *Differential) fail(msg string) {
 	d.Failures++
 }
 
-// differential compares the samplers of one state with the first one: the
-// same ρ, λ within diffRel, and the same item for each u, unless u lies
-// within samplertest.UDist of an edge of the exact interval of an item
-// drawn (there the contract lets floating point move the boundary).
-func differential(d *Differential, k int, st confState, bs []backend, samplers []reweighted.Sampler) {
+// differential compares the samplers of one state with the first one
+// (samplertest.Compare: the same ρ, the same item for each u but within
+// samplertest.UDist of an exact interval's edge), and counts the draws
+// that are the exact map's item.
+func differential(d *Differential, k int, st confState, samplers []reweighted.Sampler) {
 	for _, s := range samplers {
 		if s == nil {
-			return // filling failed; already reported
+			return // loading failed; already reported
 		}
 	}
 	d.States++
-	ref := samplers[0]
-	where := func(b int, eps float64) string {
-		return fmt.Sprintf("state %d (n = %d), ε = %v: %s vs %s", k, len(st.keys), eps, bs[0].name, bs[b].name)
+	if st.near {
+		d.NearCutoff++
 	}
 	for _, eps := range st.eps {
-		rho0, lam0, err0 := ref.Solve(eps)
-		var ex *samplertest.Exact
-		for b := 1; b < len(samplers); b++ {
+		ex := samplertest.Oracle(st.keys, eps)
+		for b, s := range samplers {
 			d.Solves++
-			rho, lam, err := samplers[b].Solve(eps)
-			if (err == nil) != (err0 == nil) || rho != rho0 || !closeRel(lam, lam0, diffRel) {
-				d.fail(fmt.Sprintf("%s: Solve = (%d, %v, %v) vs (%d, %v, %v)", where(b, eps), rho0, lam0, err0, rho, lam, err))
-				continue
+			if b > 0 {
+				edges, err := samplertest.Compare(samplers[0], s, st.keys, eps, st.us)
+				d.AtEdge += edges
+				if err != nil {
+					d.fail(fmt.Sprintf("state %d (n = %d), %s vs %s: %v", k, len(st.keys), backends.All[0].Name, backends.All[b].Name, err))
+				}
 			}
 			for _, u := range st.us {
 				d.Samples++
-				i0, _, err0 := ref.Sample(eps, u)
-				i, _, err := samplers[b].Sample(eps, u)
-				if err != nil || err0 != nil {
-					d.fail(fmt.Sprintf("%s: Sample(u = %v) errors %v, %v", where(b, eps), u, err0, err))
-					continue
+				if i, _, err := s.Sample(eps, u); err == nil && i == ex.Locate(u) {
+					d.ExactItems++
 				}
-				if i == i0 {
-					continue
-				}
-				if ex == nil {
-					ex = samplertest.Oracle(st.keys, eps)
-				}
-				if nearEdge(ex, u, i0, rho0) || nearEdge(ex, u, i, rho) {
-					d.AtEdge++
-					continue
-				}
-				d.fail(fmt.Sprintf("%s: Sample(u = %v) = item %d vs %d", where(b, eps), u, i0, i))
 			}
 		}
 	}
-}
-
-// nearEdge reports whether u lies within samplertest.UDist of an end of
-// item i's exact interval under rho.
-func nearEdge(ex *samplertest.Exact, u float64, i, rho int) bool {
-	lo, hi := ex.Interval(i, rho)
-	for _, e := range []*big.Rat{lo, hi} {
-		f, _ := e.Float64()
-		if math.Abs(u-f) <= samplertest.UDist {
-			return true
-		}
-	}
-	return false
-}
-
-// closeRel reports whether x and y agree within rel, relatively.
-func closeRel(x, y, rel float64) bool {
-	if x == y {
-		return true
-	}
-	// A subnormal λ carries few significant bits; one step of the smallest
-	// subnormal is as close as two floats there can be.
-	d := math.Abs(x - y)
-	return d <= rel*math.Max(math.Abs(x), math.Abs(y)) || d <= 2*math.SmallestNonzeroFloat64
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/reweighted/reweighted/internal/backends"
 	"io"
 	"math"
 	"os"
@@ -272,14 +273,21 @@ func TestReach(t *testing.T) {
 
 func TestConformanceSmall(t *testing.T) {
 	conf, diff := checkConformance(5, 10, 12, 150, newProgress(io.Discard, false))
-	require.Len(t, conf, 3)
+	require.Len(t, conf, len(backends.All))
 	for _, c := range conf {
+		require.Equal(t, "pass", c.Kit, c.Backend)
 		require.Equal(t, 10, c.States)
+		require.Equal(t, 5, c.NearCutoff, "every other state is near the cutoff")
 		require.Greater(t, c.Checks, 10*7, "edge bounds plus random ones per state")
 		require.Zero(t, c.Failures, c.FirstFailure)
 	}
 	require.Equal(t, 10, diff.States)
+	require.Equal(t, 5, diff.NearCutoff)
 	require.Positive(t, diff.Samples)
+	// The probes sit at interval edges on purpose, where the exact map's
+	// item and a backend's may differ within the contract's tolerance; most
+	// draws are not there.
+	require.Greater(t, diff.ExactItems, diff.Samples*9/10)
 	require.Zero(t, diff.Failures, diff.FirstFailure)
 }
 

@@ -24,11 +24,11 @@ func fixture() *Report {
 			{Claim: "Lemma 9", Test: "TestLemma9", Statement: "false claim", Instances: 3, WorstRatio: math.Inf(1)},
 		},
 		Conformance: []Conformance{
-			{Backend: "naive", States: 4, Checks: 44},
-			{Backend: "ost", States: 4, Checks: 44, Failures: 1, FirstFailure: "state 2: λ off"},
+			{Backend: "naive", Kit: "pass", States: 4, NearCutoff: 2, Checks: 44},
+			{Backend: "ost", Kit: "StateMachine: Key(3) = 1, model 2", States: 4, NearCutoff: 2, Checks: 44, Failures: 1, FirstFailure: "state 2: λ off"},
 		},
 		ConfMaxN: 80, ConfBigN: 2000,
-		Differential: Differential{States: 4, Solves: 88, Samples: 1320, AtEdge: 3},
+		Differential: Differential{States: 4, NearCutoff: 2, Solves: 88, Samples: 1320, ExactItems: 1300, AtEdge: 3},
 		Scaling: Scaling{
 			Benchtime: 10 * time.Millisecond, Reps: 3,
 			Points: []Point{
@@ -83,9 +83,11 @@ func TestMarkdownSections(t *testing.T) {
 		"1 of 2 claims held.", "up to floating-point rounding: a check accepts a ratio up to 1 + 1e-9",
 		"took 1m30s",
 		// conformance and differential
-		"random states of up to 80 items (every tenth state up to 2000)",
-		"| `ost` | 4 | 44 | 1 |", "First failure of `ost`: state 2: λ off",
-		"4 states, 88 Solve comparisons", "1320 Sample comparisons", "3 disagreements", "**0 failures**",
+		"random ones of up to 80 items (every tenth up to 2000)", "alternating with 2 near-cutoff ones",
+		"| `naive` | pass | 4 | 2 | 44 | 0 |", "| `ost` | **fail** | 4 | 2 | 44 | 1 |",
+		"Conformance kit failures of `ost`: StateMachine: Key(3) = 1, model 2", "First failure of `ost`: state 2: λ off",
+		"on the same 4 states (2 near the cutoff)", "1320 draws over all backends, of which **1300 return the item",
+		"but for 3 draws within 1e-9 of an edge", "**0 failures**",
 		// scaling: the time table, the fit and the ratio to gonum
 		"| n | naive ε = 1/(2n) | ost ε = 1/(2n) | ost ε = 0 | gonum-weighted ε = 0 | floor (two descents) |",
 		"| 2^8 | 900 | 1234 | 1000 | 200 | 300 |",
@@ -124,7 +126,7 @@ func TestMarkdownSections(t *testing.T) {
 		"| Lemma 5 proof | ≤ | ≥ | TestLemma5 | printed fails on 12 of 1710; corrected on 0 |",
 		"| Lemma 1 | x | y | TestLemma1 | — |",
 		// the problems are listed at the top
-		"claim failed: Lemma 9", "conformance: ost: state 2: λ off", "data set w8a: experiment failed",
+		"claim failed: Lemma 9", "conformance kit: ost: StateMachine", "conformance: ost: state 2: λ off", "data set w8a: experiment failed",
 	} {
 		require.Contains(t, md, want)
 	}
@@ -192,7 +194,7 @@ func TestSummaryJSONSchema(t *testing.T) {
 	require.Equal(t, 1234.4, p0["ns_per_op"])
 	require.Equal(t, float64(256), p0["n"])
 
-	require.Len(t, s["errors"].([]any), 3)
+	require.Len(t, s["errors"].([]any), 4)
 }
 
 func TestSummaryJSONEmpty(t *testing.T) {

@@ -63,25 +63,33 @@ type Erratum struct {
 	CorrectedFails int    `json:"corrected_fails"`
 }
 
-// Conformance is what the accuracy checks of the contract found for one
-// backend.
+// Conformance is what the checks of the contract found for one backend.
 type Conformance struct {
 	Backend string `json:"backend"`
-	// States is the number of random states, Checks the number of (state, ε)
-	// pairs verified, Failures how many of them failed.
+	// Kit is "pass" when the conformance kit (samplertest.Check) passed,
+	// else the checks that failed.
+	Kit string `json:"kit"`
+	// States is the number of states, NearCutoff how many of them have keys
+	// on the cutoff of Lemma 1, Checks the number of (state, ε) pairs
+	// verified against the exact oracle, Failures how many of them failed.
 	States       int    `json:"states"`
+	NearCutoff   int    `json:"near_cutoff"`
 	Checks       int    `json:"checks"`
 	Failures     int    `json:"failures"`
 	FirstFailure string `json:"first_failure,omitempty"`
 }
 
-// Differential is what the comparison of the backends with each other
-// found: the same ρ, λ within DiffRel, and the same item for every u that is
-// not within samplertest.UDist of an interval edge.
+// Differential is what the comparison of the backends with each other and
+// with the exact map of Algorithm 4 found: the same ρ, and the same item for
+// every u that is not within samplertest.UDist of an interval edge.
 type Differential struct {
-	States  int `json:"states"`
-	Solves  int `json:"solves"`
-	Samples int `json:"samples"`
+	States     int `json:"states"`
+	NearCutoff int `json:"near_cutoff"`
+	Solves     int `json:"solves"`
+	Samples    int `json:"samples"`
+	// ExactItems counts the draws whose item is the one whose exact interval
+	// (exact ρ, λ and partial sums) holds u.
+	ExactItems int `json:"exact_items"`
 	// AtEdge counts draws where the backends disagreed on a u within
 	// samplertest.UDist of an exact interval edge, which the contract allows.
 	AtEdge       int    `json:"at_edge"`
@@ -226,6 +234,9 @@ func (r *Report) Errors() []string {
 		}
 	}
 	for _, c := range r.Conformance {
+		if c.Kit != "pass" {
+			errs = append(errs, "conformance kit: "+c.Backend+": "+c.Kit)
+		}
 		if c.Failures > 0 {
 			errs = append(errs, "conformance: "+c.Backend+": "+c.FirstFailure)
 		}
