@@ -2,9 +2,12 @@ package reweighted_test
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/naive"
+	"github.com/reweighted/reweighted/ost"
 )
 
 func Example() {
@@ -36,4 +39,32 @@ func Example() {
 	// u = 0.3 draws item 0 with p = 0.5625
 	// u = 0.7 draws item 1 with p = 0.1875
 	// u = 0.8 draws item 3 with p = 0.1250
+}
+
+// SRG on a toy problem, the loop of the README: minimise the mean of
+// f_i(x) = (x − b_i)²/2, whose minimiser is the mean of b. Each step draws an
+// example from p*, takes the importance-weighted gradient step and stores
+// the example's new gradient norm as its key.
+func Example_srg() {
+	b := []float64{1, 2, 3, 4, 50}
+	n, steps, alpha := len(b), 2000, 0.01
+	x := 0.0
+
+	s := ost.New(n)         // n items, all keys 0: the first draws are uniform
+	eps := 1 / float64(2*n) // every item keeps probability at least ε
+	src := rand.NewPCG(1, 2)
+	for range steps {
+		i, p, err := reweighted.Draw(s, eps, src) // item i, drawn with probability p
+		if err != nil {
+			panic(err)
+		}
+		g := x - b[i]                                 // the gradient of example i
+		x -= alpha / (float64(n) * p) * g             // the unbiased importance-weighted step
+		if err := s.Set(i, math.Abs(g)); err != nil { // the new key of item i
+			panic(err) // NaN, ±Inf or negative, or the sum would pass MaxSum
+		}
+	}
+	fmt.Println("x within 1 of the mean of b, 12:", math.Abs(x-12) < 1)
+	// Output:
+	// x within 1 of the mean of b, 12: true
 }
