@@ -18,6 +18,7 @@ package samplertest
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -85,7 +86,13 @@ func Run(t *testing.T, newSampler New) {
 // Check runs the checks of Run outside a test and returns an error naming
 // every check that failed, with its first message; nil if all pass.
 func Check(newSampler New) error {
-	testing.Init() // rapid reads testing.Short
+	// rapid reads testing.Short, which needs the testing flags registered
+	// and the command line parsed; a binary with a flag set of its own has
+	// not parsed the default one (parsing no arguments sets nothing).
+	testing.Init()
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil)
+	}
 	var errs []error
 	for _, c := range checks {
 		r := &recorder{name: "samplertest/" + c.name}

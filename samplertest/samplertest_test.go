@@ -317,3 +317,12 @@ func TestLocateMatchesItemAt(t *testing.T) {
 		}
 	})
 }
+
+// Check, the kit outside a test, passes a correct backend and names the
+// checks a mutant fails.
+func TestCheckOutsideTests(t *testing.T) {
+	require.NoError(t, Check(func(n int) reweighted.Sampler { return newBrute(n) }))
+	err := Check(func(n int) reweighted.Sampler { s := newBrute(n); s.skipRho = true; return s })
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "DrawsRankRho:")
+}
