@@ -19,6 +19,7 @@ import (
 	"slices"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/btree"
 	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/ost"
 	"github.com/reweighted/reweighted/segtree"
@@ -49,6 +50,7 @@ var Impls = []Impl{
 	{Name: "naive", MaxN: 1 << 16, New: func(n int) reweighted.Sampler { return naive.New(n) }, SortedFill: true},
 	{Name: "ost", MaxN: 1 << 20, New: func(n int) reweighted.Sampler { return ost.New(n) }},
 	{Name: "segtree", MaxN: 1 << 20, New: func(n int) reweighted.Sampler { return segtree.New(n) }},
+	{Name: "btree", MaxN: 1 << 20, New: func(n int) reweighted.Sampler { return btree.New(n) }},
 	{Name: GonumWeighted, MaxN: 1 << 20},
 }
 

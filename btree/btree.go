@@ -1,0 +1,375 @@
+package btree
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"unsafe"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/driver"
+)
+
+const (
+	// leafCap is the number of slots of a leaf: its keys fill two cache
+	// lines, its prefix sums two more and its items one.
+	leafCap = 16
+	// innerCap is the number of children of an inner node.
+	innerCap = 16
+	// minLeaf and minInner are the fewest entries a node other than the
+	// root holds: half full.
+	minLeaf  = leafCap / 2
+	minInner = innerCap / 2
+)
+
+// nilNode is the link of a missing node.
+const nilNode = -1
+
+// leaf holds up to leafCap items of consecutive ranks, in canonical order.
+type leaf struct {
+	key [leafCap]float64
+	// sum[j] = sum[j-1] + key[j]: the prefix sums of the leaf, always
+	// recomputed by additions from the keys.
+	sum    [leafCap]float64
+	item   [leafCap]int32
+	n      int32 // slots in use
+	parent int32 // inner node, or the next free leaf
+}
+
+// inner holds up to innerCap children, all leaves or all inner nodes (by
+// the level), in rank order.
+type inner struct {
+	// cnt[k] is the number of items in children 0, …, k: a prefix count
+	// (integers, so updating it by a difference is exact).
+	cnt [innerCap]int32
+	// sum[k] is the sum of the keys of child k, copied from the child.
+	sum [innerCap]float64
+	// psum[k] = psum[k-1] + sum[k], recomputed by additions.
+	psum [innerCap]float64
+	// last[k] and lastItem[k] are the key and item of the last (smallest)
+	// item of child k: the separators a descent tests.
+	last     [innerCap]float64
+	lastItem [innerCap]int32
+	child    [innerCap]int32
+	n        int32 // children in use
+	parent   int32 // inner node, or the next free inner node
+}
+
+// Sampler is the counted B+-tree backend; it satisfies reweighted.Sampler.
+// Use New.
+type Sampler struct {
+	core
+	t tree
+}
+
+// core is the driver that turns the tree into a reweighted.Sampler.
+type core = driver.Driver
+
+var _ reweighted.Sampler = (*Sampler)(nil)
+
+// tree is the index: a counted B+-tree over n keys.
+type tree struct {
+	leaves []leaf
+	inners []inner
+	where  []int32 // item → the leaf that holds it
+	root   int32   // a leaf when height is 0, else an inner node; nil if n = 0
+	height int     // inner levels above the leaves
+	// freeLeaf and freeInner head the lists of released nodes, linked
+	// through their parent fields.
+	freeLeaf, freeInner int32
+}
+
+// New returns a sampler over n items, all keys 0. It panics if n < 0 or if
+// n does not fit the tree's int32 links.
+func New(n int) *Sampler {
+	if n < 0 {
+		panic(fmt.Sprintf("btree: New(%d): negative size", n))
+	}
+	if n > math.MaxInt32 {
+		panic(fmt.Sprintf("btree: New(%d): more than %d items", n, math.MaxInt32))
+	}
+	s := &Sampler{t: tree{where: make([]int32, n)}}
+	// With all keys 0 the canonical order is the index order.
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	s.t.load(order, make([]float64, n))
+	s.core.Init(&s.t)
+	return s
+}
+
+// before reports whether item i with key a precedes item j with key b in
+// canonical order.
+func before(a float64, i int32, b float64, j int32) bool {
+	return a > b || (a == b && i < j)
+}
+
+// Len returns the number of items.
+func (t *tree) Len() int { return len(t.where) }
+
+// slot returns the slot of item i in its leaf l.
+func (t *tree) slot(l int32, i int32) int {
+	lf := &t.leaves[l]
+	for j := range lf.n {
+		if lf.item[j] == i {
+			return int(j)
+		}
+	}
+	panic(fmt.Sprintf("btree: item %d not in its leaf %d", i, l))
+}
+
+// Key returns the key of item i. It panics unless 0 ≤ i < Len().
+func (t *tree) Key(i int) float64 {
+	l := t.where[i]
+	return t.leaves[l].key[t.slot(l, int32(i))]
+}
+
+// Total returns the sum of all keys.
+func (t *tree) Total() float64 {
+	switch {
+	case t.root == nilNode:
+		return 0
+	case t.height == 0:
+		lf := &t.leaves[t.root]
+		return lf.sum[lf.n-1]
+	default:
+		nd := &t.inners[t.root]
+		return nd.psum[nd.n-1]
+	}
+}
+
+// Build replaces all keys: a sort, O(n log n), then a bulk load in O(n).
+func (t *tree) Build(keys []float64) {
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		if before(keys[i], i, keys[j], j) {
+			return -1
+		}
+		return 1
+	})
+	t.load(order, keys)
+}
+
+// load rebuilds the tree from the items in canonical order with their keys
+// (by item), reusing the node slices. Leaves are filled as evenly as their
+// number allows, so all are full but for at most one item each, and so are
+// the inner nodes: a fresh tree is as short and as dense as it can be.
+func (t *tree) load(order []int32, keys []float64) {
+	n := len(order)
+	t.leaves, t.inners = t.leaves[:0], t.inners[:0]
+	t.freeLeaf, t.freeInner = nilNode, nilNode
+	t.root, t.height = nilNode, 0
+	if n == 0 {
+		return
+	}
+	m := (n + leafCap - 1) / leafCap
+	level := make([]int32, m)
+	for b := range m {
+		lo, hi := b*n/m, (b+1)*n/m
+		l := t.newLeaf()
+		lf := &t.leaves[l]
+		for j, i := range order[lo:hi] {
+			lf.key[j] = keys[i]
+			lf.item[j] = i
+			t.where[i] = l
+		}
+		lf.n = int32(hi - lo)
+		lf.prefix(0)
+		level[b] = l
+	}
+	for len(level) > 1 {
+		t.height++
+		c := len(level)
+		m := (c + innerCap - 1) / innerCap
+		up := make([]int32, m)
+		for b := range m {
+			lo, hi := b*c/m, (b+1)*c/m
+			v := t.newInner()
+			nd := &t.inners[v]
+			copy(nd.child[:], level[lo:hi])
+			nd.n = int32(hi - lo)
+			t.adopt(v, 0, t.height == 1)
+			t.refresh(v, 0, t.height == 1)
+			up[b] = v
+		}
+		level = up
+	}
+	t.root = level[0]
+	t.setParent(t.root, t.height == 0, nilNode)
+}
+
+// newLeaf returns an empty leaf, from the free list if it has one.
+func (t *tree) newLeaf() int32 {
+	if l := t.freeLeaf; l != nilNode {
+		t.freeLeaf = t.leaves[l].parent
+		t.leaves[l] = leaf{parent: nilNode}
+		return l
+	}
+	t.leaves = append(t.leaves, leaf{parent: nilNode})
+	return int32(len(t.leaves) - 1)
+}
+
+// newInner returns an empty inner node, from the free list if it has one.
+func (t *tree) newInner() int32 {
+	if v := t.freeInner; v != nilNode {
+		t.freeInner = t.inners[v].parent
+		t.inners[v] = inner{parent: nilNode}
+		return v
+	}
+	t.inners = append(t.inners, inner{parent: nilNode})
+	return int32(len(t.inners) - 1)
+}
+
+func (t *tree) freeLeafNode(l int32) {
+	t.leaves[l] = leaf{parent: t.freeLeaf}
+	t.freeLeaf = l
+}
+
+func (t *tree) freeInnerNode(v int32) {
+	t.inners[v] = inner{parent: t.freeInner}
+	t.freeInner = v
+}
+
+// prefix recomputes the prefix sums of the leaf from slot j on, by
+// additions.
+func (lf *leaf) prefix(j int) {
+	s := 0.0
+	if j > 0 {
+		s = lf.sum[j-1]
+	}
+	for k := j; k < int(lf.n); k++ {
+		s += lf.key[k]
+		lf.sum[k] = s
+	}
+}
+
+// prefix recomputes the prefix sums of the node from child k on, by
+// additions.
+func (nd *inner) prefix(k int) {
+	s := 0.0
+	if k > 0 {
+		s = nd.psum[k-1]
+	}
+	for j := k; j < int(nd.n); j++ {
+		s += nd.sum[j]
+		nd.psum[j] = s
+	}
+}
+
+// count returns the number of items in child k.
+func (nd *inner) count(k int) int32 {
+	if k == 0 {
+		return nd.cnt[0]
+	}
+	return nd.cnt[k] - nd.cnt[k-1]
+}
+
+// summary is what a parent keeps of a child: its item count, key sum and
+// last item.
+type summary struct {
+	cnt      int32
+	sum      float64
+	last     float64
+	lastItem int32
+}
+
+func (t *tree) leafSummary(l int32) summary {
+	lf := &t.leaves[l]
+	j := lf.n - 1
+	return summary{lf.n, lf.sum[j], lf.key[j], lf.item[j]}
+}
+
+func (t *tree) innerSummary(v int32) summary {
+	nd := &t.inners[v]
+	k := nd.n - 1
+	return summary{nd.cnt[k], nd.psum[k], nd.last[k], nd.lastItem[k]}
+}
+
+// summary returns the summary of node v, a leaf at level 0.
+func (t *tree) summary(v int32, leafLevel bool) summary {
+	if leafLevel {
+		return t.leafSummary(v)
+	}
+	return t.innerSummary(v)
+}
+
+// put stores the summary of child k without touching the prefix sums; the
+// prefix counts from k on move by the change of its count.
+func (nd *inner) put(k int, s summary) {
+	if d := s.cnt - nd.count(k); d != 0 {
+		for j := k; j < int(nd.n); j++ {
+			nd.cnt[j] += d
+		}
+	}
+	nd.sum[k], nd.last[k], nd.lastItem[k] = s.sum, s.last, s.lastItem
+}
+
+// refresh recomputes every entry of inner node v from k on from its
+// children (leaves when leafKids), and its prefix sums.
+func (t *tree) refresh(v int32, k int, leafKids bool) {
+	nd := &t.inners[v]
+	c := int32(0)
+	if k > 0 {
+		c = nd.cnt[k-1]
+	}
+	for j := k; j < int(nd.n); j++ {
+		s := t.summary(nd.child[j], leafKids)
+		c += s.cnt
+		nd.cnt[j] = c
+		nd.sum[j], nd.last[j], nd.lastItem[j] = s.sum, s.last, s.lastItem
+	}
+	nd.prefix(k)
+}
+
+// adopt sets the parent of the children of v from slot k on to v.
+func (t *tree) adopt(v int32, k int, leafKids bool) {
+	nd := &t.inners[v]
+	for j := k; j < int(nd.n); j++ {
+		t.setParent(nd.child[j], leafKids, v)
+	}
+}
+
+func (t *tree) setParent(c int32, isLeaf bool, p int32) {
+	if isLeaf {
+		t.leaves[c].parent = p
+	} else {
+		t.inners[c].parent = p
+	}
+}
+
+func (t *tree) parent(c int32, isLeaf bool) int32 {
+	if isLeaf {
+		return t.leaves[c].parent
+	}
+	return t.inners[c].parent
+}
+
+// indexOf returns the slot of child c in inner node v.
+func (t *tree) indexOf(v, c int32) int {
+	nd := &t.inners[v]
+	for k := range nd.n {
+		if nd.child[k] == c {
+			return int(k)
+		}
+	}
+	panic(fmt.Sprintf("btree: node %d is not a child of %d", c, v))
+}
+
+// bytes returns the memory the tree holds: the node slices at their
+// capacity and the item → leaf map.
+func (t *tree) bytes() int {
+	return cap(t.leaves)*int(unsafe.Sizeof(leaf{})) + cap(t.inners)*int(unsafe.Sizeof(inner{})) + 4*cap(t.where)
+}
+
+// leavesInUse returns the number of leaves in the tree.
+func (t *tree) leavesInUse() int {
+	free := 0
+	for l := t.freeLeaf; l != nilNode; l = t.leaves[l].parent {
+		free++
+	}
+	return len(t.leaves) - free
+}

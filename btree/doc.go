@@ -1,0 +1,2 @@
+// Package btree is the fast backend of reweighted: a counted B+-tree.
+package btree
