@@ -125,7 +125,6 @@ func (c *checker) leaf(l, p int32) (summary, error) {
 	if lf.n < lo || lf.n > leafCap {
 		return summary{}, fmt.Errorf("fill: leaf %d has %d items, want %d to %d", l, lf.n, lo, leafCap)
 	}
-	sum := 0.0
 	for j := range int(lf.n) {
 		i, a := lf.item[j], lf.key[j]
 		if i < 0 || int(i) >= len(t.where) {
@@ -145,11 +144,16 @@ func (c *checker) leaf(l, p int32) (summary, error) {
 		if t.where[i] != l {
 			return summary{}, fmt.Errorf("where: item %d in leaf %d, mapped to %d", i, l, t.where[i])
 		}
-		sum += a
-		if lf.sum[j] != sum {
-			return summary{}, fmt.Errorf("prefix sum: leaf %d slot %d: %v, want %v", l, j, lf.sum[j], sum)
-		}
 		c.count++
+	}
+	for j := int(lf.n); j < leafCap; j++ {
+		if math.Float64bits(lf.key[j]) != 0 {
+			return summary{}, fmt.Errorf("key: leaf %d unused slot %d holds key %v, want 0", l, j, lf.key[j])
+		}
+	}
+	sum := leafSum(&lf.key)
+	if lf.total != sum {
+		return summary{}, fmt.Errorf("sum: leaf %d: total %v, want %v from its keys", l, lf.total, sum)
 	}
 	k := lf.n - 1
 	return summary{lf.n, sum, lf.key[k], lf.item[k]}, nil

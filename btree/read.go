@@ -42,18 +42,26 @@ func (t *tree) Cut(c driver.Cutoff) (int, float64) {
 		v = nd.child[lo]
 		known = 1
 	}
+	// The leaf keeps no prefix sums: they are formed here, by additions
+	// from s0, and the predicate searched over them.
 	lf := &t.leaves[v]
+	var ps [leafCap]float64
+	s := s0
+	for j := range int(lf.n) {
+		s += lf.key[j]
+		ps[j] = s
+	}
 	lo, hi := 0, int(lf.n)-known
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if c.Holds(lf.key[m], s0+lf.sum[m], r0+m+1) {
+		if c.Holds(lf.key[m], ps[m], r0+m+1) {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
 	if lo > 0 {
-		return r0 + lo, s0 + lf.sum[lo-1]
+		return r0 + lo, ps[lo-1]
 	}
 	// The predicate fails at every rank of the leaf; it holds at r0.
 	return r0, s0
@@ -74,42 +82,36 @@ func (t *tree) SelectSum(target, scale float64) (int, int) {
 	next := len(t.where) + 1
 	v := t.root
 	for h := t.height; h > 0; h-- {
+		// A linear scan rather than a binary search: its loads do not
+		// depend on each other, so the cache lines of the node arrive
+		// together instead of one per probe.
 		nd := &t.inners[v]
-		lo, hi := 0, int(nd.n)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if (s0+nd.psum[m])*scale > target {
-				hi = m
-			} else {
-				lo = m + 1
-			}
+		n := int(nd.n)
+		k := 0
+		for k < n && (s0+nd.psum[k])*scale <= target {
+			k++
 		}
-		if lo == int(nd.n) {
+		if k == n {
 			return -1, next
 		}
-		next = r0 + int(nd.cnt[lo]) + 1
-		if lo > 0 {
-			r0 += int(nd.cnt[lo-1])
-			s0 += nd.psum[lo-1]
+		next = r0 + int(nd.cnt[k]) + 1
+		if k > 0 {
+			r0 += int(nd.cnt[k-1])
+			s0 += nd.psum[k-1]
 		}
-		v = nd.child[lo]
+		v = nd.child[k]
 	}
 	lf := &t.leaves[v]
-	lo, hi := 0, int(lf.n)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		// A zero key repeats the prefix sum before it, so it never is the
-		// first to exceed the target: an item with p = 0 is never chosen.
-		if (s0+lf.sum[m])*scale > target {
-			hi = m
-		} else {
-			lo = m + 1
+	s := s0
+	for j := range int(lf.n) {
+		// A zero key leaves s as it was, so it never is the first to
+		// exceed the target: an item with p = 0 is never chosen.
+		s += lf.key[j]
+		if s*scale > target {
+			return int(lf.item[j]), r0 + j + 1
 		}
 	}
-	if lo == int(lf.n) {
-		return -1, next
-	}
-	return int(lf.item[lo]), r0 + lo + 1
+	return -1, next
 }
 
 // Select returns the item of 1-based rank r, 1 ≤ r ≤ n.
@@ -118,19 +120,14 @@ func (t *tree) Select(r int) int {
 	r32 := int32(r)
 	for h := t.height; h > 0; h-- {
 		nd := &t.inners[v]
-		lo, hi := 0, int(nd.n)-1
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if nd.cnt[m] >= r32 {
-				hi = m
-			} else {
-				lo = m + 1
-			}
+		k, last := 0, int(nd.n)-1
+		for k < last && nd.cnt[k] < r32 {
+			k++
 		}
-		if lo > 0 {
-			r32 -= nd.cnt[lo-1]
+		if k > 0 {
+			r32 -= nd.cnt[k-1]
 		}
-		v = nd.child[lo]
+		v = nd.child[k]
 	}
 	return int(t.leaves[v].item[r32-1])
 }

@@ -15,20 +15,18 @@ func (t *tree) Update(i int, a float64) {
 	if from == to {
 		lf := &t.leaves[from]
 		lf.remove(j)
-		k := lf.position(a, it)
-		lf.insertAt(k, a, it)
-		lf.prefix(min(j, k))
+		lf.insertAt(lf.position(a, it), a, it)
+		lf.total = leafSum(&lf.key)
 		t.fixUp(from)
 		return
 	}
 	if t.leaves[from].n > minLeaf && t.leaves[to].n < leafCap {
 		lf := &t.leaves[from]
 		lf.remove(j)
-		lf.prefix(j)
+		lf.total = leafSum(&lf.key)
 		lt := &t.leaves[to]
-		k := lt.position(a, it)
-		lt.insertAt(k, a, it)
-		lt.prefix(k)
+		lt.insertAt(lt.position(a, it), a, it)
+		lt.total = leafSum(&lt.key)
 		t.where[i] = to
 		t.fixUp2(from, to)
 		return
@@ -39,20 +37,16 @@ func (t *tree) Update(i int, a float64) {
 
 // findLeaf returns the leaf where item i with key a belongs: at each level
 // the first child whose last item does not precede it, or the last child.
+// A linear scan, as in SelectSum, so that the node's lines load together.
 func (t *tree) findLeaf(a float64, i int32) int32 {
 	v := t.root
 	for h := t.height; h > 0; h-- {
 		nd := &t.inners[v]
-		lo, hi := 0, int(nd.n)-1
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if before(nd.last[m], nd.lastItem[m], a, i) {
-				lo = m + 1
-			} else {
-				hi = m
-			}
+		k, last := 0, int(nd.n)-1
+		for k < last && before(nd.last[k], nd.lastItem[k], a, i) {
+			k++
 		}
-		v = nd.child[lo]
+		v = nd.child[k]
 	}
 	return v
 }
@@ -72,16 +66,17 @@ func (lf *leaf) position(a float64, i int32) int {
 	return lo
 }
 
-// remove deletes slot j, leaving the prefix sums from j on stale.
+// remove deletes slot j and zeroes the slot it frees, leaving total stale.
 func (lf *leaf) remove(j int) {
 	n := int(lf.n)
 	copy(lf.key[j:n-1], lf.key[j+1:n])
 	copy(lf.item[j:n-1], lf.item[j+1:n])
+	lf.key[n-1], lf.item[n-1] = 0, 0
 	lf.n--
 }
 
-// insertAt puts item i with key a in slot k, leaving the prefix sums from k
-// on stale; the leaf has room.
+// insertAt puts item i with key a in slot k, leaving total stale; the leaf
+// has room.
 func (lf *leaf) insertAt(k int, a float64, i int32) {
 	n := int(lf.n)
 	copy(lf.key[k+1:n+1], lf.key[k:n])
@@ -136,14 +131,14 @@ func (t *tree) fixUp2(a, b int32) {
 
 // delete removes slot j of leaf l, rebalances and fixes the sums.
 //
-// Each node a split, borrow or merge changes is recomputed from its
-// children, bottom up, and so is the parent that gains or loses an entry;
-// all such nodes are the leaf's ancestors or their children, so one walk up
-// from the surviving leaf makes every entry exact.
+// A split, borrow or merge edits the entries of the parent for the two
+// nodes it changes, and the nodes' own prefix sums, without reading any
+// other child; every other entry above is on the path from the surviving
+// leaf to the root, which the final walk up recomputes.
 func (t *tree) delete(l int32, j int) {
 	lf := &t.leaves[l]
 	lf.remove(j)
-	lf.prefix(j)
+	lf.total = leafSum(&lf.key)
 	t.fixUp(t.rebalanceLeaf(l))
 }
 
@@ -160,11 +155,14 @@ func (t *tree) rebalanceLeaf(l int32) int32 {
 	if k > 0 {
 		if s := nd.child[k-1]; t.leaves[s].n > minLeaf {
 			sf := &t.leaves[s]
-			sf.n--
-			lf.insertAt(0, sf.key[sf.n], sf.item[sf.n])
+			m := int(sf.n) - 1
+			lf.insertAt(0, sf.key[m], sf.item[m])
+			sf.remove(m)
 			t.where[lf.item[0]] = l
-			lf.prefix(0)
-			t.refresh(p, k-1, true)
+			sf.total, lf.total = leafSum(&sf.key), leafSum(&lf.key)
+			nd.put(k-1, t.leafSummary(s))
+			nd.put(k, t.leafSummary(l))
+			nd.prefix(k - 1)
 			return l
 		}
 	}
@@ -172,11 +170,12 @@ func (t *tree) rebalanceLeaf(l int32) int32 {
 		if s := nd.child[k+1]; t.leaves[s].n > minLeaf {
 			sf := &t.leaves[s]
 			lf.insertAt(int(lf.n), sf.key[0], sf.item[0])
-			t.where[sf.item[0]] = l
-			lf.prefix(int(lf.n) - 1)
 			sf.remove(0)
-			sf.prefix(0)
-			t.refresh(p, k, true)
+			t.where[lf.item[lf.n-1]] = l
+			sf.total, lf.total = leafSum(&sf.key), leafSum(&lf.key)
+			nd.put(k, t.leafSummary(l))
+			nd.put(k+1, t.leafSummary(s))
+			nd.prefix(k)
 			return l
 		}
 	}
@@ -192,19 +191,13 @@ func (t *tree) rebalanceLeaf(l int32) int32 {
 		t.where[yf.item[j]] = x
 	}
 	xf.n += yf.n
-	xf.prefix(m)
+	xf.total = leafSum(&xf.key)
 	t.freeLeafNode(y)
-	t.removeChild(p, ky, true)
+	nd.removeEntry(ky)
+	nd.put(ky-1, t.leafSummary(x))
+	nd.prefix(ky - 1)
 	t.rebalanceInner(p, 1)
 	return x
-}
-
-// removeChild drops slot k of inner node v and recomputes it from k − 1.
-func (t *tree) removeChild(v int32, k int, leafKids bool) {
-	nd := &t.inners[v]
-	copy(nd.child[k:nd.n-1], nd.child[k+1:nd.n])
-	nd.n--
-	t.refresh(v, max(k-1, 0), leafKids)
 }
 
 // rebalanceInner refills inner node v, level levels above the leaves, if it
@@ -231,29 +224,29 @@ func (t *tree) rebalanceInner(v int32, level int) {
 	if k > 0 {
 		if s := gd.child[k-1]; t.inners[s].n > minInner {
 			sd := &t.inners[s]
-			sd.n--
-			c := sd.child[sd.n]
-			copy(nd.child[1:nd.n+1], nd.child[:nd.n])
-			nd.child[0] = c
-			nd.n++
+			c, cs := sd.entry(int(sd.n) - 1)
+			sd.n-- // the last child: the other entries stay exact
+			nd.insertEntry(0, c, cs)
+			nd.prefix(0)
 			t.setParent(c, leafKids, v)
-			t.refresh(v, 0, leafKids)
-			t.refresh(g, k-1, false)
+			gd.put(k-1, t.innerSummary(s))
+			gd.put(k, t.innerSummary(v))
+			gd.prefix(k - 1)
 			return
 		}
 	}
 	if k+1 < int(gd.n) {
 		if s := gd.child[k+1]; t.inners[s].n > minInner {
 			sd := &t.inners[s]
-			c := sd.child[0]
-			copy(sd.child[:sd.n-1], sd.child[1:sd.n])
-			sd.n--
-			t.refresh(s, 0, leafKids)
-			nd.child[nd.n] = c
-			nd.n++
+			c, cs := sd.entry(0)
+			sd.removeEntry(0)
+			sd.prefix(0)
+			nd.insertEntry(int(nd.n), c, cs)
+			nd.prefix(int(nd.n) - 1)
 			t.setParent(c, leafKids, v)
-			t.refresh(v, int(nd.n)-1, leafKids)
-			t.refresh(g, k, false)
+			gd.put(k, t.innerSummary(v))
+			gd.put(k+1, t.innerSummary(s))
+			gd.prefix(k)
 			return
 		}
 	}
@@ -262,14 +255,14 @@ func (t *tree) rebalanceInner(v int32, level int) {
 		ky = k
 	}
 	x, y := gd.child[ky-1], gd.child[ky]
-	xd, yd := &t.inners[x], &t.inners[y]
+	xd := &t.inners[x]
 	m := int(xd.n)
-	copy(xd.child[m:], yd.child[:yd.n])
-	xd.n += yd.n
+	xd.appendAll(&t.inners[y])
 	t.adopt(x, m, leafKids)
-	t.refresh(x, m, leafKids)
 	t.freeInnerNode(y)
-	t.removeChild(g, ky, false)
+	gd.removeEntry(ky)
+	gd.put(ky-1, t.innerSummary(x))
+	gd.prefix(ky - 1)
 	t.rebalanceInner(g, level+1)
 }
 
@@ -278,9 +271,8 @@ func (t *tree) rebalanceInner(v int32, level int) {
 func (t *tree) insert(a float64, i int32) {
 	l := t.findLeaf(a, i)
 	if lf := &t.leaves[l]; lf.n < leafCap {
-		k := lf.position(a, i)
-		lf.insertAt(k, a, i)
-		lf.prefix(k)
+		lf.insertAt(lf.position(a, i), a, i)
+		lf.total = leafSum(&lf.key)
 		t.where[i] = l
 		t.fixUp(l)
 		return
@@ -290,6 +282,8 @@ func (t *tree) insert(a float64, i int32) {
 	const half = leafCap / 2
 	copy(rf.key[:], lf.key[half:])
 	copy(rf.item[:], lf.item[half:])
+	clear(lf.key[half:])
+	clear(lf.item[half:])
 	rf.n, lf.n = leafCap-half, half
 	for _, it := range rf.item[:rf.n] {
 		t.where[it] = r
@@ -300,53 +294,51 @@ func (t *tree) insert(a float64, i int32) {
 	}
 	dst.insertAt(dst.position(a, i), a, i)
 	t.where[i] = dl
-	lf.prefix(0)
-	rf.prefix(0)
+	lf.total, rf.total = leafSum(&lf.key), leafSum(&rf.key)
 	t.insertChild(l, r, 1)
 	t.fixUp(dl)
 }
 
 // insertChild puts node nc right after its sibling c, level levels above
-// the leaves, in c's parent, splitting the parent if it is full, or makes
-// a new root of the two.
+// the leaves, in c's parent, whose entry for c it also updates; it splits
+// the parent if it is full, or makes a new root of the two.
 func (t *tree) insertChild(c, nc int32, level int) {
 	leafKids := level == 1
+	cs, ns := t.summary(c, leafKids), t.summary(nc, leafKids)
 	p := t.parent(c, leafKids)
 	if p == nilNode {
 		root := t.newInner()
 		nd := &t.inners[root]
-		nd.child[0], nd.child[1] = c, nc
-		nd.n = 2
-		t.adopt(root, 0, leafKids)
-		t.refresh(root, 0, leafKids)
+		nd.insertEntry(0, c, cs)
+		nd.insertEntry(1, nc, ns)
+		nd.prefix(0)
+		t.setParent(c, leafKids, root)
+		t.setParent(nc, leafKids, root)
 		t.root = root
 		t.height++
 		return
 	}
 	k := t.indexOf(p, c)
 	if nd := &t.inners[p]; nd.n < innerCap {
-		copy(nd.child[k+2:nd.n+1], nd.child[k+1:nd.n])
-		nd.child[k+1] = nc
-		nd.n++
+		nd.put(k, cs)
+		nd.insertEntry(k+1, nc, ns)
+		nd.prefix(k)
 		t.setParent(nc, leafKids, p)
-		t.refresh(p, k, leafKids)
 		return
 	}
 	q := t.newInner() // may move the inner nodes: take pointers after it
 	nd, qd := &t.inners[p], &t.inners[q]
+	nd.put(k, cs)
 	const half = innerCap / 2
-	copy(qd.child[:], nd.child[half:])
-	qd.n, nd.n = innerCap-half, half
-	dst, at := nd, k+1
+	nd.moveTail(half, qd)
+	dst, dv, at := nd, p, k+1
 	if at > half {
-		dst, at = qd, at-half
+		dst, dv, at = qd, q, at-half
 	}
-	copy(dst.child[at+1:dst.n+1], dst.child[at:dst.n])
-	dst.child[at] = nc
-	dst.n++
-	t.adopt(p, 0, leafKids)
+	dst.insertEntry(at, nc, ns)
+	t.setParent(nc, leafKids, dv)
+	nd.prefix(min(k, int(nd.n)-1))
+	qd.prefix(0)
 	t.adopt(q, 0, leafKids)
-	t.refresh(p, 0, leafKids)
-	t.refresh(q, 0, leafKids)
 	t.insertChild(p, q, level+1)
 }

@@ -1,0 +1,60 @@
+package btree_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/reweighted/reweighted/btree"
+)
+
+// filled returns a sampler of n items with |N(0,1)| keys, set in random
+// order, as bench.Prepare fills it.
+func filled(n int, rng *rand.Rand) *btree.Sampler {
+	s := btree.New(n)
+	for _, i := range rng.Perm(n) {
+		x := rng.NormFloat64()
+		if err := s.Set(i, max(x, -x)); err != nil {
+			panic(err)
+		}
+	}
+	return s
+}
+
+// BenchmarkOps times the parts of an SRG step on their own: Solve (one Cut
+// descent), Sample at ε = 0 (one SelectSum descent and a Key), Set of a
+// random item (Update) and Rank.
+func BenchmarkOps(b *testing.B) {
+	for _, n := range []int{1 << 10, 1 << 20} {
+		rng := rand.New(rand.NewPCG(1, uint64(n)))
+		s := filled(n, rng)
+		eps := 1 / float64(2*n)
+		b.Run(fmt.Sprintf("op=solve/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := s.Solve(eps); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("op=sample0/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := s.Sample(0, rng.Float64()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("op=set/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				x := rng.NormFloat64()
+				if err := s.Set(rng.IntN(n), max(x, -x)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("op=key/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				_ = s.Key(rng.IntN(n))
+			}
+		})
+	}
+}
