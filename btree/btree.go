@@ -27,12 +27,15 @@ const nilNode = -1
 
 // leaf holds up to leafCap items of consecutive ranks, in canonical order.
 // Slots from n on hold key 0, so that total can sum all slots at once.
+//
+// The header comes first, so that it shares a cache line with the first
+// keys: a descent reads n and the keys together, not one after the other.
 type leaf struct {
-	key    [leafCap]float64
-	item   [leafCap]int32
-	total  float64 // the sum of the keys, by leafSum
 	n      int32   // slots in use
 	parent int32   // inner node, or the next free leaf
+	total  float64 // the sum of the keys, by leafSum
+	key    [leafCap]float64
+	item   [leafCap]int32
 }
 
 // leafSum returns the sum of the keys of a leaf, its unused slots 0, in
@@ -51,21 +54,25 @@ func leafSum(k *[leafCap]float64) float64 {
 
 // inner holds up to innerCap children, all leaves or all inner nodes (by
 // the level), in rank order.
+//
+// The fields are in the order a descent reads them: the header, then what
+// SelectSum and Select read, then the separators, then the sums only an
+// update reads.
 type inner struct {
-	// cnt[k] is the number of items in children 0, …, k: a prefix count
-	// (integers, so updating it by a difference is exact).
-	cnt [innerCap]int32
-	// sum[k] is the sum of the keys of child k, copied from the child.
-	sum [innerCap]float64
+	n      int32 // children in use
+	parent int32 // inner node, or the next free inner node
 	// psum[k] = psum[k-1] + sum[k], recomputed by additions.
 	psum [innerCap]float64
+	// cnt[k] is the number of items in children 0, …, k: a prefix count
+	// (integers, so updating it by a difference is exact).
+	cnt   [innerCap]int32
+	child [innerCap]int32
 	// last[k] and lastItem[k] are the key and item of the last (smallest)
 	// item of child k: the separators a descent tests.
 	last     [innerCap]float64
 	lastItem [innerCap]int32
-	child    [innerCap]int32
-	n        int32 // children in use
-	parent   int32 // inner node, or the next free inner node
+	// sum[k] is the sum of the keys of child k, copied from the child.
+	sum [innerCap]float64
 }
 
 // Sampler is the counted B+-tree backend; it satisfies reweighted.Sampler.
@@ -121,15 +128,36 @@ func before(a float64, i int32, b float64, j int32) bool {
 // Len returns the number of items.
 func (t *tree) Len() int { return len(t.where) }
 
-// slot returns the slot of item i in its leaf l.
+// slot returns the slot of item i in its leaf l. It scans every slot in
+// use without an early exit: the compiler turns the loop into conditional
+// moves, and a mispredicted exit would cost more than the compares.
 func (t *tree) slot(l int32, i int32) int {
 	lf := &t.leaves[l]
-	for j := range lf.n {
+	s := -1
+	for j := range int(lf.n) {
 		if lf.item[j] == i {
-			return int(j)
+			s = j
 		}
 	}
-	panic(fmt.Sprintf("btree: item %d not in its leaf %d", i, l))
+	if s < 0 {
+		panic(fmt.Sprintf("btree: item %d not in its leaf %d", i, l))
+	}
+	return s
+}
+
+// b2i is 1 for true and 0 for false; the compiler makes it a SETcc, so
+// that counting loops over a node have no branches to mispredict.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// precedes is before without branches: 1 if item i with key a precedes item
+// j with key b in canonical order, else 0.
+func precedes(a float64, i int32, b float64, j int32) int {
+	return b2i(a > b) | b2i(a == b)&b2i(i < j)
 }
 
 // Key returns the key of item i. It panics unless 0 ≤ i < Len().
@@ -427,15 +455,20 @@ func (t *tree) parent(c int32, isLeaf bool) int32 {
 	return t.inners[c].parent
 }
 
-// indexOf returns the slot of child c in inner node v.
+// indexOf returns the slot of child c in inner node v, by a scan without
+// branches, as slot.
 func (t *tree) indexOf(v, c int32) int {
 	nd := &t.inners[v]
-	for k := range nd.n {
-		if nd.child[k] == c {
-			return int(k)
+	k := -1
+	for j := range int(nd.n) {
+		if nd.child[j] == c {
+			k = j
 		}
 	}
-	panic(fmt.Sprintf("btree: node %d is not a child of %d", c, v))
+	if k < 0 {
+		panic(fmt.Sprintf("btree: node %d is not a child of %d", c, v))
+	}
+	return k
 }
 
 // bytes returns the memory the tree holds: the node slices at their

@@ -82,14 +82,16 @@ func (t *tree) SelectSum(target, scale float64) (int, int) {
 	next := len(t.where) + 1
 	v := t.root
 	for h := t.height; h > 0; h-- {
-		// A linear scan rather than a binary search: its loads do not
-		// depend on each other, so the cache lines of the node arrive
-		// together instead of one per probe.
+		// The prefix sums are non-decreasing, so the children whose
+		// prefix sum stays within the target are a prefix: count them.
+		// Counting rather than a binary search: its loads do not depend on
+		// each other, so the node's cache lines arrive together, and it
+		// has no branch to mispredict.
 		nd := &t.inners[v]
 		n := int(nd.n)
 		k := 0
-		for k < n && (s0+nd.psum[k])*scale <= target {
-			k++
+		for j := range n {
+			k += b2i((s0+nd.psum[j])*scale <= target)
 		}
 		if k == n {
 			return -1, next
@@ -120,9 +122,9 @@ func (t *tree) Select(r int) int {
 	r32 := int32(r)
 	for h := t.height; h > 0; h-- {
 		nd := &t.inners[v]
-		k, last := 0, int(nd.n)-1
-		for k < last && nd.cnt[k] < r32 {
-			k++
+		k := 0
+		for j := range int(nd.n) - 1 {
+			k += b2i(nd.cnt[j] < r32)
 		}
 		if k > 0 {
 			r32 -= nd.cnt[k-1]

@@ -37,33 +37,30 @@ func (t *tree) Update(i int, a float64) {
 
 // findLeaf returns the leaf where item i with key a belongs: at each level
 // the first child whose last item does not precede it, or the last child.
-// A linear scan, as in SelectSum, so that the node's lines load together.
+// The separators precede (a, i) on a prefix of the children, so counting
+// them finds that child; a count has no branch to mispredict and its loads
+// do not depend on each other, so the node's cache lines arrive together.
 func (t *tree) findLeaf(a float64, i int32) int32 {
 	v := t.root
 	for h := t.height; h > 0; h-- {
 		nd := &t.inners[v]
-		k, last := 0, int(nd.n)-1
-		for k < last && before(nd.last[k], nd.lastItem[k], a, i) {
-			k++
+		k := 0
+		for j := range int(nd.n) - 1 {
+			k += precedes(nd.last[j], nd.lastItem[j], a, i)
 		}
 		v = nd.child[k]
 	}
 	return v
 }
 
-// position returns the slot where item i with key a belongs in the leaf:
-// the first whose item it precedes.
+// position returns the slot where item i with key a, not in the leaf,
+// belongs: the number of items that precede it.
 func (lf *leaf) position(a float64, i int32) int {
-	lo, hi := 0, int(lf.n)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if before(a, i, lf.key[m], lf.item[m]) {
-			hi = m
-		} else {
-			lo = m + 1
-		}
+	k := 0
+	for j := range int(lf.n) {
+		k += precedes(lf.key[j], lf.item[j], a, i)
 	}
-	return lo
+	return k
 }
 
 // remove deletes slot j and zeroes the slot it frees, leaving total stale.
