@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/btree"
+	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/samplertest"
 )
 
