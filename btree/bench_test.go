@@ -58,3 +58,19 @@ func BenchmarkOps(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWalk times Walk over half the items in rank order, the walk the
+// driver's exact fallback makes; it reports nanoseconds per item.
+func BenchmarkWalk(b *testing.B) {
+	for _, n := range []int{1 << 16, 1 << 20} {
+		rng := rand.New(rand.NewPCG(1, uint64(n)))
+		s := filled(n, rng)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			sum := 0.0
+			for b.Loop() {
+				s.WalkKeys(n/2, func(_ int, a float64) { sum += a })
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n/2), "ns/item")
+		})
+	}
+}

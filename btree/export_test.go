@@ -77,3 +77,6 @@ func (s *Sampler) Corrupt(what string) {
 		panic("Corrupt: unknown invariant " + what)
 	}
 }
+
+// WalkKeys is the index's Walk.
+func (s *Sampler) WalkKeys(r int, f func(int, float64)) { s.t.Walk(r, f) }
