@@ -11,13 +11,14 @@ func (t *tree) Update(i int, a float64) {
 	j := t.slot(from, it)
 	// The separators may still name item i with its old key; a ≠ old, so
 	// they order (a, i) as they would without it.
-	to := t.findLeaf(a, it)
+	var p path
+	to := t.findPath(a, it, &p)
 	if from == to {
 		lf := &t.leaves[from]
 		lf.remove(j)
 		lf.insertAt(lf.position(a, it), a, it)
 		lf.total = leafSum(&lf.key)
-		t.fixUp(from)
+		t.fixUpPath(&p, 0, t.leafSummary(from))
 		return
 	}
 	if t.leaves[from].n > minLeaf && t.leaves[to].n < leafCap {
@@ -28,11 +29,22 @@ func (t *tree) Update(i int, a float64) {
 		lt.insertAt(lt.position(a, it), a, it)
 		lt.total = leafSum(&lt.key)
 		t.where[i] = to
-		t.fixUp2(from, to)
+		t.fixUp2(from, to, &p)
 		return
 	}
 	t.delete(from, j)
 	t.insert(a, it)
+}
+
+// maxHeight bounds the inner levels: with every inner node but the root
+// holding at least minInner children, 2^31 items need at most 10.
+const maxHeight = 16
+
+// path is the way down to a leaf: at index h, the inner node h + 1 levels
+// above the leaf and the slot taken in it.
+type path struct {
+	node [maxHeight]int32
+	slot [maxHeight]int8
 }
 
 // findLeaf returns the leaf where item i with key a belongs: at each level
@@ -41,6 +53,13 @@ func (t *tree) Update(i int, a float64) {
 // them finds that child; a count has no branch to mispredict and its loads
 // do not depend on each other, so the node's cache lines arrive together.
 func (t *tree) findLeaf(a float64, i int32) int32 {
+	var p path
+	return t.findPath(a, i, &p)
+}
+
+// findPath is findLeaf that also records the path, so that the walk up
+// after an update need not search each parent for its child.
+func (t *tree) findPath(a float64, i int32, p *path) int32 {
 	v := t.root
 	for h := t.height; h > 0; h-- {
 		nd := &t.inners[v]
@@ -48,6 +67,7 @@ func (t *tree) findLeaf(a float64, i int32) int32 {
 		for j := range int(nd.n) - 1 {
 			k += precedes(nd.last[j], nd.lastItem[j], a, i)
 		}
+		p.node[h-1], p.slot[h-1] = v, int8(k)
 		v = nd.child[k]
 	}
 	return v
@@ -99,31 +119,45 @@ func (t *tree) fixUpFrom(c, p int32, s summary) {
 	}
 }
 
-// fixUp2 is fixUp for two leaves: the walks go up side by side (the leaves
-// are at the same depth) and merge where the paths meet, so the nodes
-// above are recomputed once.
-func (t *tree) fixUp2(a, b int32) {
+// fixUpPath walks up path p from index h, storing the summary s of the
+// child below at each node and recomputing its prefix sums.
+func (t *tree) fixUpPath(p *path, h int, s summary) {
+	for ; h < t.height; h++ {
+		nd := &t.inners[p.node[h]]
+		k := int(p.slot[h])
+		nd.put(k, s)
+		nd.prefix(k)
+		s = t.innerSummary(p.node[h])
+	}
+}
+
+// fixUp2 is fixUp for leaf a and leaf b, reached by path pb: the walks go
+// up side by side (the leaves are at the same depth) and merge where the
+// paths meet, so the nodes above are recomputed once. Only a's side
+// searches its parents for the child.
+func (t *tree) fixUp2(a, b int32, pb *path) {
 	sa, sb := t.leafSummary(a), t.leafSummary(b)
-	pa, pb := t.leaves[a].parent, t.leaves[b].parent
-	for pa != pb {
+	pa := t.leaves[a].parent
+	h := 0
+	for ; pa != pb.node[h]; h++ {
 		na := &t.inners[pa]
 		k := t.indexOf(pa, a)
 		na.put(k, sa)
 		na.prefix(k)
-		nb := &t.inners[pb]
-		k = t.indexOf(pb, b)
-		nb.put(k, sb)
-		nb.prefix(k)
-		a, b = pa, pb
-		sa, sb = t.innerSummary(pa), t.innerSummary(pb)
-		pa, pb = na.parent, nb.parent
+		nb := &t.inners[pb.node[h]]
+		kb := int(pb.slot[h])
+		nb.put(kb, sb)
+		nb.prefix(kb)
+		a = pa
+		sa, sb = t.innerSummary(pa), t.innerSummary(pb.node[h])
+		pa = na.parent
 	}
 	nd := &t.inners[pa]
-	ka, kb := t.indexOf(pa, a), t.indexOf(pa, b)
+	ka, kb := t.indexOf(pa, a), int(pb.slot[h])
 	nd.put(ka, sa)
 	nd.put(kb, sb)
 	nd.prefix(min(ka, kb))
-	t.fixUpFrom(pa, nd.parent, t.innerSummary(pa))
+	t.fixUpPath(pb, h+1, t.innerSummary(pa))
 }
 
 // delete removes slot j of leaf l, rebalances and fixes the sums.
