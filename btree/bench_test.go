@@ -27,9 +27,17 @@ func filled(n int, rng *rand.Rand) *btree.Sampler {
 func BenchmarkOps(b *testing.B) {
 	for _, n := range []int{1 << 10, 1 << 20} {
 		rng := rand.New(rand.NewPCG(1, uint64(n)))
-		s := filled(n, rng)
+		// Fill the tree only for the sub-benchmarks that run.
+		var s *btree.Sampler
+		get := func() *btree.Sampler {
+			if s == nil {
+				s = filled(n, rng)
+			}
+			return s
+		}
 		eps := 1 / float64(2*n)
 		b.Run(fmt.Sprintf("op=solve/n=%d", n), func(b *testing.B) {
+			s := get()
 			for b.Loop() {
 				if _, _, err := s.Solve(eps); err != nil {
 					b.Fatal(err)
@@ -37,6 +45,7 @@ func BenchmarkOps(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("op=sample0/n=%d", n), func(b *testing.B) {
+			s := get()
 			for b.Loop() {
 				if _, _, err := s.Sample(0, rng.Float64()); err != nil {
 					b.Fatal(err)
@@ -44,6 +53,7 @@ func BenchmarkOps(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("op=set/n=%d", n), func(b *testing.B) {
+			s := get()
 			for b.Loop() {
 				x := rng.NormFloat64()
 				if err := s.Set(rng.IntN(n), max(x, -x)); err != nil {
@@ -52,6 +62,7 @@ func BenchmarkOps(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("op=key/n=%d", n), func(b *testing.B) {
+			s := get()
 			for b.Loop() {
 				_ = s.Key(rng.IntN(n))
 			}
