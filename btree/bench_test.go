@@ -85,3 +85,31 @@ func BenchmarkWalk(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSteps times SRG steps (Sample at ε = 1/(2n), then Set of the
+// drawn item) on a tree that has already run 10·n of them from a random
+// fill, and reports the memory the tree then holds per item (node slices
+// at their capacity and the item → leaf map) and the mean items per leaf.
+func BenchmarkSteps(b *testing.B) {
+	for _, n := range []int{1 << 10, 1 << 16} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, uint64(n)))
+			s := filled(n, rng)
+			srgSteps(s, 10*n, rng)
+			eps := 1 / float64(2*n)
+			b.ReportAllocs()
+			for b.Loop() {
+				i, _, err := s.Sample(eps, rng.Float64())
+				if err != nil {
+					b.Fatal(err)
+				}
+				x := rng.NormFloat64()
+				if err := s.Set(i, max(x, -x)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(s.Bytes())/float64(n), "B/item")
+			b.ReportMetric(s.Fill(), "items/leaf")
+		})
+	}
+}

@@ -109,6 +109,12 @@ func New(n int) *Sampler {
 		panic(fmt.Sprintf("btree: New(%d): more than %d items", n, math.MaxInt32))
 	}
 	s := &Sampler{t: tree{where: make([]int32, n)}}
+	// Random updates leave leaves about two thirds full, and a bulk load
+	// packs them full: reserve room for the nodes of leaves 60% full, so
+	// that the slices do not grow, copying megabytes, in the first steps.
+	leaves := n*5/(3*leafCap) + 2
+	s.t.leaves = make([]leaf, 0, leaves)
+	s.t.inners = make([]inner, 0, leaves*5/(3*innerCap)*9/8+2)
 	// With all keys 0 the canonical order is the index order.
 	order := make([]int32, n)
 	for i := range order {
@@ -249,6 +255,7 @@ func (t *tree) newLeaf() int32 {
 		t.leaves[l] = leaf{parent: nilNode}
 		return l
 	}
+	t.leaves = grow(t.leaves)
 	t.leaves = append(t.leaves, leaf{parent: nilNode})
 	return int32(len(t.leaves) - 1)
 }
@@ -260,8 +267,21 @@ func (t *tree) newInner() int32 {
 		t.inners[v] = inner{parent: nilNode}
 		return v
 	}
+	t.inners = grow(t.inners)
 	t.inners = append(t.inners, inner{parent: nilNode})
 	return int32(len(t.inners) - 1)
+}
+
+// grow makes room for one more node, if s is full, by an eighth of its
+// capacity: append would double a small slice, and the tree needs few
+// nodes more than its reserve (see New).
+func grow[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	g := make([]T, len(s), cap(s)+cap(s)/8+1)
+	copy(g, s)
+	return g
 }
 
 func (t *tree) freeLeafNode(l int32) {

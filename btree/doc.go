@@ -26,10 +26,13 @@
 //
 // Every node but the root stays at least half full: a deletion borrows
 // from a sibling or merges with it, an insertion splits a full node. So
-// memory stays bounded whatever the history: a bulk load (New, Load) packs
-// the leaves full, about 22 bytes per item; random SRG steps settle at about
-// 10 items per leaf, about 30 bytes per item, 36 with the slices' spare
-// capacity (TestMemory).
+// memory stays bounded whatever the history. A bulk load (New, Load) packs
+// the leaves full, random SRG steps settle at about 10 items per leaf, and
+// New reserves the node slices for leaves 60% full, so that they do not
+// grow, copying megabytes, during the first steps: about 33 bytes per item
+// from New on, and still at most 40 after 10·n steps (TestMemory,
+// BenchmarkSteps), against 32 for ost and 16 for gonum's Weighted. When the
+// tree needs more nodes than it ever had, the slices grow by an eighth.
 //
 // # Sums
 //

@@ -1,11 +1,13 @@
 package btree
 
+import "slices"
+
 // Clone returns a deep copy of the sampler, for comparing states.
 func (s *Sampler) Clone() *Sampler {
 	c := &Sampler{t: s.t}
-	c.t.leaves = append([]leaf(nil), s.t.leaves...)
-	c.t.inners = append([]inner(nil), s.t.inners...)
-	c.t.where = append([]int32(nil), s.t.where...)
+	c.t.leaves = slices.Clone(s.t.leaves)
+	c.t.inners = slices.Clone(s.t.inners)
+	c.t.where = slices.Clone(s.t.where)
 	c.core.Init(&c.t)
 	return c
 }
