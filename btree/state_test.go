@@ -195,3 +195,51 @@ func srgSteps(s *btree.Sampler, steps int, rng *rand.Rand) {
 		}
 	}
 }
+
+// TestConcurrentReads runs the read methods from several goroutines at
+// once, as the contract allows; under -race it checks that they write
+// nothing. The exact fallback (Walk) runs too: at ε = 1/(2n) with keys
+// 1, 2, …, the predicate is tight at some rank.
+func TestConcurrentReads(t *testing.T) {
+	const n = 3000
+	s := btree.New(n)
+	keys := make([]float64, n)
+	for i := range n {
+		keys[i] = float64(i%40 + 1)
+		require.NoError(t, s.Set(i, keys[i]))
+	}
+	done := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			var probs []float64
+			for range 300 {
+				eps := samplertest.EpsFromBits(byte(rng.IntN(6)), rng.Uint64(), n)
+				if _, _, err := s.Solve(eps); err != nil {
+					done <- err
+					return
+				}
+				if _, _, err := s.Sample(eps, rng.Float64()); err != nil {
+					done <- err
+					return
+				}
+				if _, err := s.Prob(rng.IntN(n), eps); err != nil {
+					done <- err
+					return
+				}
+				var err error
+				if probs, err = s.Probs(eps, probs); err != nil {
+					done <- err
+					return
+				}
+				_ = s.Key(rng.IntN(n))
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		require.NoError(t, <-done)
+	}
+	require.NoError(t, s.Check())
+	require.NoError(t, samplertest.Verify(s, keys, 1/float64(2*n), []float64{0.5}))
+}
