@@ -2,9 +2,10 @@ package btree
 
 // Update replaces the key of item i by a. Three cases, cheapest first: the
 // item stays in its leaf (a move inside it); it moves to another leaf and
-// neither leaf under- or overflows (one walk up from both leaves, shared
-// above the nodes where their paths meet); or a removal and an insertion
-// that split, borrow and merge nodes as a B+-tree does.
+// neither leaf under- or overflows; or the move splits the new leaf, or
+// leaves the old one below half full, which then borrows from a sibling or
+// merges with it. In every case one walk up from the two leaves, shared
+// above the node where their paths meet, recomputes every entry on the way.
 func (t *tree) Update(i int, a float64) {
 	it := int32(i)
 	from := t.where[i]
@@ -13,18 +14,16 @@ func (t *tree) Update(i int, a float64) {
 	// they order (a, i) as they would without it.
 	var p path
 	to := t.findPath(a, it, &p)
+	lf := &t.leaves[from]
+	lf.remove(j)
 	if from == to {
-		lf := &t.leaves[from]
-		lf.remove(j)
 		lf.insertAt(lf.position(a, it), a, it)
 		lf.total = leafSum(&lf.key)
 		t.fixUpPath(&p, 0, t.leafSummary(from))
 		return
 	}
-	if t.leaves[from].n > minLeaf && t.leaves[to].n < leafCap {
-		lf := &t.leaves[from]
-		lf.remove(j)
-		lf.total = leafSum(&lf.key)
+	lf.total = leafSum(&lf.key)
+	if lf.n >= minLeaf && t.leaves[to].n < leafCap {
 		lt := &t.leaves[to]
 		lt.insertAt(lt.position(a, it), a, it)
 		lt.total = leafSum(&lt.key)
@@ -32,8 +31,19 @@ func (t *tree) Update(i int, a float64) {
 		t.fixUp2(from, to, &p)
 		return
 	}
-	t.delete(from, j)
-	t.insert(a, it)
+	// A split or a merge may move the nodes of either path, so the walk up
+	// follows the parent links from the leaves that hold the items at the
+	// end. Until then the entries on both paths are stale; the splits,
+	// borrows and merges only edit the entries of the nodes they change,
+	// with counts moved by their differences, so the walk makes every one
+	// exact.
+	t.insertInto(to, a, it)
+	x := t.rebalanceLeaf(from)
+	if y := t.where[i]; y != x {
+		t.fixUpLinks(x, y)
+	} else {
+		t.fixUp(x)
+	}
 }
 
 // maxHeight bounds the inner levels: with every inner node but the root
@@ -160,17 +170,38 @@ func (t *tree) fixUp2(a, b int32, pb *path) {
 	t.fixUpPath(pb, h+1, t.innerSummary(pa))
 }
 
-// delete removes slot j of leaf l, rebalances and fixes the sums.
-//
-// A split, borrow or merge edits the entries of the parent for the two
-// nodes it changes, and the nodes' own prefix sums, without reading any
-// other child; every other entry above is on the path from the surviving
-// leaf to the root, which the final walk up recomputes.
-func (t *tree) delete(l int32, j int) {
-	lf := &t.leaves[l]
-	lf.remove(j)
-	lf.total = leafSum(&lf.key)
-	t.fixUp(t.rebalanceLeaf(l))
+// fixUpLinks is fixUp2 for leaves a and b without a recorded path: both
+// sides search their parents for the child.
+func (t *tree) fixUpLinks(a, b int32) {
+	sa, sb := t.leafSummary(a), t.leafSummary(b)
+	pa, pb := t.leaves[a].parent, t.leaves[b].parent
+	for pa != pb {
+		na := &t.inners[pa]
+		k := t.indexOf(pa, a)
+		na.put(k, sa)
+		na.prefix(k)
+		nb := &t.inners[pb]
+		k = t.indexOf(pb, b)
+		nb.put(k, sb)
+		nb.prefix(k)
+		a, b = pa, pb
+		sa, sb = t.innerSummary(pa), t.innerSummary(pb)
+		pa, pb = na.parent, nb.parent
+	}
+	nd := &t.inners[pa]
+	ka, kb := t.indexOf(pa, a), t.indexOf(pa, b)
+	nd.put(ka, sa)
+	nd.put(kb, sb)
+	nd.prefix(min(ka, kb))
+	t.fixUpFrom(pa, nd.parent, t.innerSummary(pa))
+}
+
+// borrowCount is how many items a leaf of ln items, one below half full,
+// takes from a sibling of sn: enough to even the two out, so that the next
+// deletion from either does not underflow again at once. Each item moved
+// costs a write to the item → leaf map, a cache miss at large n.
+func borrowCount(sn, ln int32) int {
+	return int(max((sn-ln)/2, 1))
 }
 
 // rebalanceLeaf refills leaf l if it fell below half full, from a sibling
@@ -186,10 +217,12 @@ func (t *tree) rebalanceLeaf(l int32) int32 {
 	if k > 0 {
 		if s := nd.child[k-1]; t.leaves[s].n > minLeaf {
 			sf := &t.leaves[s]
-			m := int(sf.n) - 1
-			lf.insertAt(0, sf.key[m], sf.item[m])
-			sf.remove(m)
-			t.where[lf.item[0]] = l
+			for range borrowCount(sf.n, lf.n) {
+				m := int(sf.n) - 1
+				lf.insertAt(0, sf.key[m], sf.item[m])
+				sf.remove(m)
+				t.where[lf.item[0]] = l
+			}
 			sf.total, lf.total = leafSum(&sf.key), leafSum(&lf.key)
 			nd.put(k-1, t.leafSummary(s))
 			nd.put(k, t.leafSummary(l))
@@ -200,9 +233,11 @@ func (t *tree) rebalanceLeaf(l int32) int32 {
 	if k+1 < int(nd.n) {
 		if s := nd.child[k+1]; t.leaves[s].n > minLeaf {
 			sf := &t.leaves[s]
-			lf.insertAt(int(lf.n), sf.key[0], sf.item[0])
-			sf.remove(0)
-			t.where[lf.item[lf.n-1]] = l
+			for range borrowCount(sf.n, lf.n) {
+				lf.insertAt(int(lf.n), sf.key[0], sf.item[0])
+				sf.remove(0)
+				t.where[lf.item[lf.n-1]] = l
+			}
 			sf.total, lf.total = leafSum(&sf.key), leafSum(&lf.key)
 			nd.put(k, t.leafSummary(l))
 			nd.put(k+1, t.leafSummary(s))
@@ -297,15 +332,14 @@ func (t *tree) rebalanceInner(v int32, level int) {
 	t.rebalanceInner(g, level+1)
 }
 
-// insert puts item i with key a in its leaf, splitting it and its
-// ancestors as needed, and fixes the sums.
-func (t *tree) insert(a float64, i int32) {
-	l := t.findLeaf(a, i)
+// insertInto puts item i with key a in leaf l, where it belongs, splitting
+// l and its ancestors as needed; it leaves the entries above l to the walk
+// up that follows.
+func (t *tree) insertInto(l int32, a float64, i int32) {
 	if lf := &t.leaves[l]; lf.n < leafCap {
 		lf.insertAt(lf.position(a, i), a, i)
 		lf.total = leafSum(&lf.key)
 		t.where[i] = l
-		t.fixUp(l)
 		return
 	}
 	r := t.newLeaf() // may move the leaves: take pointers after it
@@ -327,7 +361,6 @@ func (t *tree) insert(a float64, i int32) {
 	t.where[i] = dl
 	lf.total, rf.total = leafSum(&lf.key), leafSum(&rf.key)
 	t.insertChild(l, r, 1)
-	t.fixUp(dl)
 }
 
 // insertChild puts node nc right after its sibling c, level levels above
