@@ -57,18 +57,13 @@ type path struct {
 	slot [maxHeight]int8
 }
 
-// findLeaf returns the leaf where item i with key a belongs: at each level
-// the first child whose last item does not precede it, or the last child.
-// The separators precede (a, i) on a prefix of the children, so counting
-// them finds that child; a count has no branch to mispredict and its loads
-// do not depend on each other, so the node's cache lines arrive together.
-func (t *tree) findLeaf(a float64, i int32) int32 {
-	var p path
-	return t.findPath(a, i, &p)
-}
-
-// findPath is findLeaf that also records the path, so that the walk up
-// after an update need not search each parent for its child.
+// findPath returns the leaf where item i with key a belongs, and records
+// the path to it, so that the walk up after an update need not search each
+// parent for its child. At each level it takes the first child whose last
+// item does not precede (a, i), or the last child. The separators precede
+// (a, i) on a prefix of the children, so counting them finds that child; a
+// count has no branch to mispredict and its loads do not depend on each
+// other, so the node's cache lines arrive together.
 func (t *tree) findPath(a float64, i int32, p *path) int32 {
 	v := t.root
 	for h := t.height; h > 0; h-- {
