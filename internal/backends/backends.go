@@ -5,6 +5,7 @@ package backends
 
 import (
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/btree"
 	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/ost"
 	"github.com/reweighted/reweighted/segtree"
@@ -25,6 +26,7 @@ var All = []Backend{
 	{Name: "naive", New: func(n int) reweighted.Sampler { return naive.New(n) }, MaxN: 1 << 16},
 	{Name: "ost", New: func(n int) reweighted.Sampler { return ost.New(n) }, MaxN: 1 << 20},
 	{Name: "segtree", New: func(n int) reweighted.Sampler { return segtree.New(n) }, MaxN: 1 << 20},
+	{Name: "btree", New: func(n int) reweighted.Sampler { return btree.New(n) }, MaxN: 1 << 20},
 }
 
 // ByName returns the backend called name.

@@ -1,0 +1,84 @@
+package btree
+
+import "slices"
+
+// Clone returns a deep copy of the sampler, for comparing states.
+func (s *Sampler) Clone() *Sampler {
+	c := &Sampler{t: s.t}
+	c.t.leaves = slices.Clone(s.t.leaves)
+	c.t.inners = slices.Clone(s.t.inners)
+	c.t.where = slices.Clone(s.t.where)
+	c.core.Init(&c.t)
+	return c
+}
+
+// Height returns the number of inner levels above the leaves.
+func (s *Sampler) Height() int { return s.t.height }
+
+// Bytes returns the bytes the tree holds: its node slices at their
+// capacity and the item → leaf map.
+func (s *Sampler) Bytes() int { return s.t.bytes() }
+
+// Fill returns the mean number of items per leaf in use.
+func (s *Sampler) Fill() float64 {
+	return float64(s.Len()) / float64(s.t.leavesInUse())
+}
+
+// LeafCap is the number of slots of a leaf.
+const LeafCap = leafCap
+
+// Check verifies the tree's invariants and the driver's count of zeros.
+// (The driver's Check, promoted through core, does both; this names it for
+// the internal tests.)
+
+// Corrupt breaks one invariant of New(300), a tree of two inner levels,
+// for testing that Check reports it.
+func (s *Sampler) Corrupt(what string) {
+	t := &s.t
+	root := &t.inners[t.root]
+	mid := &t.inners[root.child[0]] // an inner node whose children are leaves
+	l0 := mid.child[0]
+	lf := &t.leaves[l0]
+	switch what {
+	case "order":
+		lf.item[0], lf.item[1] = lf.item[1], lf.item[0]
+		t.where[lf.item[0]], t.where[lf.item[1]] = l0, l0
+	case "count":
+		mid.cnt[0]++
+	case "sum":
+		lf.key[0] = 1 // total and the sums above stay 0
+	case "prefix sum":
+		mid.psum[1] = 1
+	case "separator":
+		mid.lastItem[0]++
+	case "fill":
+		// Split leaf 0 into two leaves of which the first is a quarter
+		// full: order, counts, sums and links stay right, the fill does not.
+		r := t.newLeaf()
+		lf, rf := &t.leaves[l0], &t.leaves[r]
+		for lf.n > leafCap/4 {
+			lf.n--
+			rf.insertAt(0, lf.key[lf.n], lf.item[lf.n])
+			t.where[lf.item[lf.n]] = r
+			lf.key[lf.n], lf.item[lf.n] = 0, 0
+		}
+		lf.total, rf.total = leafSum(&lf.key), leafSum(&rf.key)
+		t.insertChild(l0, r, 1)
+		t.fixUp(l0)
+	case "parent":
+		lf.parent = root.child[1]
+	case "where":
+		t.where[lf.item[0]] = mid.child[1]
+	case "link":
+		mid.child[1] = l0
+	case "unused slot":
+		lf.key[leafCap-1] = 1
+	case "item":
+		lf.item[0] = int32(len(t.where))
+	default:
+		panic("Corrupt: unknown invariant " + what)
+	}
+}
+
+// WalkKeys is the index's Walk.
+func (s *Sampler) WalkKeys(r int, f func(int, float64)) { s.t.Walk(r, f) }

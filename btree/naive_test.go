@@ -1,0 +1,173 @@
+package btree_test
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/btree"
+	"github.com/reweighted/reweighted/naive"
+	"github.com/reweighted/reweighted/samplertest"
+)
+
+// randomEps draws a valid bound for n items, edges included. Unlike
+// samplertest.EpsFromBits it leaves out ε = 1/(2n), which puts runs of small
+// integer keys exactly on the predicate's boundary, where btree and naive may
+// pick different ρ (both exact): the random queries here must agree.
+func randomEps(rng *rand.Rand, n int) float64 {
+	top := 1 / float64(n)
+	switch rng.IntN(8) {
+	case 0:
+		return 0
+	case 1:
+		return top
+	case 2:
+		return math.Nextafter(top, 0)
+	case 3:
+		return math.Ldexp(1, -30-rng.IntN(1045))
+	default:
+		return rng.Float64() * top
+	}
+}
+
+// TestDifferentialNaive runs long random histories on btree and on the
+// naive backend and compares every answer: the same ρ, item and
+// probabilities for the same ε and u. Both may round a boundary differently
+// (their sums are associated differently); where they disagree, both must
+// still pass samplertest.Verify, so they may differ only within rounding of
+// an interval's edge. Both share the driver's arithmetic, so agreement
+// alone cannot catch an error there: btree is also checked against the
+// exact oracle (Verify) at regular steps. The sizes reach three inner
+// levels, and the runs of ties and of a narrow band of keys make leaves
+// split and merge.
+func TestDifferentialNaive(t *testing.T) {
+	type run struct {
+		n, steps int
+		key      func(rng *rand.Rand, n int) float64
+	}
+	// Rounding everywhere: every sum of these keys rounds.
+	floats := func(rng *rand.Rand, n int) float64 { return rng.Float64() }
+	// Few distinct keys: long runs of ties, exact sums.
+	ties := func(rng *rand.Rand, n int) float64 { return float64(rng.IntN(4)) }
+	// A narrow band: items crowd into a few leaves and leave others.
+	band := func(rng *rand.Rand, n int) float64 { return 1 + float64(rng.IntN(8))*0x1p-40 }
+	runs := []run{
+		{1, 200, randomKey}, {2, 500, randomKey}, {7, 2000, randomKey},
+		{64, 3000, randomKey}, {1000, 2000, randomKey},
+		{50, 2000, floats}, {1000, 1000, floats}, {50, 2000, ties}, {1000, 1000, ties},
+		{300, 3000, band}, {5000, 3000, randomKey},
+	}
+	if *long {
+		runs = append(runs, run{10_000, 100_000, randomKey}, run{2000, 100_000, randomKey},
+			run{10_000, 100_000, floats}, run{10_000, 100_000, ties})
+	}
+	for k, r := range runs {
+		rng := rand.New(rand.NewPCG(uint64(k), 0x5eed))
+		tr, nv := btree.New(r.n), naive.New(r.n)
+		keys := make([]float64, r.n)
+		disagree, atEdge := 0, 0
+		for step := range r.steps {
+			i, a := rng.IntN(r.n), r.key(rng, r.n)
+			if rng.IntN(4) == 0 {
+				a = keys[rng.IntN(r.n)] // a tie
+			}
+			require.NoError(t, tr.Set(i, a))
+			require.NoError(t, nv.Set(i, a))
+			keys[i] = a
+			if step%(1+r.n/16) == 0 {
+				require.NoError(t, tr.Check(), "n=%d step %d", r.n, step)
+			}
+			eps, u := randomEps(rng, r.n), rng.Float64()
+			// A boundary query sorts the keys and may call Verify: space
+			// them out for large n.
+			edge := step%max(10, r.n/20) == 9
+			if edge {
+				eps, u = edgeQuery(rng, keys, tr)
+			}
+			if step%max(10, r.n/4) == 5 {
+				require.NoError(t, samplertest.Verify(tr, keys, eps, []float64{u, rng.Float64()}), "btree against the oracle, n=%d step %d", r.n, step)
+			}
+			j := rng.IntN(r.n)
+			if !agree(t, tr, nv, eps, u, j) {
+				if edge {
+					atEdge++
+				} else {
+					disagree++
+				}
+				require.NoError(t, samplertest.Verify(tr, keys, eps, []float64{u}), "btree, n=%d step %d", r.n, step)
+				require.NoError(t, samplertest.Verify(nv, keys, eps, []float64{u}), "naive, n=%d step %d", r.n, step)
+			}
+		}
+		require.NoError(t, tr.Check())
+		t.Logf("run %d, n=%d: %d steps, %d disagreements at random queries, %d at %d queries on a boundary",
+			k, r.n, r.steps, disagree, atEdge, r.steps/max(10, r.n/20))
+		// A random u or ε lands within rounding of a boundary with
+		// probability about 1e-15: away from the boundary queries, the two
+		// backends must agree exactly.
+		require.Zero(t, disagree, "n=%d: disagreements away from boundaries", r.n)
+	}
+}
+
+// agree reports whether two samplers give the same Solve, Sample and Prob
+// answers at (eps, u) and for item j, up to rounding of λ and p. It fails the
+// test on errors.
+func agree(t *testing.T, a, b reweighted.Sampler, eps, u float64, j int) bool {
+	t.Helper()
+	rho1, lam1, err := a.Solve(eps)
+	require.NoError(t, err)
+	rho2, lam2, err := b.Solve(eps)
+	require.NoError(t, err)
+	i1, p1, err := a.Sample(eps, u)
+	require.NoError(t, err)
+	i2, p2, err := b.Sample(eps, u)
+	require.NoError(t, err)
+	q1, err := a.Prob(j, eps)
+	require.NoError(t, err)
+	q2, err := b.Prob(j, eps)
+	require.NoError(t, err)
+	return rho1 == rho2 && i1 == i2 && close(lam1, lam2) && close(p1, p2) && close(q1, q2)
+}
+
+// close reports whether x and y agree to a relative 1e-9, or are both
+// subnormal-small.
+func close(x, y float64) bool {
+	return math.Abs(x-y) <= 1e-9*math.Max(math.Abs(x), math.Abs(y))+math.SmallestNonzeroFloat64
+}
+
+// edgeQuery returns a bound ε at which the predicate of Lemma 1 is tight at
+// a random rank, in float arithmetic, and a u on the boundary between two
+// items under that ε: the queries where rounding decides.
+func edgeQuery(rng *rand.Rand, keys []float64, s reweighted.Sampler) (eps, u float64) {
+	n := len(keys)
+	sorted := slices.Clone(keys)
+	slices.SortFunc(sorted, func(a, b float64) int { return cmp.Compare(b, a) })
+	prefix := make([]float64, n+1)
+	for r, a := range sorted {
+		prefix[r+1] = prefix[r] + a
+	}
+	r := 1 + rng.IntN(n)
+	a := sorted[r-1]
+	// a·(1 − (n−r)ε) = ε·S(r) at ε = a/(S(r) + (n−r)a).
+	eps = 0
+	if d := prefix[r] + float64(n-r)*a; d > 0 {
+		eps = min(a/d, 1/float64(n))
+	}
+	rho, lambda, err := s.Solve(eps)
+	if err != nil || lambda == 0 {
+		return eps, rng.Float64()
+	}
+	q := 1 + rng.IntN(rho)
+	u = prefix[q] / lambda
+	if rng.IntN(2) == 0 {
+		u = math.Nextafter(u, 0)
+	}
+	if !(u >= 0 && u < 1) {
+		u = rng.Float64()
+	}
+	return eps, u
+}
