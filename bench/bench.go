@@ -207,5 +207,7 @@ func cutoffKeys(keys []float64, eps float64) []float64 {
 }
 
 func bytes(before, after runtime.MemStats, n int) float64 {
-	return float64(after.HeapAlloc-before.HeapAlloc) / float64(max(n, 1))
+	// In float64: at tiny n the heap can shrink between the two readings,
+	// and an unsigned difference would wrap around.
+	return max(0, float64(after.HeapAlloc)-float64(before.HeapAlloc)) / float64(max(n, 1))
 }

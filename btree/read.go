@@ -84,7 +84,7 @@ func (t *tree) Cut(c driver.Cutoff) (int, float64) {
 // partial sum in it that does. It then returns −1 and the rank after that
 // child's last item. If no partial sum at all exceeds the target it returns
 // −1 and n + 1.
-func (t *tree) SelectSum(target, scale float64) (int, int) {
+func (t *tree) SelectSum(target, scale float64) (int, int, float64) {
 	r0, s0 := 0, 0.0
 	next := len(t.where) + 1
 	v := t.root
@@ -101,7 +101,7 @@ func (t *tree) SelectSum(target, scale float64) (int, int) {
 			k += b2i((s0+nd.psum[j])*scale <= target)
 		}
 		if k == n {
-			return -1, next
+			return -1, next, 0
 		}
 		next = r0 + int(nd.cnt[k]) + 1
 		if k > 0 {
@@ -117,10 +117,10 @@ func (t *tree) SelectSum(target, scale float64) (int, int) {
 		// exceed the target: an item with p = 0 is never chosen.
 		s += lf.key[j]
 		if s*scale > target {
-			return int(lf.item[j]), r0 + j + 1
+			return int(lf.item[j]), r0 + j + 1, lf.key[j]
 		}
 	}
-	return -1, next
+	return -1, next, 0
 }
 
 // Select returns the item of 1-based rank r, 1 ≤ r ≤ n.

@@ -150,13 +150,14 @@ func (s *sorted) Cut(c driver.Cutoff) (int, float64) {
 	return rho, s.sum[rho]
 }
 
-func (s *sorted) SelectSum(target, scale float64) (int, int) {
+func (s *sorted) SelectSum(target, scale float64) (int, int, float64) {
 	n := len(s.key)
 	r := 1 + sort.Search(n, func(k int) bool { return s.sum[k+1]*scale > target })
 	if r > n {
-		return -1, n + 1
+		return -1, n + 1, 0
 	}
-	return int(s.order[r-1]), r
+	i := s.order[r-1]
+	return int(i), r, s.key[i]
 }
 
 // SumDepth bounds the error of the compensated prefix sums: Neumaier's sum

@@ -579,7 +579,7 @@ func (t *tree) Select(r int) int {
 // returns −1 and the rank of the node whose left subtree that was, the
 // next rank after the last one visited: its partial sum exceeds the target.
 // If no partial sum at all exceeds the target it returns −1 and n + 1.
-func (t *tree) SelectSum(target, scale float64) (int, int) {
+func (t *tree) SelectSum(target, scale float64) (int, int, float64) {
 	acc, r0 := 0.0, 0
 	next := len(t.nodes) + 1 // rank of the in-order successor of the subtree
 	for v := t.root; v != nilNode; {
@@ -595,11 +595,11 @@ func (t *tree) SelectSum(target, scale float64) (int, int) {
 		// an item with p = 0 is never selected.
 		acc = x + n.key
 		if acc*scale > target {
-			return int(v), r0
+			return int(v), r0, n.key
 		}
 		v = n.right
 	}
-	return -1, next
+	return -1, next, 0
 }
 
 // SumDepth bounds the roundings of a sum Cut hands the driver. A red-black

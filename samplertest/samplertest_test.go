@@ -104,13 +104,13 @@ func (x *bruteIndex) Cut(c driver.Cutoff) (int, float64) {
 	return rho, x.prefix[rho]
 }
 
-func (x *bruteIndex) SelectSum(target, scale float64) (int, int) {
+func (x *bruteIndex) SelectSum(target, scale float64) (int, int, float64) {
 	for r := 1; r <= len(x.keys); r++ {
 		if x.prefix[r]*scale > target {
-			return x.order[r-1], r
+			return x.order[r-1], r, x.keys[x.order[r-1]]
 		}
 	}
-	return -1, len(x.keys) + 1
+	return -1, len(x.keys) + 1, 0
 }
 
 // SumDepth: prefix sums add the keys one by one, n roundings deep.

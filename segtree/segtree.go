@@ -231,7 +231,7 @@ func (t *trie) Cut(c driver.Cutoff) (rho int, sRho float64) {
 // included, times scale exceeds target, and its rank. If rounding leads the
 // descent to a leaf whose partial sum does not exceed it, it returns −1 and
 // the next rank.
-func (t *trie) SelectSum(target, scale float64) (item, rank int) {
+func (t *trie) SelectSum(target, scale float64) (item, rank int, key float64) {
 	racc, sacc := 0, 0.0
 	ref := t.root
 	for ref >= 0 {
@@ -243,10 +243,10 @@ func (t *trie) SelectSum(target, scale float64) (item, rank int) {
 			ref = nd.child[1]
 		}
 	}
-	if (sacc+t.nodes[^ref].key)*scale > target {
-		return int(^ref), racc + 1
+	if a := t.nodes[^ref].key; (sacc+a)*scale > target {
+		return int(^ref), racc + 1, a
 	}
-	return -1, racc + 2
+	return -1, racc + 2, 0
 }
 
 // Select returns the item of rank r, 1 ≤ r ≤ n.

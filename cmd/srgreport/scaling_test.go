@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/reweighted/reweighted/internal/backends"
 	"math"
 	"testing"
 	"time"
@@ -92,9 +93,9 @@ func TestMeasureScalingTiny(t *testing.T) {
 	pr := newProgress(writerFunc(func(p []byte) { out = append(out, p...) }), false)
 	sc := measureScaling(4, 5, 1<<4, time.Millisecond, 1, 1, pr)
 	require.Empty(t, sc.Err)
-	// naive only at n = 16 (naiveMax), the others at 16 and 32; gonum
-	// runs only the ε = 0 step; the floor runs at both sizes.
-	require.Len(t, sc.Points, 2+4+4+2+2)
+	// naive only at n = 16 (naiveMax), the other backends at 16 and 32;
+	// gonum runs only the ε = 0 step; the floor runs at both sizes.
+	require.Len(t, sc.Points, 2+4*(len(backends.All)-1)+2+2)
 	floor := 0
 	for _, p := range sc.Points {
 		if p.Impl == bench.FloorImpl {

@@ -75,11 +75,13 @@ type Index interface {
 	// Select returns the item of rank r, 1 ≤ r ≤ n.
 	Select(r int) int
 	// SelectSum returns the item of smallest rank whose partial sum (its
-	// key and those of smaller ranks) times scale exceeds target, and its
-	// rank. Where rounding leaves no such item in the subtree a descent
-	// entered, it returns item −1 and the rank after the last one visited;
-	// where no partial sum at all exceeds the target, −1 and n + 1.
-	SelectSum(target, scale float64) (item, rank int)
+	// key and those of smaller ranks) times scale exceeds target, its rank
+	// and its key (which the descent has at hand: a lookup by item may be
+	// one more cache miss). Where rounding leaves no such item in the
+	// subtree a descent entered, it returns item −1 and the rank after the
+	// last one visited; where no partial sum at all exceeds the target, −1
+	// and n + 1.
+	SelectSum(target, scale float64) (item, rank int, key float64)
 	// Cut returns the largest rank r at which c.Holds(a_(r), S(r), r) holds,
 	// found by one descent (the predicate holds on a prefix of ranks), and
 	// its partial sum S(r). The sum of all keys is positive when Cut is
@@ -170,7 +172,7 @@ func (d *Driver) Set(i int, a float64) error {
 	if a == old {
 		return nil
 	}
-	if a > old && !d.fits(i, a) {
+	if a > old && !d.fits(old, a) {
 		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
 	}
 	if old == 0 {
@@ -183,13 +185,13 @@ func (d *Driver) Set(i int, a float64) error {
 	return nil
 }
 
-// fits reports whether the exact sum of the keys, with a in place of the key
-// of item i, is at most MaxSum.
-func (d *Driver) fits(i int, a float64) bool {
+// fits reports whether the exact sum of the keys, with a in place of one
+// key old, is at most MaxSum.
+func (d *Driver) fits(old, a float64) bool {
 	n := d.ix.Len()
 	// The float total is within γ_n of the exact sum T ≤ MaxSum; replacing
 	// one key adds at most two roundings of at most MaxSum each.
-	t := (d.ix.Total() - d.ix.Key(i)) + a
+	t := (d.ix.Total() - old) + a
 	eta := float64(n+4) * 0x1p-52
 	switch {
 	case t <= reweighted.MaxSum*(1-eta):
@@ -200,9 +202,13 @@ func (d *Driver) fits(i int, a float64) bool {
 	acc := accPool.Get().(*Acc)
 	defer accPool.Put(acc)
 	acc.Reset()
+	skipped := false
 	for j := range n {
-		if j != i {
-			acc.Add(d.ix.Key(j))
+		// Skip one key equal to old: the sum is the same whichever.
+		if k := d.ix.Key(j); k != old || skipped {
+			acc.Add(k)
+		} else {
+			skipped = true
 		}
 	}
 	acc.Add(a)
@@ -406,14 +412,15 @@ func (d *Driver) Sample(eps, u float64) (int, float64, error) {
 		_, e := math.Frexp(s)
 		scale = math.Ldexp(1, min(-e, 1000))
 	}
-	item, r := d.ix.SelectSum(u/c*(s*scale), scale)
+	item, r, a := d.ix.SelectSum(u/c*(s*scale), scale)
 	// Rounding at an edge may point past ρ, or past the last positive key
 	// (never drawn: p = 0): the last positive key of the head owns that
 	// edge.
 	if last := min(rho, n-d.zeros); item < 0 || r > last {
 		item = d.ix.Select(min(r, last))
+		a = d.ix.Key(item)
 	}
-	return item, b.prob(d.ix.Key(item), s, rho), nil
+	return item, b.prob(a, s, rho), nil
 }
 
 // Check verifies the index's own invariants, if it has any to check, and

@@ -53,16 +53,16 @@ func TestAccCarry(t *testing.T) {
 // with chosen float sums.
 type sortedIndex struct{ keys []float64 } // in canonical order, item = rank − 1
 
-func (x *sortedIndex) Len() int                          { return len(x.keys) }
-func (x *sortedIndex) Key(i int) float64                 { return x.keys[i] }
-func (x *sortedIndex) Total() float64                    { return 0 }
-func (x *sortedIndex) Update(int, float64)               {}
-func (x *sortedIndex) Build([]float64)                   {}
-func (x *sortedIndex) Rank(i int) int                    { return i + 1 }
-func (x *sortedIndex) Select(r int) int                  { return r - 1 }
-func (x *sortedIndex) SelectSum(_, _ float64) (int, int) { return -1, len(x.keys) + 1 }
-func (x *sortedIndex) Cut(Cutoff) (int, float64)         { return 1, 0 }
-func (x *sortedIndex) SumDepth() int                     { return len(x.keys) }
+func (x *sortedIndex) Len() int                                   { return len(x.keys) }
+func (x *sortedIndex) Key(i int) float64                          { return x.keys[i] }
+func (x *sortedIndex) Total() float64                             { return 0 }
+func (x *sortedIndex) Update(int, float64)                        {}
+func (x *sortedIndex) Build([]float64)                            {}
+func (x *sortedIndex) Rank(i int) int                             { return i + 1 }
+func (x *sortedIndex) Select(r int) int                           { return r - 1 }
+func (x *sortedIndex) SelectSum(_, _ float64) (int, int, float64) { return -1, len(x.keys) + 1, 0 }
+func (x *sortedIndex) Cut(Cutoff) (int, float64)                  { return 1, 0 }
+func (x *sortedIndex) SumDepth() int                              { return len(x.keys) }
 func (x *sortedIndex) Walk(r int, f func(int, float64)) {
 	for i, a := range x.keys[:r] {
 		f(i, a)
