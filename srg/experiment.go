@@ -36,7 +36,7 @@ type SyntheticConfig struct {
 	Runs, Epochs int
 	// Seed seeds the data set (libsvm.Synthetic) and the runs.
 	Seed uint64
-	// NewSampler builds SRG's sampler.
+	// NewSampler builds SRG's sampler; nil means btree.
 	NewSampler func(n int) reweighted.Sampler
 	// N and D are the size of the data set (default 1000 and 10).
 	N, D int
@@ -80,7 +80,7 @@ type SyntheticResult struct {
 // g_0 = 0, x_0 = 0, averaged over Runs runs.
 func Synthetic(cfg SyntheticConfig) (SyntheticResult, error) {
 	if cfg.NewSampler == nil {
-		return SyntheticResult{}, errors.New("srg: Synthetic needs a sampler")
+		cfg.NewSampler = defaultSampler
 	}
 	n, d := def(cfg.N, 1000), def(cfg.D, 10)
 	runs, epochs, per := def(cfg.Runs, 100), def(cfg.Epochs, 30), def(cfg.PerEpoch, 4)
@@ -124,7 +124,7 @@ type DatasetConfig struct {
 	// size (default 128).
 	Runs, Epochs, Batch int
 	Seed                uint64
-	// NewSampler builds SRG's sampler.
+	// NewSampler builds SRG's sampler; nil means btree.
 	NewSampler func(n int) reweighted.Sampler
 	// PerEpoch is the number of checkpoints per epoch (default 2).
 	PerEpoch int
@@ -179,7 +179,7 @@ type DatasetResult struct {
 // g_0 = 0; each curve is averaged over Runs runs.
 func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 	if cfg.NewSampler == nil {
-		return DatasetResult{}, errors.New("srg: Dataset needs a sampler")
+		cfg.NewSampler = defaultSampler
 	}
 	ds := cfg.Data
 	if ds == nil {

@@ -8,7 +8,11 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/btree"
 )
+
+// defaultSampler is SRG's sampler when none is given: the counted B+-tree.
+func defaultSampler(n int) reweighted.Sampler { return btree.New(n) }
 
 // Method selects an optimiser.
 type Method int
@@ -53,7 +57,8 @@ type Options struct {
 	// distinct examples, SRG weighted by DesRajWeights). Without
 	// replacement needs Batch ≤ n.
 	Protocol Protocol
-	// NewSampler builds the importance sampler of SRG (all keys 0, so the
+	// NewSampler builds the importance sampler of SRG; nil means btree, the
+	// fastest backend. The sampler starts with all keys 0, so the
 	// first draws are uniform: the paper's g_0 = 0).
 	NewSampler func(n int) reweighted.Sampler
 	// Bernoulli makes SRG update the key of a drawn example only with
@@ -201,10 +206,11 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		}
 		opt.pos = n
 	case SRG:
-		if o.NewSampler == nil {
-			return nil, errors.New("srg: SRG needs a sampler constructor")
+		newSampler := o.NewSampler
+		if newSampler == nil {
+			newSampler = defaultSampler
 		}
-		opt.smp = o.NewSampler(n)
+		opt.smp = newSampler(n)
 		if opt.smp.Len() != n {
 			return nil, fmt.Errorf("srg: sampler has %d items, want %d", opt.smp.Len(), n)
 		}

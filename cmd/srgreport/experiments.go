@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/bench"
 	"github.com/reweighted/reweighted/cmd/srgreport/internal/paperdata"
+	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 )
@@ -30,10 +30,8 @@ var accuracyLevels = []float64{-1, -2, -3, -4}
 
 // newSampler returns the constructor of the named backend, nil if unknown.
 func newSampler(name string) func(n int) reweighted.Sampler {
-	for _, impl := range bench.Impls {
-		if impl.Name == name && impl.New != nil {
-			return impl.New
-		}
+	if b, ok := backends.ByName(name); ok {
+		return b.New
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ var colours = map[string]color.Color{
 	"naive":             color.RGBA{214, 39, 40, 255},
 	"ost":               color.RGBA{31, 119, 180, 255},
 	"segtree":           color.RGBA{255, 127, 14, 255},
+	"btree":             color.RGBA{148, 103, 189, 255},
 	bench.GonumWeighted: color.RGBA{44, 160, 44, 255},
 	bench.FloorImpl:     color.Gray{Y: 128},
 }

@@ -32,6 +32,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/reweighted/reweighted/internal/backends"
 	"io"
 	"math"
 	"os"
@@ -109,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.out, "out", "reports", "report folder")
 	fs.BoolVar(&cfg.quick, "quick", false, "a quick run (under 2 minutes): fewer runs, epochs, sizes and states")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of every random choice")
-	fs.StringVar(&cfg.sampler, "sampler", "segtree", "backend SRG uses in the experiments: naive, ost or segtree")
+	fs.StringVar(&cfg.sampler, "sampler", "btree", "backend SRG uses in the experiments: "+strings.Join(backends.Names(), ", "))
 	fs.Var(&cfg.data, "libsvm", "a LIBSVM data set as name=path (repeatable), e.g. mushrooms=data/mushrooms.gz")
 	fs.StringVar(&cfg.pngDir, "png", "", "also write PNG copies of the figures into this folder, for viewing")
 	fs.BoolVar(&cfg.replace, "replace", false, "draw the data-set mini-batches with replacement (default: without, as the paper does)")
@@ -138,7 +139,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		}
 	}
 	if newSampler(cfg.sampler) == nil {
-		return cfg, fmt.Errorf("-sampler %q: want naive, ost or segtree", cfg.sampler)
+		return cfg, fmt.Errorf("-sampler %q: want one of %s", cfg.sampler, strings.Join(backends.Names(), ", "))
 	}
 	return cfg, nil
 }

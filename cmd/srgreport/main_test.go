@@ -48,7 +48,7 @@ func TestParseFlagsLibsvm(t *testing.T) {
 	cfg, err = parseFlags(nil, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, "reports", cfg.out)
-	require.Equal(t, "segtree", cfg.sampler)
+	require.Equal(t, "btree", cfg.sampler)
 	require.Empty(t, cfg.data)
 	require.False(t, cfg.quick)
 }
@@ -63,7 +63,7 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-libsvm", "m="}, "empty path"},
 		{[]string{"-libsvm", "a b=x"}, "use letters"},
 		{[]string{"-libsvm", "m=x", "-libsvm", "m=y"}, "given twice"},
-		{[]string{"-sampler", "heap"}, "want naive, ost or segtree"},
+		{[]string{"-sampler", "heap"}, "want one of naive, ost, segtree, btree"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-epochs", "-3"}, "want a positive number"},
 	} {
