@@ -81,7 +81,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 func TestLoadMatchesSets(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 700).Draw(t, "n")
-		gen := keyGen(n)
+		gen := samplertest.Key(n)
 		keys := make([]float64, n)
 		for i := range keys {
 			keys[i] = gen.Draw(t, "key")

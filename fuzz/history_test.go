@@ -49,10 +49,13 @@ func testHistories(t *testing.T, newSampler func(int) reweighted.Sampler) {
 	floats := func(rng *rand.Rand, n int) float64 { return rng.Float64() }
 	// Few distinct keys: long runs of ties, exact sums.
 	ties := func(rng *rand.Rand, n int) float64 { return float64(rng.IntN(4)) }
+	// A narrow band: items crowd into a few nodes of a tree, which split,
+	// and leave others, which merge.
+	band := func(rng *rand.Rand, n int) float64 { return 1 + rng.Float64()/1024 }
 	runs := []run{
 		{1, 200, randomKey}, {2, 500, randomKey}, {7, 2000, randomKey},
 		{64, 3000, randomKey}, {1000, 2000, randomKey},
-		{50, 2000, floats}, {1000, 1000, floats}, {50, 2000, ties}, {1000, 1000, ties},
+		{50, 2000, floats}, {1000, 1000, floats}, {50, 2000, ties}, {1000, 1000, ties}, {300, 3000, band},
 	}
 	if *long {
 		runs = append(runs, run{10_000, 100_000, randomKey}, run{2000, 100_000, randomKey},

@@ -1,10 +1,12 @@
 package samplertest
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"math/big"
 	"sync"
+	"testing"
 
 	"github.com/reweighted/reweighted"
 	"github.com/stretchr/testify/require"
@@ -60,6 +62,16 @@ func StateMachineN(newSampler New, maxN int) func(*rapid.T) {
 				r := rapid.IntRange(1, max(1, min(ex.Rho, n-1))).Draw(t, "rank")
 				a := nudge(ex.tieAt(r+1), rapid.IntRange(-3, 3).Draw(t, "ulps"))
 				m.set(t, ex.Order[r], a)
+			},
+			"SetBand": func(t *rapid.T) {
+				// A run of items gets keys from a narrow band: in a tree
+				// they crowd into one node, which splits, and leave others,
+				// which merge.
+				lo := index.Draw(t, "lo")
+				a := Key(n).Draw(t, "a")
+				for k := range rapid.IntRange(1, min(n, 40)).Draw(t, "count") {
+					m.set(t, (lo+k)%n, math.Ldexp(a, -(k%2)))
+				}
 			},
 			"SetHuge": func(t *rapid.T) {
 				// Accepted exactly when the exact sum stays within MaxSum.
@@ -249,4 +261,17 @@ func testConcurrentReads(t TB, newSampler New) {
 	for g := range got {
 		require.Equal(t, want, got[g], fmt.Sprintf("goroutine %d", g))
 	}
+}
+
+// SetDefaultFlag sets a flag, such as rapid.steps, for the duration of the
+// test unless the command line set it: for longer sweeps under a -long flag.
+func SetDefaultFlag(t *testing.T, name, value string) {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	if set {
+		return
+	}
+	old := flag.Lookup(name).Value.String()
+	require.NoError(t, flag.Set(name, value))
+	t.Cleanup(func() { require.NoError(t, flag.Set(name, old)) })
 }
