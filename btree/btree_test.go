@@ -91,13 +91,7 @@ func TestRandomHistoryInvariants(t *testing.T) {
 // levels, with splits, borrows and merges (its SetBand action crowds a run
 // of items into a narrow band of keys).
 func TestInvariantsStateMachine(t *testing.T) {
-	maxN := 400
-	if *long {
-		maxN = 3000
-		samplertest.SetDefaultFlag(t, "rapid.steps", "15000")
-		samplertest.SetDefaultFlag(t, "rapid.checks", "20")
-	}
-	rapid.Check(t, samplertest.StateMachineN(newSampler, maxN))
+	samplertest.RunStateMachine(t, newSampler, 400, 3000, *long)
 }
 
 // FuzzInvariants drives the state machine of TestInvariantsStateMachine

@@ -163,13 +163,7 @@ func TestZeroAllocs(t *testing.T) {
 // is Check (red-black properties, sizes and sums recomputed, order, links)
 // after every action, on trees of up to 60 items, or 2000 with -long.
 func TestInvariantsStateMachine(t *testing.T) {
-	maxN := 60
-	if *long {
-		maxN = 2000
-		samplertest.SetDefaultFlag(t, "rapid.steps", "15000")
-		samplertest.SetDefaultFlag(t, "rapid.checks", "20")
-	}
-	rapid.Check(t, samplertest.StateMachineN(newSampler, maxN))
+	samplertest.RunStateMachine(t, newSampler, 60, 2000, *long)
 }
 
 // FuzzInvariants drives the state machine of TestInvariantsStateMachine

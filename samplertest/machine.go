@@ -263,6 +263,18 @@ func testConcurrentReads(t TB, newSampler New) {
 	}
 }
 
+// RunStateMachine checks StateMachineN on up to maxN items, or, with long,
+// on up to longN items over histories of 15,000 steps (20 of them), unless
+// the command line sets rapid.steps or rapid.checks.
+func RunStateMachine(t *testing.T, newSampler New, maxN, longN int, long bool) {
+	if long {
+		maxN = longN
+		SetDefaultFlag(t, "rapid.steps", "15000")
+		SetDefaultFlag(t, "rapid.checks", "20")
+	}
+	rapid.Check(t, StateMachineN(newSampler, maxN))
+}
+
 // SetDefaultFlag sets a flag, such as rapid.steps, for the duration of the
 // test unless the command line set it: for longer sweeps under a -long flag.
 func SetDefaultFlag(t *testing.T, name, value string) {
