@@ -7,10 +7,9 @@ import (
 	"testing"
 
 	"github.com/reweighted/reweighted"
+	all "github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/libsvm"
-	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/ost"
-	"github.com/reweighted/reweighted/segtree"
 )
 
 // period is the number of distinct rows of the benchmark problem: rows
@@ -35,13 +34,13 @@ func (p periodic) Row(i int) ([]int32, []float64) { return p.base.Row(i % period
 // O(n) Set makes the fill O(n²); above that it starts from zero keys, and its
 // per-iteration cost is O(n) either way).
 func BenchmarkIteration(b *testing.B) {
-	backends := []struct {
+	type backend struct {
 		name string
 		new  func(n int) reweighted.Sampler
-	}{
-		{"srg-naive", func(n int) reweighted.Sampler { return naive.New(n) }},
-		{"srg-ost", func(n int) reweighted.Sampler { return ost.New(n) }},
-		{"srg-segtree", func(n int) reweighted.Sampler { return segtree.New(n) }},
+	}
+	var backends []backend
+	for _, b := range all.All {
+		backends = append(backends, backend{"srg-" + b.Name, b.New})
 	}
 	for _, d := range []int{10, 100} {
 		var base *libsvm.Dataset
