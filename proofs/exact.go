@@ -161,9 +161,14 @@ func checkLemma2(cfg Config) (Result, error) {
 				res.Notes = fmt.Sprintf("%s: keys %v ε %v: λ = %v, exact λ = %v", b.Name, keys, eps, lambda, ratFloat(e.Lambda))
 				return res, nil
 			}
+			if !e.AllZero && e.Lambda.Sign() > 0 {
+				// The ratio is λ's relative error over the contract's 1e-9.
+				d := new(big.Rat).Sub(new(big.Rat).SetFloat64(lambda), e.Lambda)
+				res.WorstRatio = math.Max(res.WorstRatio, math.Abs(ratFloat(d.Quo(d, e.Lambda)))/1e-9)
+			}
 		}
 	}
-	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; every backend's Solve returns the exact ρ, and λ within 1e-9, on all (%d solves)", solves)
+	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; every backend's Solve returns the exact ρ on all (%d solves); ratio is λ's relative error / 1e-9", solves)
 	return res, nil
 }
 
