@@ -1,7 +1,6 @@
 package srg
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -26,7 +25,7 @@ type Dense struct {
 // touches it).
 func NewDense(rows [][]float64) (*Dense, error) {
 	if len(rows) == 0 {
-		return nil, errors.New("srg: dense matrix has no rows")
+		return nil, fmt.Errorf("%w: dense matrix has no rows", ErrInput)
 	}
 	d := len(rows[0])
 	if err := checkDims(len(rows), d); err != nil {
@@ -34,7 +33,7 @@ func NewDense(rows [][]float64) (*Dense, error) {
 	}
 	for i, r := range rows {
 		if len(r) != d {
-			return nil, fmt.Errorf("srg: dense row %d has %d columns, row 0 has %d", i, len(r), d)
+			return nil, fmt.Errorf("%w: dense row %d has %d columns, row 0 has %d", ErrInput, i, len(r), d)
 		}
 		for j, v := range r {
 			if err := checkFinite(i, j, v); err != nil {
@@ -54,11 +53,11 @@ func NewDense(rows [][]float64) (*Dense, error) {
 // value.
 func DenseFromMatrix(a mat.Matrix) (*Dense, error) {
 	if a == nil {
-		return nil, errors.New("srg: nil matrix")
+		return nil, fmt.Errorf("%w: nil matrix", ErrInput)
 	}
 	n, d := a.Dims()
 	if n == 0 {
-		return nil, errors.New("srg: dense matrix has no rows")
+		return nil, fmt.Errorf("%w: dense matrix has no rows", ErrInput)
 	}
 	if err := checkDims(n, d); err != nil {
 		return nil, err
@@ -78,21 +77,21 @@ func DenseFromMatrix(a mat.Matrix) (*Dense, error) {
 
 func checkDims(n, d int) error {
 	if d == 0 {
-		return errors.New("srg: dense matrix has no columns")
+		return fmt.Errorf("%w: dense matrix has no columns", ErrInput)
 	}
 	// Rows reports indices as int32.
 	if d > math.MaxInt32 {
-		return fmt.Errorf("srg: dense matrix has %d columns, more than int32 indices reach", d)
+		return fmt.Errorf("%w: dense matrix has %d columns, more than int32 indices reach", ErrInput, d)
 	}
 	if n > math.MaxInt/d {
-		return fmt.Errorf("srg: dense matrix of %d×%d values is too large", n, d)
+		return fmt.Errorf("%w: dense matrix of %d×%d values is too large", ErrInput, n, d)
 	}
 	return nil
 }
 
 func checkFinite(i, j int, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return fmt.Errorf("srg: dense value at row %d, column %d is %v", i, j, v)
+		return fmt.Errorf("%w: dense value at row %d, column %d is %v", ErrInput, i, j, v)
 	}
 	return nil
 }

@@ -40,8 +40,8 @@ func ExampleNewDense() {
 	fmt.Println(err)
 	// Output:
 	// x* = [1.1667 2.1667]
-	// srg: dense row 1 has 1 columns, row 0 has 2
-	// srg: dense value at row 0, column 1 is NaN
+	// srg: invalid input: dense row 1 has 1 columns, row 0 has 2
+	// srg: invalid input: dense value at row 0, column 1 is NaN
 }
 
 // Dense rows from a gonum matrix: the rows of the matrix are the examples.

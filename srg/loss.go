@@ -104,18 +104,18 @@ func (SquaredLoss) String() string { return "squared" }
 // checkLoss validates a loss and the labels it will be used with.
 func checkLoss(loss Loss, y []float64) error {
 	if loss == nil {
-		return fmt.Errorf("srg: nil loss")
+		return fmt.Errorf("%w: nil loss", ErrInput)
 	}
 	lo, hi := loss.CurvBounds()
 	if !(0 <= lo && lo <= hi) || math.IsInf(hi, 0) {
-		return fmt.Errorf("srg: loss %v has curvature bounds [%v, %v], want 0 ≤ lo ≤ hi < ∞", loss, lo, hi)
+		return fmt.Errorf("%w: loss %v has curvature bounds [%v, %v], want 0 ≤ lo ≤ hi < ∞", ErrInput, loss, lo, hi)
 	}
 	for i, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("srg: label y[%d] = %v", i, v)
+			return fmt.Errorf("%w: label y[%d] = %v", ErrInput, i, v)
 		}
 		if err := loss.CheckLabel(v); err != nil {
-			return fmt.Errorf("srg: label y[%d]: %w", i, err)
+			return fmt.Errorf("%w: label y[%d]: %w", ErrInput, i, err)
 		}
 	}
 	return nil

@@ -158,16 +158,16 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		o.Batch = 1
 	}
 	if o.Batch < 0 {
-		return nil, fmt.Errorf("srg: batch size %d", o.Batch)
+		return nil, fmt.Errorf("%w: batch size %d", ErrInput, o.Batch)
 	}
 	if o.Schedule == nil {
-		return nil, errors.New("srg: no schedule")
+		return nil, fmt.Errorf("%w: no schedule", ErrInput)
 	}
 	if o.X0 == nil {
 		o.X0 = make([]float64, d)
 	}
 	if len(o.X0) != d {
-		return nil, fmt.Errorf("srg: x0 has length %d, want %d", len(o.X0), d)
+		return nil, fmt.Errorf("%w: x0 has length %d, want %d", ErrInput, len(o.X0), d)
 	}
 	src := rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15)
 	opt := &optimizer{
@@ -181,7 +181,7 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 	case WithReplacement:
 	case WithoutReplacement:
 		if o.Batch > n {
-			return nil, fmt.Errorf("srg: batch of %d without replacement from %d examples", o.Batch, n)
+			return nil, fmt.Errorf("%w: batch of %d without replacement from %d examples", ErrInput, o.Batch, n)
 		}
 		opt.items = make([]int, o.Batch)
 		opt.probs = make([]float64, o.Batch)
@@ -193,7 +193,7 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("srg: unknown protocol %v", o.Protocol)
+		return nil, fmt.Errorf("%w: unknown protocol %v", ErrInput, o.Protocol)
 	}
 	track := o.Method == SRG && p.Mu != 0
 	opt.x = newIterate(o.X0, track)
@@ -212,14 +212,14 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		}
 		opt.smp = newSampler(n)
 		if opt.smp.Len() != n {
-			return nil, fmt.Errorf("srg: sampler has %d items, want %d", opt.smp.Len(), n)
+			return nil, fmt.Errorf("%w: sampler has %d items, want %d", ErrInput, opt.smp.Len(), n)
 		}
 	case SVRG:
 		if o.Q == 0 {
 			opt.o.Q = math.Min(1, float64(o.Batch)/float64(n))
 		}
 		if !(opt.o.Q > 0 && opt.o.Q <= 1) {
-			return nil, fmt.Errorf("srg: SVRG probability q = %v", opt.o.Q)
+			return nil, fmt.Errorf("%w: SVRG probability q = %v", ErrInput, opt.o.Q)
 		}
 		opt.w = make([]float64, d)
 		opt.gw = make([]float64, d)
@@ -228,7 +228,7 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		opt.x.dense(opt.w)
 		opt.refresh()
 	default:
-		return nil, fmt.Errorf("srg: unknown method %v", o.Method)
+		return nil, fmt.Errorf("%w: unknown method %v", ErrInput, o.Method)
 	}
 	return opt, nil
 }
@@ -408,22 +408,22 @@ func Run(p *Problem, o Options) (Trace, error) {
 	per := max(o.PerEpoch, 1)
 	total := int(math.Round(o.Epochs * float64(per)))
 	if !(o.Epochs >= 0) || total < 0 {
-		return Trace{}, fmt.Errorf("srg: epochs = %v", o.Epochs)
+		return Trace{}, fmt.Errorf("%w: epochs = %v", ErrInput, o.Epochs)
 	}
 	var tr Trace
 	d := p.Dim()
 	xd := make([]float64, d)
 	var e0, fStar float64
 	if o.Suboptimality && o.XStar == nil {
-		return Trace{}, errors.New("srg: Suboptimality needs XStar")
+		return Trace{}, fmt.Errorf("%w: Suboptimality needs XStar", ErrInput)
 	}
 	if o.XStar != nil {
 		if len(o.XStar) != d {
-			return Trace{}, fmt.Errorf("srg: x* has length %d, want %d", len(o.XStar), d)
+			return Trace{}, fmt.Errorf("%w: x* has length %d, want %d", ErrInput, len(o.XStar), d)
 		}
 		e0 = sqdist(o.X0, o.XStar)
 		if e0 == 0 {
-			return Trace{}, errors.New("srg: x0 = x*; the relative error is undefined")
+			return Trace{}, fmt.Errorf("%w: x0 = x*; the relative error is undefined", ErrInput)
 		}
 		if o.Suboptimality {
 			fStar = p.Value(o.XStar)

@@ -41,22 +41,26 @@ type Problem struct {
 	rowSq []float64 // ‖a_i‖²
 }
 
+// ErrInput reports invalid input to srg: a NaN label or feature, a ragged
+// dense matrix, a bad loss or option. Errors wrap it; match with errors.Is.
+var ErrInput = errors.New("srg: invalid input")
+
 // NewProblem checks the shapes, the loss, the labels (finite, and accepted
 // by loss.CheckLabel) and the features (a NaN or infinite one is an error),
 // and precomputes the squared row norms.
 func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error) {
 	if rows == nil {
-		return nil, errors.New("srg: nil rows")
+		return nil, fmt.Errorf("%w: nil rows", ErrInput)
 	}
 	n := rows.Len()
 	if len(y) != n {
-		return nil, fmt.Errorf("srg: %d labels for %d rows", len(y), n)
+		return nil, fmt.Errorf("%w: %d labels for %d rows", ErrInput, len(y), n)
 	}
 	if n == 0 || rows.Dim() == 0 {
-		return nil, errors.New("srg: empty problem")
+		return nil, fmt.Errorf("%w: empty problem", ErrInput)
 	}
 	if !(mu >= 0) || math.IsInf(mu, 0) {
-		return nil, fmt.Errorf("srg: μ = %v", mu)
+		return nil, fmt.Errorf("%w: μ = %v", ErrInput, mu)
 	}
 	if err := checkLoss(loss, y); err != nil {
 		return nil, err
@@ -67,7 +71,7 @@ func NewProblem(rows Rows, y []float64, loss Loss, mu float64) (*Problem, error)
 		var s float64
 		for k, a := range v {
 			if math.IsNaN(a) || math.IsInf(a, 0) {
-				return nil, fmt.Errorf("srg: feature %d of row %d = %v", idx[k], i, a)
+				return nil, fmt.Errorf("%w: feature %d of row %d = %v", ErrInput, idx[k], i, a)
 			}
 			s += a * a
 		}
