@@ -24,7 +24,8 @@
 // It happens only when a key lies within a relative (D + 8)·2^-52 of its
 // cutoff ε·λ(r), about 10^-13 for a tree of 2^20 keys: for keys spread like
 // gradient norms, where neighbouring keys differ by a relative 10^-6 or
-// more, about once in 10^7 calls; but on every descent for keys placed on
+// more, rarely (not once in 10^6 SRG steps of 2^20 |N(0, 1)| keys); but on
+// every descent for keys placed on
 // the cutoff on purpose, at a cost of O(r) per ambiguous node, O(n log n) at
 // worst per call.
 //
