@@ -25,9 +25,8 @@
 // cutoff ε·λ(r), about 10^-13 for a tree of 2^20 keys: for keys spread like
 // gradient norms, where neighbouring keys differ by a relative 10^-6 or
 // more, rarely (not once in 10^6 SRG steps of 2^20 |N(0, 1)| keys); but on
-// every descent for keys placed on
-// the cutoff on purpose, at a cost of O(r) per ambiguous node, O(n log n) at
-// worst per call.
+// every descent for keys placed on the cutoff on purpose, at a cost of O(r)
+// per ambiguous node, O(n log n) at worst per call.
 //
 // With ε = 1/float64(n), read as exactly 1/n, the predicate at rank r is
 // a_(r)·r ≥ S(r), which holds exactly when the r largest keys are equal, so
