@@ -71,11 +71,11 @@ func (c *Cutoff) decide(a, s float64, r int) bool {
 
 // exact decides the predicate from the exact sum of the r largest keys.
 func (c *Cutoff) exact(a float64, r int) bool {
-	acc := accPool.Get().(*Acc)
-	defer accPool.Put(acc)
-	acc.Reset()
-	c.ix.Walk(r, func(_ int, k float64) { acc.Add(k) })
-	return holdsExact(a, c.eps, c.n-r, acc)
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	s.acc.Reset()
+	c.ix.Walk(r, s.add)
+	return s.holdsExact(a, c.eps, c.n-r)
 }
 
 // mulExp returns m in [0.5, 1) and e with x·y = m·2^e up to one rounding,

@@ -44,8 +44,6 @@ package driver
 import (
 	"fmt"
 	"math"
-	"math/big"
-	"sync"
 
 	"github.com/reweighted/reweighted"
 )
@@ -199,8 +197,9 @@ func (d *Driver) fits(old, a float64) bool {
 	case t > reweighted.MaxSum*(1+eta):
 		return false
 	}
-	acc := accPool.Get().(*Acc)
-	defer accPool.Put(acc)
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	acc := &s.acc
 	acc.Reset()
 	skipped := false
 	for j := range n {
@@ -212,8 +211,7 @@ func (d *Driver) fits(old, a float64) bool {
 		}
 	}
 	acc.Add(a)
-	var sum big.Int
-	return acc.Int(&sum).Cmp(maxSumUnits) <= 0
+	return acc.Int(&s.t).Cmp(maxSumUnits) <= 0
 }
 
 // Load replaces all keys by keys, one per item, in O(n) plus the backend's
@@ -228,8 +226,9 @@ func (d *Driver) Load(keys []float64) error {
 		return fmt.Errorf("%w: %d keys for %d items", reweighted.ErrIndex, len(keys), n)
 	}
 	clean := make([]float64, n)
-	acc := accPool.Get().(*Acc)
-	defer accPool.Put(acc)
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	acc := &s.acc
 	acc.Reset()
 	zeros := 0
 	for i, a := range keys {
@@ -243,16 +242,13 @@ func (d *Driver) Load(keys []float64) error {
 			zeros++
 		}
 	}
-	var sum big.Int
-	if acc.Int(&sum).Cmp(maxSumUnits) > 0 {
+	if acc.Int(&s.t).Cmp(maxSumUnits) > 0 {
 		return fmt.Errorf("%w: the keys sum to more than MaxSum", reweighted.ErrKey)
 	}
 	d.ix.Build(clean)
 	d.zeros = zeros
 	return nil
 }
-
-var accPool = sync.Pool{New: func() any { return new(Acc) }}
 
 // bound is a validated lower bound ε for n ≥ 1 items.
 type bound struct {

@@ -3,6 +3,8 @@ package driver
 import (
 	"math"
 	"math/big"
+	"math/bits"
+	"sync"
 )
 
 // digits is the number of 32-bit digits of an Acc: float64 values span
@@ -63,6 +65,13 @@ func (x *Acc) carry() {
 // Int sets z to the accumulated value in units of 2^-1074 and returns z.
 func (x *Acc) Int(z *big.Int) *big.Int {
 	x.carry()
+	var words [digits / 2]big.Word
+	if bits.UintSize == 64 {
+		for k := range words {
+			words[k] = big.Word(uint64(x.d[2*k]) | uint64(x.d[2*k+1])<<32)
+		}
+		return z.SetBits(append(z.Bits()[:0], words[:]...))
+	}
 	z.SetUint64(0)
 	var w big.Int
 	for k := digits - 1; k >= 0; k-- {
@@ -82,18 +91,33 @@ func unitsInt(z *big.Int, a float64) *big.Int {
 // maxSumUnits is MaxSum in units of 2^-1074.
 var maxSumUnits = new(big.Int).Lsh(big.NewInt(1), 831+1074)
 
+// scratch is the working memory of the exact decisions, pooled so that
+// they allocate nothing once warm.
+type scratch struct {
+	acc                Acc
+	add                func(int, float64) // acc.Add, bound once
+	lhs, rhs, e, t, kk big.Int
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	s := new(scratch)
+	s.add = func(_ int, k float64) { s.acc.Add(k) }
+	return s
+}}
+
 // holdsExact decides a·(1 − kε) ≥ ε·S exactly, for the key a at rank
-// r = n − k, the sum S of the r largest keys accumulated in acc, and
+// r = n − k, the sum S of the r largest keys accumulated in s.acc, and
 // 0 < ε < 1/n. In units of 2^-1074, with A, E and N the integers of a, ε and
 // S, both sides times 2^2148 are A·(2^1074 − k·E) and E·N.
-func holdsExact(a, eps float64, k int, acc *Acc) bool {
-	var lhs, rhs, e, t big.Int
-	unitsInt(&lhs, a)
-	unitsInt(&e, eps)
-	t.Lsh(big.NewInt(1), 1074)
-	t.Sub(&t, rhs.Mul(big.NewInt(int64(k)), &e))
-	lhs.Mul(&lhs, &t)
-	acc.Int(&t)
-	rhs.Mul(&e, &t)
-	return lhs.Cmp(&rhs) >= 0
+func (s *scratch) holdsExact(a, eps float64, k int) bool {
+	unitsInt(&s.lhs, a)
+	unitsInt(&s.e, eps)
+	s.t.SetUint64(1)
+	s.t.Lsh(&s.t, 1074)
+	s.kk.SetUint64(uint64(k))
+	s.t.Sub(&s.t, s.rhs.Mul(&s.kk, &s.e))
+	s.lhs.Mul(&s.lhs, &s.t)
+	s.acc.Int(&s.t)
+	s.rhs.Mul(&s.e, &s.t)
+	return s.lhs.Cmp(&s.rhs) >= 0
 }
