@@ -51,7 +51,7 @@ var Impls = impls()
 func impls() []Impl {
 	var out []Impl
 	for _, b := range backends.All {
-		out = append(out, Impl{Name: b.Name, MaxN: b.MaxN, New: b.New, SortedFill: b.Name == "naive"})
+		out = append(out, Impl{Name: b.Name, MaxN: b.MaxN, New: b.New, SortedFill: b.LinearSet})
 	}
 	return append(out, Impl{Name: GonumWeighted, MaxN: 1 << 20})
 }

@@ -19,11 +19,14 @@ type Backend struct {
 	New func(n int) reweighted.Sampler
 	// MaxN is the largest n worth benchmarking: naive's Set is O(n).
 	MaxN int
+	// LinearSet marks a backend whose Set costs O(n) when an item moves:
+	// benchmarks fill it in canonical order, so that nothing moves.
+	LinearSet bool
 }
 
 // All lists the backends, the reference (naive) first.
 var All = []Backend{
-	{Name: "naive", New: func(n int) reweighted.Sampler { return naive.New(n) }, MaxN: 1 << 16},
+	{Name: "naive", New: func(n int) reweighted.Sampler { return naive.New(n) }, MaxN: 1 << 16, LinearSet: true},
 	{Name: "ost", New: func(n int) reweighted.Sampler { return ost.New(n) }, MaxN: 1 << 20},
 	{Name: "segtree", New: func(n int) reweighted.Sampler { return segtree.New(n) }, MaxN: 1 << 20},
 	{Name: "btree", New: func(n int) reweighted.Sampler { return btree.New(n) }, MaxN: 1 << 20},
