@@ -24,6 +24,17 @@ func TestReaderDecodesValidInputs(t *testing.T) {
 			u := r.U()
 			require.True(t, u >= 0 && u < 1, "u = %v", u)
 		}
+		if n >= 2 {
+			in := r.NearCutoff(n)
+			require.Len(t, in.Keys, n)
+			require.True(t, in.Eps > 0 && in.Eps < 1/float64(n), "near-cutoff ε = %v for n = %d", in.Eps, n)
+			sum := 0.0
+			for _, a := range in.Keys {
+				require.False(t, math.IsNaN(a) || a < 0, "near-cutoff key %v", a)
+				sum += a
+			}
+			require.LessOrEqual(t, sum, reweighted.MaxSum/2, "near-cutoff keys sum to %v", sum)
+		}
 	})
 }
 
