@@ -237,10 +237,35 @@ func Observe(s reweighted.Sampler) Snapshot {
 func testBadInput(t require.TestingT, newSampler New) {
 	keys := []float64{3, 0, 1, 1, reweighted.MaxSum / 4}
 	s := fill(t, newSampler, keys)
-	n := len(keys)
 	before := Observe(s)
 	same := func(what string) {
 		require.Equal(t, before, Observe(s), "%s changed the sampler", what)
+	}
+	RejectsBadInput(t, s, func() any { return Observe(s) })
+	// A key that fits alone but not beside the others; then the same key
+	// accepted once the others make room.
+	require.ErrorIs(t, s.Set(0, reweighted.MaxSum*0.76), reweighted.ErrKey)
+	same("Set(0, 0.76·MaxSum)")
+	require.NoError(t, s.Set(4, 0))
+	require.NoError(t, s.Set(0, reweighted.MaxSum*0.76))
+	// Raising a large key: the check counts the new key in place of the
+	// old one, never beside it (0.76·MaxSum + 0.9·MaxSum would pass MaxSum;
+	// 0.9·MaxSum + 5 does not).
+	require.NoError(t, s.Set(0, reweighted.MaxSum*0.9), "Set(0, 0.9·MaxSum) over 0.76·MaxSum")
+	require.Equal(t, reweighted.MaxSum*0.9, s.Key(0))
+}
+
+// RejectsBadInput makes every kind of invalid call on s, which holds at
+// least one item: indices out of range, NaN, infinite, negative and too
+// large keys, bounds outside [0, 1/n], uniform numbers outside [0, 1) and,
+// if s has Load, bad key vectors. Each must return its sentinel error and
+// leave state() as it was before the first call: Observe(s) for what a
+// caller sees, or a deep copy of a backend's structure in its own tests.
+func RejectsBadInput(t require.TestingT, s reweighted.Sampler, state func() any) {
+	n := s.Len()
+	before := state()
+	same := func(what string) {
+		require.Equal(t, before, state(), "%s changed the sampler", what)
 	}
 	for _, i := range []int{-1, n, n + 1, math.MinInt, math.MaxInt} {
 		require.ErrorIs(t, s.Set(i, 1), reweighted.ErrIndex, "Set(%d)", i)
@@ -271,17 +296,21 @@ func testBadInput(t require.TestingT, newSampler New) {
 		require.ErrorIs(t, err, reweighted.ErrUniform, "Sample(0, %v)", u)
 		same(fmt.Sprintf("u = %v", u))
 	}
-	// A key that fits alone but not beside the others; then the same key
-	// accepted once the others make room.
-	require.ErrorIs(t, s.Set(0, reweighted.MaxSum*0.76), reweighted.ErrKey)
-	same("Set(0, 0.76·MaxSum)")
-	require.NoError(t, s.Set(4, 0))
-	require.NoError(t, s.Set(0, reweighted.MaxSum*0.76))
-	// Raising a large key: the check counts the new key in place of the
-	// old one, never beside it (0.76·MaxSum + 0.9·MaxSum would pass MaxSum;
-	// 0.9·MaxSum + 5 does not).
-	require.NoError(t, s.Set(0, reweighted.MaxSum*0.9), "Set(0, 0.9·MaxSum) over 0.76·MaxSum")
-	require.Equal(t, reweighted.MaxSum*0.9, s.Key(0))
+	if l, ok := s.(loader); ok {
+		bad := make([]float64, n)
+		for _, a := range []float64{math.NaN(), -1, math.Inf(1), math.Nextafter(reweighted.MaxSum, math.Inf(1))} {
+			bad[n-1] = a
+			require.ErrorIs(t, l.Load(bad), reweighted.ErrKey, "Load with a key %v", a)
+			same(fmt.Sprintf("Load with a key %v", a))
+		}
+		if n >= 2 {
+			bad[0], bad[n-1] = reweighted.MaxSum/2, math.Nextafter(reweighted.MaxSum/2, math.Inf(1))
+			require.ErrorIs(t, l.Load(bad), reweighted.ErrKey, "Load past MaxSum")
+			same("Load past MaxSum")
+		}
+		require.ErrorIs(t, l.Load(bad[:n-1]), reweighted.ErrIndex, "Load of n − 1 keys")
+		same("Load of n − 1 keys")
+	}
 }
 
 // Postcondition: after Set(i, a), Key(i) == a and the distribution is p* of
