@@ -14,7 +14,7 @@ import (
 	"github.com/reweighted/reweighted/samplertest"
 )
 
-var long = flag.Bool("long", false, "run the long histories: 10^4 items, 10^5 steps (several minutes: use -timeout 30m)")
+var long = flag.Bool("long", false, "run the long state machines (up to 3,000 items) and histories (10^4 items, 10^5 steps); use -timeout 60m")
 
 // randomKey draws a key of every kind the contract names (zeros, ties,
 // subnormals, huge keys), small enough that n of them stay below MaxSum.
@@ -52,9 +52,13 @@ func testHistories(t *testing.T, newSampler func(int) reweighted.Sampler) {
 	// A narrow band: items crowd into a few nodes of a tree, which split,
 	// and leave others, which merge.
 	band := func(rng *rand.Rand, n int) float64 { return 1 + rng.Float64()/1024 }
+	// Sizes around the node capacities of the trees (a B+-tree node
+	// holds 16; two inner levels start past 256 items), so that nodes
+	// split, borrow and merge at every level.
 	runs := []run{
-		{1, 200, randomKey}, {2, 500, randomKey}, {7, 2000, randomKey},
-		{64, 3000, randomKey}, {1000, 2000, randomKey},
+		{1, 200, randomKey}, {2, 500, randomKey}, {3, 2000, randomKey}, {5, 2000, randomKey}, {7, 2000, randomKey},
+		{17, 3000, randomKey}, {33, 3000, randomKey}, {64, 3000, randomKey}, {150, 3000, randomKey},
+		{300, 3000, randomKey}, {1000, 2000, randomKey}, {5000, 2000, randomKey},
 		{50, 2000, floats}, {1000, 1000, floats}, {50, 2000, ties}, {1000, 1000, ties}, {300, 3000, band},
 	}
 	if *long {
@@ -74,7 +78,9 @@ func testHistories(t *testing.T, newSampler func(int) reweighted.Sampler) {
 			require.NoError(t, tr.Set(i, a))
 			require.NoError(t, nv.Set(i, a))
 			keys[i] = a
-			if c, ok := tr.(interface{ Check() error }); ok && step%(1+r.n/16) == 0 {
+			// Check is O(n): after every step up to 300 items, spaced
+			// out above.
+			if c, ok := tr.(interface{ Check() error }); ok && (r.n <= 300 || step%37 == 0) {
 				require.NoError(t, c.Check(), "n=%d step %d", r.n, step)
 			}
 			eps, u := randomEps(rng, r.n), rng.Float64()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"sync"
 	"testing"
 
@@ -155,12 +156,13 @@ func nudge(x *big.Rat, k int) float64 {
 	return u
 }
 
-// Property: Load(keys), where the sampler has it, gives the answers of the
-// same keys set one by one (the exact ρ, the distribution within 1e-12), and
-// a rejected Load changes nothing.
+// Property: Load(keys), where the sampler has it, over a sampler that held
+// other keys, gives what the same keys set in a random order give (the
+// exact ρ, the distribution within 1e-12), both pass Check, and a rejected
+// Load changes nothing.
 func loadProperty(newSampler New) func(*rapid.T) {
 	return func(t *rapid.T) {
-		n := rapid.IntRange(1, 40).Draw(t, "n")
+		n := rapid.OneOf(rapid.IntRange(1, 40), rapid.IntRange(41, 400)).Draw(t, "n")
 		if _, ok := newSampler(n).(loader); !ok {
 			t.Skip("no Load method")
 		}
@@ -168,7 +170,7 @@ func loadProperty(newSampler New) func(*rapid.T) {
 		s := newSampler(n)
 		// Start from other keys, so that Load must replace them all.
 		for i := range n {
-			require.NoError(t, s.Set(i, Key(n).Draw(t, "before")))
+			require.NoError(t, s.Set(i, float64(i%5)))
 		}
 		l := s.(loader)
 		before := Observe(s)
@@ -178,12 +180,28 @@ func loadProperty(newSampler New) func(*rapid.T) {
 		require.ErrorIs(t, l.Load(keys[:n-1]), reweighted.ErrIndex)
 		require.Equal(t, before, Observe(s), "a rejected Load changed the sampler")
 		require.NoError(t, l.Load(keys))
-		if c, ok := s.(checker); ok {
-			require.NoError(t, c.Check())
+		set := newSampler(n)
+		for _, i := range rapid.Permutation(seq(n)).Draw(t, "order") {
+			require.NoError(t, set.Set(i, keys[i]))
+		}
+		for _, x := range []reweighted.Sampler{s, set} {
+			if c, ok := x.(checker); ok {
+				require.NoError(t, c.Check())
+			}
+		}
+		for i, a := range keys {
+			require.Equal(t, math.Float64bits(a+0), math.Float64bits(s.Key(i)), "Key(%d)", i)
 		}
 		eps := Eps(n).Draw(t, "eps")
 		require.NoError(t, Verify(s, keys, eps, []float64{U().Draw(t, "u")}))
-		requireSameDistribution(t, s, fill(t, newSampler, keys), seq(n), eps)
+		for _, e := range append(EdgeEps(n), eps) {
+			rho1, _, err := s.Solve(e)
+			require.NoError(t, err)
+			rho2, _, err := set.Solve(e)
+			require.NoError(t, err)
+			require.Equal(t, rho2, rho1, "ρ at ε = %v", e)
+			requireSameDistribution(t, s, set, seq(n), e)
+		}
 	}
 }
 
@@ -236,30 +254,57 @@ func testErrorOrder(t TB, newSampler New) {
 }
 
 // Property: the read methods (Len, Key, Solve, Sample, Prob, Probs) may run
-// concurrently; they answer as they do one at a time. Run it with -race.
+// concurrently; they answer as they do one at a time. Run it with -race. The
+// keys 1, …, 40 repeated make the predicate tight at some ranks, so the
+// exact decision runs concurrently too.
 func testConcurrentReads(t TB, newSampler New) {
-	const n = 200
+	const n, queries = 3000, 300
 	keys := make([]float64, n)
 	for i := range keys {
-		keys[i] = float64(i%13) + 0.5
+		keys[i] = float64(i%40 + 1)
 	}
 	s := fill(t, newSampler, keys)
-	want := Observe(s)
+	rng := rand.New(rand.NewPCG(5, 6))
+	type query struct {
+		eps, u float64
+		j      int
+	}
+	qs := make([]query, queries)
+	for k := range qs {
+		qs[k] = query{EpsFromBits(byte(rng.IntN(6)), rng.Uint64(), n), rng.Float64(), rng.IntN(n)}
+	}
+	answer := func(q query) string {
+		rho, lambda, err1 := s.Solve(q.eps)
+		i, p, err2 := s.Sample(q.eps, q.u)
+		pj, err3 := s.Prob(q.j, q.eps)
+		out := fmt.Sprint(rho, lambda, err1, i, p, err2, pj, err3, s.Key(q.j), s.Len())
+		if pr, ok := s.(prober); ok {
+			ps, err := pr.Probs(q.eps, nil)
+			out += fmt.Sprint(err, ps[q.j])
+		}
+		return out
+	}
+	want := make([]string, queries)
+	for k, q := range qs {
+		want[k] = answer(q)
+	}
 	var wg sync.WaitGroup
-	got := make([]Snapshot, 4)
+	got := make([][]string, 4)
 	for g := range got {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[g] = Observe(s)
-			if p, ok := s.(prober); ok {
-				_, _ = p.Probs(1/float64(2*n), nil)
+			for k := range qs {
+				q := qs[(k+g*queries/4)%queries]
+				got[g] = append(got[g], answer(q))
 			}
 		}()
 	}
 	wg.Wait()
 	for g := range got {
-		require.Equal(t, want, got[g], fmt.Sprintf("goroutine %d", g))
+		for k := range qs {
+			require.Equal(t, want[(k+g*queries/4)%queries], got[g][k], "goroutine %d, query %d", g, k)
+		}
 	}
 }
 

@@ -117,10 +117,33 @@ func testEdges(t require.TestingT, newSampler New) {
 }
 
 // Property: the item at rank ρ is drawn when u is inside its interval (the
-// bug of the only other public implementation was to skip it).
+// bug of the only other public implementation was to skip it), and an item
+// with p = 0 never is.
 func testDrawsRankRho(t require.TestingT, newSampler New) {
+	// ρ = n = 2 at ε = 0: with partial sums that leave out a node's own
+	// key, u just below 1 would not draw rank 2.
+	s := fill(t, newSampler, []float64{3, 1})
+	rho, lambda, err := s.Solve(0)
+	require.NoError(t, err)
+	require.Equal(t, 2, rho)
+	require.Equal(t, 4.0, lambda)
+	for u, want := range map[float64][2]float64{0: {0, 0.75}, 0.74: {0, 0.75}, 0.75: {1, 0.25}, math.Nextafter(1, 0): {1, 0.25}} {
+		i, p, err := s.Sample(0, u)
+		require.NoError(t, err)
+		require.Equal(t, want, [2]float64{float64(i), p}, "keys 3, 1 at ε = 0, u = %v: (item, p)", u)
+	}
+	// ε = 0 ranks the zero keys inside ρ = n; none may be drawn.
+	s = fill(t, newSampler, []float64{0, 0, 0x1p-1074, 0})
+	rho, _, err = s.Solve(0)
+	require.NoError(t, err)
+	require.Equal(t, 4, rho)
+	for _, u := range EdgeU {
+		i, p, err := s.Sample(0, u)
+		require.NoError(t, err)
+		require.Equal(t, [2]float64{2, 1}, [2]float64{float64(i), p}, "one key 2^-1074 at ε = 0, u = %v: (item, p)", u)
+	}
 	keys := []float64{1, 8, 2, 4, 0.5, 0.25}
-	s := fill(t, newSampler, keys)
+	s = fill(t, newSampler, keys)
 	for _, eps := range []float64{0.01, 0.05, 0.1, 0.15} {
 		ex := Oracle(keys, eps)
 		rho, _, err := s.Solve(eps)
@@ -235,17 +258,12 @@ func Observe(s reweighted.Sampler) Snapshot {
 // Property: every error of the contract is reported with its sentinel and
 // leaves the sampler exactly as it was.
 func testBadInput(t require.TestingT, newSampler New) {
-	keys := []float64{3, 0, 1, 1, reweighted.MaxSum / 4}
-	s := fill(t, newSampler, keys)
-	before := Observe(s)
-	same := func(what string) {
-		require.Equal(t, before, Observe(s), "%s changed the sampler", what)
-	}
+	s := newSampler(5)
 	RejectsBadInput(t, s, func() any { return Observe(s) })
-	// A key that fits alone but not beside the others; then the same key
-	// accepted once the others make room.
-	require.ErrorIs(t, s.Set(0, reweighted.MaxSum*0.76), reweighted.ErrKey)
-	same("Set(0, 0.76·MaxSum)")
+	for i, a := range []float64{3, 0, 1, 1} {
+		require.NoError(t, s.Set(i, a))
+	}
+	// Item 4 holds MaxSum/4: once it makes room, a key of 0.76·MaxSum fits.
 	require.NoError(t, s.Set(4, 0))
 	require.NoError(t, s.Set(0, reweighted.MaxSum*0.76))
 	// Raising a large key: the check counts the new key in place of the
@@ -255,17 +273,32 @@ func testBadInput(t require.TestingT, newSampler New) {
 	require.Equal(t, reweighted.MaxSum*0.9, s.Key(0))
 }
 
-// RejectsBadInput makes every kind of invalid call on s, which holds at
-// least one item: indices out of range, NaN, infinite, negative and too
-// large keys, bounds outside [0, 1/n], uniform numbers outside [0, 1) and,
-// if s has Load, bad key vectors. Each must return its sentinel error and
-// leave state() as it was before the first call: Observe(s) for what a
-// caller sees, or a deep copy of a backend's structure in its own tests.
-func RejectsBadInput(t require.TestingT, s reweighted.Sampler, state func() any) {
+// RejectsBadInput fills s, a sampler of at least two items, with seeded keys
+// of every kind (zeros, ties, subnormal, huge) and MaxSum/4 as its last
+// key, then makes every kind of invalid call: indices out of range, NaN,
+// infinite, negative and too large keys, a key that fits alone but not
+// beside the others, bounds outside [0, 1/n], uniform numbers outside
+// [0, 1) and, if s has Load, bad key vectors. Each must return its sentinel
+// error and leave state() as it was before the first call: Observe(s) for
+// what a caller sees, or a deep copy of a backend's structure in its own
+// tests. A sampler with a Check method must pass it at the end. The keys
+// stay in s, the last one MaxSum/4 and the others summing to at most
+// MaxSum/4.
+func RejectsBadInput[S any](t require.TestingT, s reweighted.Sampler, state func() S) {
 	n := s.Len()
+	require.GreaterOrEqual(t, n, 2, "RejectsBadInput needs two items")
+	rng := rand.New(rand.NewPCG(uint64(n), 17))
+	for i := range n - 1 {
+		require.NoError(t, s.Set(i, KeyFromBits(byte(rng.IntN(6)), rng.Uint64(), 4*n)))
+	}
+	require.NoError(t, s.Set(n-1, reweighted.MaxSum/4))
 	before := state()
 	same := func(what string) {
 		require.Equal(t, before, state(), "%s changed the sampler", what)
+	}
+	for i := range n - 1 {
+		require.ErrorIs(t, s.Set(i, reweighted.MaxSum*0.76), reweighted.ErrKey, "Set(%d, 0.76·MaxSum) beside MaxSum/4", i)
+		same(fmt.Sprintf("Set(%d, 0.76·MaxSum)", i))
 	}
 	for _, i := range []int{-1, n, n + 1, math.MinInt, math.MaxInt} {
 		require.ErrorIs(t, s.Set(i, 1), reweighted.ErrIndex, "Set(%d)", i)
@@ -303,13 +336,14 @@ func RejectsBadInput(t require.TestingT, s reweighted.Sampler, state func() any)
 			require.ErrorIs(t, l.Load(bad), reweighted.ErrKey, "Load with a key %v", a)
 			same(fmt.Sprintf("Load with a key %v", a))
 		}
-		if n >= 2 {
-			bad[0], bad[n-1] = reweighted.MaxSum/2, math.Nextafter(reweighted.MaxSum/2, math.Inf(1))
-			require.ErrorIs(t, l.Load(bad), reweighted.ErrKey, "Load past MaxSum")
-			same("Load past MaxSum")
-		}
+		bad[0], bad[n-1] = reweighted.MaxSum/2, math.Nextafter(reweighted.MaxSum/2, math.Inf(1))
+		require.ErrorIs(t, l.Load(bad), reweighted.ErrKey, "Load past MaxSum")
+		same("Load past MaxSum")
 		require.ErrorIs(t, l.Load(bad[:n-1]), reweighted.ErrIndex, "Load of n − 1 keys")
 		same("Load of n − 1 keys")
+	}
+	if c, ok := s.(checker); ok {
+		require.NoError(t, c.Check())
 	}
 }
 
@@ -471,31 +505,41 @@ func testChiSquare(t TB, newSampler New) {
 	}
 }
 
-// Cost: Set, Sample, Solve and Prob allocate nothing in steady state.
+// Cost: Set, Sample, Solve and Prob (and Probs into a dst with room)
+// allocate nothing in steady state, reached by 4·n SRG steps on 2,000
+// items: enough for a tree of several levels to split and merge.
 func testZeroAllocs(t TB, newSampler New) {
-	const n = 1000
+	const n = 2000
 	rng := rand.New(rand.NewPCG(3, 4))
+	key := func() float64 { return math.Abs(rng.NormFloat64()) }
 	s := newSampler(n)
 	for i := range n {
-		require.NoError(t, s.Set(i, rng.Float64()))
+		require.NoError(t, s.Set(i, key()))
 	}
 	eps := 1 / float64(2*n)
-	allocs := testing.AllocsPerRun(200, func() {
+	step := func() {
 		i, _, err := s.Sample(eps, rng.Float64())
 		if err != nil {
 			panic(err)
 		}
-		if err := s.Set(i, rng.Float64()); err != nil {
+		if err := s.Set(i, key()); err != nil {
 			panic(err)
 		}
-		if _, _, err := s.Solve(eps); err != nil {
-			panic(err)
-		}
-		if _, err := s.Prob(i, eps); err != nil {
-			panic(err)
-		}
-	})
-	require.Zero(t, allocs, "allocations per Sample+Set+Solve+Prob")
+	}
+	for range 4 * n {
+		step()
+	}
+	require.Zero(t, testing.AllocsPerRun(500, step), "Sample+Set")
+	require.Zero(t, testing.AllocsPerRun(500, func() { _ = s.Set(rng.IntN(n), key()) }), "Set")
+	for _, e := range []float64{0, eps, 1 / float64(n)} {
+		require.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = s.Solve(e) }), "Solve(%v)", e)
+		require.Zero(t, testing.AllocsPerRun(100, func() { _, _, _ = s.Sample(e, rng.Float64()) }), "Sample(%v)", e)
+		require.Zero(t, testing.AllocsPerRun(100, func() { _, _ = s.Prob(rng.IntN(n), e) }), "Prob(%v)", e)
+	}
+	if p, ok := s.(prober); ok {
+		dst := make([]float64, n)
+		require.Zero(t, testing.AllocsPerRun(10, func() { _, _ = p.Probs(eps, dst) }), "Probs into dst")
+	}
 }
 
 func seq(n int) []int {

@@ -1,8 +1,6 @@
 package segtree_test
 
 import (
-	"flag"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -13,8 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
-
-var long = flag.Bool("long", false, "run the long state machine and sweeps")
 
 // wordBits is the width of an item's word, the bound on the depth.
 const wordBits = 96
@@ -49,36 +45,16 @@ func topExp(n int) int {
 	return e - 1
 }
 
-func TestConformance(t *testing.T) {
-	samplertest.Run(t, func(n int) reweighted.Sampler { return segtree.New(n) })
-}
-
 func TestNew(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 7, 64, 1000} {
 		tr := segtree.New(n)
 		require.NoError(t, tr.Check(), "n=%d", n)
 		require.Equal(t, n, tr.Len())
 	}
-	require.Panics(t, func() { segtree.New(-1) })
 }
 
 func TestNodeSize(t *testing.T) {
 	require.EqualValues(t, segtree.BytesPerItem, segtree.NodeSize)
-}
-
-// The kit's state machine, whose invariant includes Check (trie order,
-// pairing, counts, sums, links, and so the depth bound: critical bits
-// increase strictly down every path), on more items under -long.
-func TestStateMachine(t *testing.T) {
-	if !*long {
-		rapid.Check(t, samplertest.StateMachineN(func(n int) reweighted.Sampler { return segtree.New(n) }, 24))
-		return
-	}
-	for k := range 30 {
-		t.Run(fmt.Sprint(k), func(t *testing.T) {
-			rapid.Check(t, samplertest.StateMachineN(func(n int) reweighted.Sampler { return segtree.New(n) }, 200))
-		})
-	}
 }
 
 // Metamorphic: two random histories that end at the same keys give
@@ -180,19 +156,8 @@ func TestCaterpillarDepth(t *testing.T) {
 
 // Property: every rejected call leaves the tree identical, slot for slot.
 func TestBadInputUnchanged(t *testing.T) {
-	keys := []float64{3, 0, 1, 1, 0x1p-1074, reweighted.MaxSum / 4}
-	n := len(keys)
-	tr := segtree.New(n)
-	for i, a := range keys {
-		require.NoError(t, tr.Set(i, a))
-	}
-	// Every bad call leaves the trie identical, slot for slot.
-	samplertest.RejectsBadInput(t, tr, func() any { return tr.Clone() })
-	before := tr.Clone()
-	for i := range n - 1 { // item n−1 holds MaxSum/4 and may take 0.8·MaxSum
-		require.ErrorIs(t, tr.Set(i, reweighted.MaxSum*0.8), reweighted.ErrKey, "Set(%d, 0.8·MaxSum)", i)
-		require.Equal(t, before, tr, "Set(%d, 0.8·MaxSum) changed the tree", i)
-	}
+	tr := segtree.New(40)
+	samplertest.RejectsBadInput(t, tr, tr.Clone)
 	for _, empty := range []*segtree.Sampler{segtree.New(0), {}} {
 		_, _, err := empty.Solve(0)
 		require.ErrorIs(t, err, reweighted.ErrEmpty)

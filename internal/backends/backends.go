@@ -1,6 +1,8 @@
 // Package backends lists every backend of the module, the one place where a
-// new backend is added: the fuzz targets, the benchmarks, the checks of the
-// paper's claims and the report all range over All.
+// new backend is added: the conformance suite (this package's tests), the
+// state machines, histories and fuzz targets of package fuzz, the
+// benchmarks, the checks of the paper's claims and the report all range
+// over All.
 package backends
 
 import (

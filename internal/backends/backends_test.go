@@ -3,11 +3,29 @@ package backends_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/samplertest"
-	"github.com/stretchr/testify/require"
 )
+
+// TestConformance runs the conformance kit on every listed backend: a
+// backend added to All is checked against the whole contract here.
+func TestConformance(t *testing.T) {
+	for _, b := range backends.All {
+		t.Run(b.Name, func(t *testing.T) { samplertest.Run(t, b.New) })
+	}
+}
+
+// Every backend panics on Key of an item out of range, as a slice does.
+func TestKeyPanicsOutOfRange(t *testing.T) {
+	for _, b := range backends.All {
+		s := b.New(3)
+		require.Panics(t, func() { s.Key(3) }, b.Name)
+		require.Panics(t, func() { s.Key(-1) }, b.Name)
+	}
+}
 
 // Every listed backend has a distinct name, a constructor that makes
 // samplers of the size asked, and Load gives the keys it was handed.

@@ -371,7 +371,11 @@ func (d *Driver) Probs(eps float64, dst []float64) ([]float64, error) {
 	for i := range dst {
 		dst[i] = b.eps
 	}
-	d.ix.Walk(rho, func(i int, a float64) { dst[i] = b.prob(a, s, rho) })
+	sc := scratchPool.Get().(*scratch)
+	sc.dst, sc.b, sc.s, sc.rho = dst, b, s, rho
+	d.ix.Walk(rho, sc.setProb)
+	sc.dst = nil
+	scratchPool.Put(sc)
 	return dst, nil
 }
 

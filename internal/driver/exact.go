@@ -97,11 +97,19 @@ type scratch struct {
 	acc                Acc
 	add                func(int, float64) // acc.Add, bound once
 	lhs, rhs, e, t, kk big.Int
+	// Probs' walk: its callback, bound once, writes p of the walked
+	// items into dst.
+	dst     []float64
+	b       bound
+	s       float64
+	rho     int
+	setProb func(int, float64)
 }
 
 var scratchPool = sync.Pool{New: func() any {
 	s := new(scratch)
 	s.add = func(_ int, k float64) { s.acc.Add(k) }
+	s.setProb = func(i int, a float64) { s.dst[i] = s.b.prob(a, s.s, s.rho) }
 	return s
 }}
 
