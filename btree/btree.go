@@ -2,7 +2,6 @@ package btree
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"unsafe"
 
@@ -24,6 +23,18 @@ const (
 
 // nilNode is the link of a missing node.
 const nilNode = -1
+
+// tree is the index: a counted B+-tree over n keys.
+type tree struct {
+	leaves []leaf
+	inners []inner
+	where  []int32 // item → the leaf that holds it
+	root   int32   // a leaf when height is 0, else an inner node; nil if n = 0
+	height int     // inner levels above the leaves
+	// freeLeaf and freeInner head the lists of released nodes, linked
+	// through their parent fields.
+	freeLeaf, freeInner int32
+}
 
 // leaf holds up to leafCap items of consecutive ranks, in canonical order.
 // Slots from n on hold key 0, so that total can sum all slots at once.
@@ -87,27 +98,10 @@ type core = driver.Driver
 
 var _ reweighted.Sampler = (*Sampler)(nil)
 
-// tree is the index: a counted B+-tree over n keys.
-type tree struct {
-	leaves []leaf
-	inners []inner
-	where  []int32 // item → the leaf that holds it
-	root   int32   // a leaf when height is 0, else an inner node; nil if n = 0
-	height int     // inner levels above the leaves
-	// freeLeaf and freeInner head the lists of released nodes, linked
-	// through their parent fields.
-	freeLeaf, freeInner int32
-}
-
 // New returns a sampler over n items, all keys 0. It panics if n < 0 or if
 // n does not fit the tree's int32 links.
 func New(n int) *Sampler {
-	if n < 0 {
-		panic(fmt.Sprintf("btree: New(%d): negative size", n))
-	}
-	if n > math.MaxInt32 {
-		panic(fmt.Sprintf("btree: New(%d): more than %d items", n, math.MaxInt32))
-	}
+	driver.CheckSize("btree", n)
 	s := &Sampler{t: tree{where: make([]int32, n)}}
 	// Random updates leave leaves about two thirds full, and a bulk load
 	// packs them full: reserve room for the nodes of leaves 60% full, so

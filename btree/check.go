@@ -12,14 +12,11 @@ import (
 // count, sum, prefix sum and separator recomputed from the keys.
 func (t *tree) Check() error {
 	n := len(t.where)
-	if n == 0 {
-		if t.root != nilNode {
-			return fmt.Errorf("empty tree: root is %d, want nil", t.root)
-		}
-		return nil
+	if (n == 0) != (t.root == nilNode) {
+		return fmt.Errorf("root %d with %d items", t.root, n)
 	}
-	if t.root == nilNode {
-		return fmt.Errorf("root is nil with %d items", n)
+	if n == 0 {
+		return nil
 	}
 	c := checker{
 		t:         t,

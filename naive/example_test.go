@@ -10,8 +10,8 @@ func Example() {
 	// Five examples whose last gradient norms are 4, 0, 1, 3 and 2; every
 	// example keeps at least ε = 1/10.
 	s := naive.New(5)
-	if err := s.Load([]float64{4, 0, 1, 3, 2}); err != nil {
-		panic(err)
+	for i, a := range []float64{4, 0, 1, 3, 2} {
+		_ = s.Set(i, a) // valid keys: no error
 	}
 	p, _ := s.Probs(0.1, nil)
 	fmt.Printf("p = %.4f\n", p)

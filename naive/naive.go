@@ -17,7 +17,6 @@
 package naive
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 
@@ -38,9 +37,7 @@ var _ reweighted.Sampler = (*Sampler)(nil)
 
 // New returns a sampler over n items, all keys 0. It panics if n < 0.
 func New(n int) *Sampler {
-	if n < 0 {
-		panic(fmt.Sprintf("naive: New(%d): negative size", n))
-	}
+	driver.CheckSize("naive", n)
 	s := &Sampler{idx: sorted{
 		key:   make([]float64, n),
 		rank:  make([]int32, n),

@@ -15,14 +15,11 @@ func bytesPerItem() int { return int(unsafe.Sizeof(node{})) }
 // item reachable exactly once, and the count of zero keys.
 func (t *tree) Check() error {
 	n := len(t.nodes)
-	if n == 0 {
-		if t.root != nilNode {
-			return fmt.Errorf("empty tree: root is %d, want nil", t.root)
-		}
+	switch {
+	case n == 0 && t.root == nilNode:
 		return nil
-	}
-	if t.root < 0 || int(t.root) >= n {
-		return fmt.Errorf("root %d out of range", t.root)
+	case t.root < 0 || int(t.root) >= n:
+		return fmt.Errorf("root %d out of range with %d items", t.root, n)
 	}
 	if t.nodes[t.root].parent != nilNode {
 		return fmt.Errorf("root %d: parent %d, want nil", t.root, t.nodes[t.root].parent)

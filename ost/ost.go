@@ -49,8 +49,6 @@
 package ost
 
 import (
-	"fmt"
-	"math"
 	"math/bits"
 	"slices"
 
@@ -60,6 +58,12 @@ import (
 
 // nilNode is the link of a missing child or parent.
 const nilNode = -1
+
+// tree is the index: an order-statistic red-black tree over n keys.
+type tree struct {
+	nodes []node
+	root  int32
+}
 
 // node is the node of one item; its index in Tree.nodes is the item.
 type node struct {
@@ -101,21 +105,10 @@ type core = driver.Driver
 
 var _ reweighted.Sampler = (*Sampler)(nil)
 
-// tree is the index: an order-statistic red-black tree over n keys.
-type tree struct {
-	nodes []node
-	root  int32
-}
-
 // New returns a sampler over n items, all keys 0. It panics if n < 0 or if
 // n does not fit the tree's int32 links.
 func New(n int) *Sampler {
-	if n < 0 {
-		panic(fmt.Sprintf("ost: New(%d): negative size", n))
-	}
-	if n > math.MaxInt32 {
-		panic(fmt.Sprintf("ost: New(%d): more than %d items", n, math.MaxInt32))
-	}
+	driver.CheckSize("ost", n)
 	s := &Sampler{t: tree{nodes: make([]node, n)}}
 	// With all keys 0 the canonical order is the index order.
 	s.t.link(nil)

@@ -61,7 +61,7 @@ func TestSelectSumFallsOffSubtree(t *testing.T) {
 // TestCheckReportsCorruption tests the checker itself: each broken
 // invariant is reported, by name.
 func TestCheckReportsCorruption(t *testing.T) {
-	for what, msg := range map[string]string{
+	samplertest.CheckCatches(t, map[string]string{
 		"root red":     "is red",
 		"red red":      "has red child",
 		"black height": "black height",
@@ -71,16 +71,11 @@ func TestCheckReportsCorruption(t *testing.T) {
 		"order":        "in-order",
 		"cycle":        "has parent", // caught by the parent link before the repeat
 		"unreachable":  "tree reaches",
-	} {
-		n := 15
+	}, func(what string) (samplertest.Checker, func()) {
+		tr := ost.New(15)
 		if what == "unreachable" {
-			n = 16
+			tr = ost.New(16)
 		}
-		tr := ost.New(n)
-		require.NoError(t, tr.Check())
-		tr.Corrupt(what)
-		err := tr.Check()
-		require.Error(t, err, what)
-		require.Contains(t, err.Error(), msg, what)
-	}
+		return tr, func() { tr.Corrupt(what) }
+	})
 }

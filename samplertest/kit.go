@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/reweighted/reweighted"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -33,11 +34,14 @@ type New func(n int) reweighted.Sampler
 // TB is what the checks need of a test; *testing.T and *rapid.T have it.
 type TB = rapid.TB
 
-// The optional methods the kit probes for.
+// Checker is the optional invariant check of a backend: nil if its
+// structure is sound, else an error naming the first broken invariant.
+type Checker interface{ Check() error }
+
+// The optional methods the kit probes for, besides Checker.
 type (
-	checker interface{ Check() error }
-	loader  interface{ Load(keys []float64) error }
-	prober  interface {
+	loader interface{ Load(keys []float64) error }
+	prober interface {
 		Probs(eps float64, dst []float64) ([]float64, error)
 	}
 )
@@ -69,6 +73,21 @@ var checks = []struct {
 	{"ConcurrentReads", testConcurrentReads},
 	{"ChiSquare", testChiSquare},
 	{"ZeroAllocs", testZeroAllocs},
+}
+
+// CheckCatches tests a backend's Check itself: for each case, broken
+// returns a sampler, which must pass Check, and a function that breaks one
+// invariant of it; Check must then fail with an error that contains
+// want[case].
+func CheckCatches(t *testing.T, want map[string]string, broken func(name string) (Checker, func())) {
+	for name, msg := range want {
+		t.Run(name, func(t *testing.T) {
+			s, corrupt := broken(name)
+			require.NoError(t, s.Check(), "before the corruption")
+			corrupt()
+			require.ErrorContains(t, s.Check(), msg)
+		})
+	}
 }
 
 func property(p func(New) func(*rapid.T)) func(TB, New) {

@@ -36,7 +36,7 @@ func StateMachineN(newSampler New, maxN int) func(*rapid.T) {
 						t.Fatalf("Key(%d) = %v, model %v", i, m.s.Key(i), a)
 					}
 				}
-				if c, ok := m.s.(checker); ok {
+				if c, ok := m.s.(Checker); ok {
 					require.NoError(t, c.Check(), "invariant")
 				}
 			},
@@ -185,7 +185,7 @@ func loadProperty(newSampler New) func(*rapid.T) {
 			require.NoError(t, set.Set(i, keys[i]))
 		}
 		for _, x := range []reweighted.Sampler{s, set} {
-			if c, ok := x.(checker); ok {
+			if c, ok := x.(Checker); ok {
 				require.NoError(t, c.Check())
 			}
 		}

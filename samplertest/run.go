@@ -342,7 +342,7 @@ func RejectsBadInput[S any](t require.TestingT, s reweighted.Sampler, state func
 		require.ErrorIs(t, l.Load(bad[:n-1]), reweighted.ErrIndex, "Load of n − 1 keys")
 		same("Load of n − 1 keys")
 	}
-	if c, ok := s.(checker); ok {
+	if c, ok := s.(Checker); ok {
 		require.NoError(t, c.Check())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/reweighted/reweighted/samplertest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -70,13 +71,12 @@ func TestCheckCatches(t *testing.T) {
 			nd.child[0] = nd.child[1]
 		}, "segtree: node at slot"},
 	}
+	want, corrupt := map[string]string{}, map[string]func(*trie){}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tr := build()
-			c.corrupt(tr)
-			err := tr.Check()
-			require.Error(t, err)
-			require.Contains(t, err.Error(), c.want)
-		})
+		want[c.name], corrupt[c.name] = c.want, c.corrupt
 	}
+	samplertest.CheckCatches(t, want, func(name string) (samplertest.Checker, func()) {
+		tr := build()
+		return tr, func() { corrupt[name](tr) }
+	})
 }

@@ -89,6 +89,12 @@ const (
 	noUp = -1
 )
 
+// trie is the index: a crit-bit trie over n keys.
+type trie struct {
+	nodes []node
+	root  int32
+}
+
 // node is slot i: the leaf of item i and the internal node paired with it,
 // the node whose child 0 has item i as its last (lowest-ranked) item.
 //
@@ -115,24 +121,13 @@ type core = driver.Driver
 
 var _ reweighted.Sampler = (*Sampler)(nil)
 
-// trie is the index: a crit-bit trie over n keys.
-type trie struct {
-	nodes []node
-	root  int32
-}
-
 // bytesPerItem is the memory of a Sampler per item.
 const bytesPerItem = 48
 
 // New returns a sampler over n items, all keys 0. It panics if n is
 // negative or does not fit an int32 link.
 func New(n int) *Sampler {
-	if n < 0 {
-		panic("segtree: negative size")
-	}
-	if n >= math.MaxInt32 {
-		panic("segtree: size too large")
-	}
+	driver.CheckSize("segtree", n)
 	s := &Sampler{t: trie{nodes: make([]node, n), root: nilRef}}
 	for i := range s.t.nodes {
 		s.t.insert(int32(i))

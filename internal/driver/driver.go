@@ -109,6 +109,17 @@ type Driver struct {
 	zeros int // the number of keys equal to 0
 }
 
+// CheckSize panics, naming pkg, unless 0 ≤ n ≤ math.MaxInt32: New panics
+// for n < 0 as make does, and the indexes link items by int32.
+func CheckSize(pkg string, n int) {
+	if n < 0 {
+		panic(fmt.Sprintf("%s: New(%d): negative size", pkg, n))
+	}
+	if n > math.MaxInt32 {
+		panic(fmt.Sprintf("%s: New(%d): more than %d items", pkg, n, math.MaxInt32))
+	}
+}
+
 // Init attaches the index ix and counts its zero keys, in O(n).
 func (d *Driver) Init(ix Index) {
 	d.ix = ix
