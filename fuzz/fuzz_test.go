@@ -182,12 +182,12 @@ func nudge(x *big.Rat, k int) float64 {
 	return u
 }
 
-// FuzzStateMachine bridges samplertest's rapid state machine, on up to 300
+// FuzzStateMachine bridges samplertest's rapid state machine, on up to 64
 // items, to the native fuzzer, for every backend.
 func FuzzStateMachine(f *testing.F) {
 	machines := make([]func(*testing.T, []byte), len(Backends))
 	for k, b := range Backends {
-		machines[k] = rapid.MakeFuzz(samplertest.StateMachineN(b.New, 300))
+		machines[k] = rapid.MakeFuzz(samplertest.StateMachineN(b.New, 64))
 	}
 	f.Add([]byte{})
 	f.Add([]byte{0, 5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
