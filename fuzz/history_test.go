@@ -78,6 +78,7 @@ func testHistories(t *testing.T, newSampler func(int) reweighted.Sampler) {
 			require.NoError(t, tr.Set(i, a))
 			require.NoError(t, nv.Set(i, a))
 			keys[i] = a
+			require.Equal(t, math.Float64bits(a), math.Float64bits(tr.Key(i)), "Key(%d) after Set", i)
 			// Check is O(n): after every step up to 300 items, spaced
 			// out above.
 			if c, ok := tr.(interface{ Check() error }); ok && (r.n <= 300 || step%37 == 0) {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package samplertest
+
+const raceEnabled = false
