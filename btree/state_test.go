@@ -10,6 +10,21 @@ import (
 	"github.com/reweighted/reweighted/samplertest"
 )
 
+// TestNewIsValid: a new tree of any size passes Check and holds zeros.
+func TestNewIsValid(t *testing.T) {
+	for n := range 600 {
+		s := btree.New(n)
+		require.NoError(t, s.Check(), "n=%d", n)
+		require.Equal(t, n, s.Len())
+		for i := range n {
+			require.Zero(t, s.Key(i))
+		}
+	}
+	for _, n := range []int{4095, 4096, 4097, 100_000} {
+		require.NoError(t, btree.New(n).Check(), "n=%d", n)
+	}
+}
+
 // TestBadInputChangesNothing checks that every rejected call leaves the
 // tree bit for bit as it was (compared with a deep clone), on a tree of two
 // inner levels.

@@ -8,7 +8,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/reweighted/reweighted/libsvm"
-	"github.com/reweighted/reweighted/naive"
 )
 
 // orderedBatches calls f with every ordered batch of m distinct items of n
@@ -147,14 +146,7 @@ func TestSRGWithoutReplacementStepUnbiased(t *testing.T) {
 		// that 1 − Σ p, computed from the sampler's rounded p, is accurate
 		// to a few ulps (TestDesRajUnbiasedByEnumeration covers tiny masses).
 		eps := rapid.SampledFrom([]float64{1, 0.5, 0.25}).Draw(t, "epsScale") / float64(n)
-		s := naive.New(n)
-		for i, a := range keys {
-			require.NoError(t, s.Set(i, a))
-		}
-		ps := make([]float64, n)
-		for i := range ps {
-			ps[i], _ = s.Prob(i, eps)
-		}
+		_, ps := loaded(t, keys, eps)
 		mean := make([]float64, p.Dim())
 		w := make([]float64, m)
 		probs := make([]float64, m)
@@ -172,12 +164,7 @@ func TestSRGWithoutReplacementStepUnbiased(t *testing.T) {
 				mean[c] += prob * xi[c]
 			}
 		})
-		g := make([]float64, p.Dim())
-		p.FullGrad(x, g)
-		for c := range g {
-			g[c] = x[c] - 0.5*g[c]
-		}
-		requireClose(t, g, mean, 1e-12, "batch without replacement")
+		requireClose(t, gdStep(p, x, 0.5), mean, 1e-12, "batch without replacement")
 	})
 }
 

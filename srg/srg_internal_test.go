@@ -72,17 +72,32 @@ func stepFrom(t require.TestingT, p *Problem, m Method, x, keys []float64, alpha
 	return out
 }
 
+// loaded returns a naive sampler holding keys, and its p under ε.
+func loaded(t require.TestingT, keys []float64, eps float64) (*naive.Sampler, []float64) {
+	s := naive.New(len(keys))
+	require.NoError(t, s.Load(keys))
+	ps, err := s.Probs(eps, nil)
+	require.NoError(t, err)
+	return s, ps
+}
+
+// gdStep returns the full gradient step x − α∇F(x): what every unbiased
+// step gives in expectation.
+func gdStep(p *Problem, x []float64, alpha float64) []float64 {
+	g := make([]float64, p.Dim())
+	p.FullGrad(x, g)
+	for j := range g {
+		g[j] = x[j] - alpha*g[j]
+	}
+	return g
+}
+
 // expectedStep returns E[x_{k+1}] over SRG's draw i ~ p_k (batch 1), summed
 // exactly over the n items with p_k from the sampler's Prob.
 func expectedStep(t require.TestingT, p *Problem, x, keys []float64, alpha, eps float64) []float64 {
-	s := naive.New(p.Len())
-	for i, a := range keys {
-		require.NoError(t, s.Set(i, a))
-	}
+	_, ps := loaded(t, keys, eps)
 	mean := make([]float64, p.Dim())
-	for i := range p.Len() {
-		pi, err := s.Prob(i, eps)
-		require.NoError(t, err)
+	for i, pi := range ps {
 		xi := stepFrom(t, p, SRG, x, keys, alpha, eps, []draw{{i: i, w: weight(p.Len(), eps, pi), p: pi}})
 		for j := range mean {
 			mean[j] += pi * xi[j]
@@ -122,13 +137,7 @@ func TestSRGStepUnbiased(t *testing.T) {
 		eps := genEps(t, p.Len())
 		alpha := rapid.Float64Range(0.01, 1).Draw(t, "alpha")
 		got := expectedStep(t, p, x, keys, alpha, eps)
-		g := make([]float64, p.Dim())
-		p.FullGrad(x, g)
-		want := make([]float64, p.Dim())
-		for j := range want {
-			want[j] = x[j] - alpha*g[j]
-		}
-		requireClose(t, want, got, 1e-12, "E[x_{k+1}] vs x − α∇F(x)")
+		requireClose(t, gdStep(p, x, alpha), got, 1e-12, "E[x_{k+1}] vs x − α∇F(x)")
 	})
 }
 
@@ -141,14 +150,7 @@ func TestSRGMiniBatchUnbiased(t *testing.T) {
 		x := genVec(t, p.Dim(), "x")
 		keys := genKeys(t, n)
 		eps := genEps(t, n)
-		s := naive.New(n)
-		for i, a := range keys {
-			require.NoError(t, s.Set(i, a))
-		}
-		ps := make([]float64, n)
-		for i := range ps {
-			ps[i], _ = s.Prob(i, eps)
-		}
+		_, ps := loaded(t, keys, eps)
 		mean := make([]float64, p.Dim())
 		for i := range n {
 			for j := range n {
@@ -159,12 +161,7 @@ func TestSRGMiniBatchUnbiased(t *testing.T) {
 				}
 			}
 		}
-		g := make([]float64, p.Dim())
-		p.FullGrad(x, g)
-		for c := range g {
-			g[c] = x[c] - 0.5*g[c]
-		}
-		requireClose(t, g, mean, 1e-12, "mini-batch of 2")
+		requireClose(t, gdStep(p, x, 0.5), mean, 1e-12, "mini-batch of 2")
 	})
 }
 
@@ -216,10 +213,7 @@ func TestSRGUniformEpsIsSGD(t *testing.T) {
 		x := genVec(t, p.Dim(), "x")
 		keys := genKeys(t, n)
 		eps := 1 / float64(n)
-		s := naive.New(n)
-		for i, a := range keys {
-			require.NoError(t, s.Set(i, a))
-		}
+		s, _ := loaded(t, keys, eps)
 		const per = 64
 		counts := make([]int, n)
 		for k := range n * per {
@@ -264,12 +258,7 @@ func TestSVRGStepUnbiased(t *testing.T) {
 				mean[j] += xi[j] / float64(n)
 			}
 		}
-		g := make([]float64, p.Dim())
-		p.FullGrad(x, g)
-		for j := range g {
-			g[j] = x[j] - 0.4*g[j]
-		}
-		requireClose(t, g, mean, 1e-12, "SVRG")
+		requireClose(t, gdStep(p, x, 0.4), mean, 1e-12, "SVRG")
 	})
 }
 
