@@ -95,6 +95,11 @@ func (n *node) setRed(red bool) {
 
 // Sampler is the order-statistic red-black tree backend; it satisfies
 // reweighted.Sampler. Use New.
+// Its methods come from the shared driver, so go doc does not list them:
+// those of reweighted.Sampler (Len, Key, Set, Solve, Sample, Prob), and
+// Load(keys []float64) error, which sets all keys at once,
+// Probs(eps float64, dst []float64) ([]float64, error), which returns every
+// Prob, and Check() error, which verifies the structure's invariants.
 type Sampler struct {
 	core
 	t tree

@@ -258,7 +258,7 @@ func testErrorOrder(t TB, newSampler New) {
 // keys 1, …, 40 repeated make the predicate tight at some ranks, so the
 // exact decision runs concurrently too.
 func testConcurrentReads(t TB, newSampler New) {
-	const n, queries = 3000, 300
+	const n, queries = 1000, 300
 	keys := make([]float64, n)
 	for i := range keys {
 		keys[i] = float64(i%40 + 1)

@@ -14,7 +14,8 @@ import (
 )
 
 // brute is a deliberately simple backend for testing the kit itself: an
-// index that sorts all the keys on every change, behind the shared driver. Its
+// index that keeps the keys in a sorted slice, moving one at a time, and
+// scans it for ρ, behind the shared driver. Its
 // switches plant the bugs the kit must catch.
 type brute struct {
 	core
@@ -62,32 +63,48 @@ func (s *brute) Sample(eps, u float64) (int, float64, error) {
 	return i, p, nil
 }
 
-// sort refreshes the canonical order and the prefix sums.
+// before is the canonical order: keys descending, ties by index.
+func (x *bruteIndex) before(i, j int) int {
+	switch {
+	case x.keys[i] > x.keys[j]:
+		return -1
+	case x.keys[i] < x.keys[j]:
+		return 1
+	}
+	return i - j
+}
+
+// sort sorts the order from scratch and refreshes the prefix sums.
 func (x *bruteIndex) sort() {
 	for i := range x.order {
 		x.order[i] = i
 	}
-	slices.SortStableFunc(x.order, func(i, j int) int {
-		switch {
-		case x.keys[i] > x.keys[j]:
-			return -1
-		case x.keys[i] < x.keys[j]:
-			return 1
-		}
-		return i - j
-	})
+	slices.SortFunc(x.order, x.before)
+	x.sums()
+}
+
+func (x *bruteIndex) sums() {
 	for r, i := range x.order {
 		x.prefix[r+1] = x.prefix[r] + x.keys[i]
 	}
 }
 
-func (x *bruteIndex) Len() int                { return len(x.keys) }
-func (x *bruteIndex) Key(i int) float64       { return x.keys[i] }
-func (x *bruteIndex) Update(i int, a float64) { x.keys[i] = a; x.sort() }
-func (x *bruteIndex) Build(keys []float64)    { copy(x.keys, keys); x.sort() }
-func (x *bruteIndex) Total() float64          { return x.prefix[len(x.keys)] }
-func (x *bruteIndex) Select(r int) int        { return x.order[r-1] }
-func (x *bruteIndex) Rank(i int) int          { return slices.Index(x.order, i) + 1 }
+func (x *bruteIndex) Len() int          { return len(x.keys) }
+func (x *bruteIndex) Key(i int) float64 { return x.keys[i] }
+
+// Update moves item i to its new place; the others stay in order.
+func (x *bruteIndex) Update(i int, a float64) {
+	x.keys[i] = a
+	x.order = slices.DeleteFunc(x.order, func(j int) bool { return j == i })
+	r, _ := slices.BinarySearchFunc(x.order, i, x.before)
+	x.order = slices.Insert(x.order, r, i)
+	x.sums()
+}
+
+func (x *bruteIndex) Build(keys []float64) { copy(x.keys, keys); x.sort() }
+func (x *bruteIndex) Total() float64       { return x.prefix[len(x.keys)] }
+func (x *bruteIndex) Select(r int) int     { return x.order[r-1] }
+func (x *bruteIndex) Rank(i int) int       { return slices.Index(x.order, i) + 1 }
 
 func (x *bruteIndex) Cut(c driver.Cutoff) (int, float64) {
 	rho := 1
