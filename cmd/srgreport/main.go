@@ -32,7 +32,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/reweighted/reweighted/internal/backends"
 	"io"
 	"math"
 	"os"
@@ -42,6 +41,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/srg"
 )
 

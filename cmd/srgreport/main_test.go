@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/reweighted/reweighted/internal/backends"
 	"io"
 	"math"
 	"os"
@@ -13,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
+	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/srg"
+	"github.com/stretchr/testify/require"
 )
 
 // dataFiles creates empty files of the given names in a new folder and

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/reweighted/reweighted/internal/backends"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/reweighted/reweighted/bench"
+	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/stretchr/testify/require"
 )
 
