@@ -11,9 +11,14 @@
 // hard inputs are exported for other tests to use.
 //
 // Like fstest, the kit probes optional methods: a sampler with a
-// Check() error method has it called after every action of the state
-// machine, and one with Load([]float64) error or
+// Check() error method (Checker) has it called after every action of the
+// state machine, and one with Load([]float64) error or
 // Probs(float64, []float64) ([]float64, error) has those checked too.
+//
+// Two helpers serve a backend's own tests, which see its insides:
+// RejectsBadInput compares a deep copy of the structure before and after
+// every rejected call, and CheckCatches shows that Check reports each
+// invariant the test breaks.
 package samplertest
 
 import (
