@@ -290,33 +290,40 @@ func KKT(keys []float64, eps float64, p []float64) error {
 }
 
 // Compare checks that a and b, two samplers holding keys, agree item for
-// item at the bound eps: the same ρ, and for every u of us the same item,
+// item at the bound eps: the same ρ, λ within 2·RelLambda of each other,
+// and for every u of us the same item with p within a relative 1e-9,
 // except where u lies within UDist of an edge of the exact interval of
 // either item drawn (where rounding may pick either neighbour). It returns
 // how many u were excused at an edge.
 func Compare(a, b reweighted.Sampler, keys []float64, eps float64, us []float64) (edges int, err error) {
-	ra, _, err := a.Solve(eps)
+	ra, la, err := a.Solve(eps)
 	if err != nil {
 		return 0, err
 	}
-	rb, _, err := b.Solve(eps)
+	rb, lb, err := b.Solve(eps)
 	if err != nil {
 		return 0, err
 	}
 	if ra != rb {
 		return 0, fmt.Errorf("ρ = %d and %d at ε = %v", ra, rb, eps)
 	}
+	if !closeFloat(la, lb, 2*RelLambda) {
+		return 0, fmt.Errorf("λ = %v and %v at ε = %v", la, lb, eps)
+	}
 	var ex *Exact
 	for _, u := range us {
-		i, _, err := a.Sample(eps, u)
+		i, pa, err := a.Sample(eps, u)
 		if err != nil {
 			return edges, err
 		}
-		j, _, err := b.Sample(eps, u)
+		j, pb, err := b.Sample(eps, u)
 		if err != nil {
 			return edges, err
 		}
 		if i == j {
+			if !closeFloat(pa, pb, 1e-9) {
+				return edges, fmt.Errorf("at ε = %v, u = %v: item %d with p = %v and %v", eps, u, i, pa, pb)
+			}
 			continue
 		}
 		if ex == nil {
@@ -333,4 +340,10 @@ func Compare(a, b reweighted.Sampler, keys []float64, eps float64, us []float64)
 		edges++
 	}
 	return edges, nil
+}
+
+// closeFloat reports whether x and y agree to a relative rel, or are both
+// within a subnormal step of each other.
+func closeFloat(x, y, rel float64) bool {
+	return math.Abs(x-y) <= rel*math.Max(math.Abs(x), math.Abs(y))+math.SmallestNonzeroFloat64
 }
