@@ -16,25 +16,25 @@ type Config struct {
 
 // Result is what one check measured.
 type Result struct {
-	Claim      string  // "Lemma 1", "Proposition 2", …
-	Test       string  // "TestLemma1"
-	Statement  string  // one line
-	Instances  int     // instances tried
-	WorstRatio float64 // largest observed left side / right side (≤ 1 means the claim held with that slack)
-	Pass       bool
-	Notes      string // claim-specific figures
+	Claim      string  `json:"claim"`       // "Lemma 1", "Proposition 2", …
+	Test       string  `json:"test"`        // "TestLemma1"
+	Statement  string  `json:"statement"`   // one line
+	Instances  int     `json:"instances"`   // instances tried
+	WorstRatio float64 `json:"worst_ratio"` // largest observed left side / right side (≤ 1 means the claim held with that slack)
+	Pass       bool    `json:"pass"`
+	Notes      string  `json:"notes"` // claim-specific figures
 	// Errata counts, for each erratum this check measures on its
 	// instances, how often the step as printed and as corrected fails.
-	Errata []ErratumCount
+	Errata []ErratumCount `json:"errata"`
 }
 
 // ErratumCount is how the printed and the corrected versions of the step
 // an erratum is about fared on the instances of a check.
 type ErratumCount struct {
-	Where          string // the erratum's Where, as in Errata
-	Tried          int    // instances the step was evaluated on
-	PrintedFails   int    // instances on which the step as printed fails
-	CorrectedFails int    // instances on which the corrected step fails
+	Where          string `json:"where"`           // the erratum's Where, as in Errata
+	Tried          int    `json:"tried"`           // instances the step was evaluated on
+	PrintedFails   int    `json:"printed_fails"`   // instances on which the step as printed fails
+	CorrectedFails int    `json:"corrected_fails"` // instances on which the corrected step fails
 }
 
 // check is one claim: its name in the paper, a one-line statement and the

@@ -179,12 +179,12 @@ func TestSummaryJSONSchema(t *testing.T) {
 	claims := s["claims"].([]any)
 	require.Len(t, claims, 2)
 	c0 := claims[0].(map[string]any)
-	require.Equal(t, "p* minimises <", c0["Statement"])
+	require.Equal(t, "p* minimises <", c0["statement"])
 	require.Contains(t, string(b), `"p* minimises <"`, "no HTML escapes in summary.json")
-	for _, k := range []string{"Claim", "Test", "Statement", "Instances", "WorstRatio", "Pass"} {
+	for _, k := range []string{"claim", "test", "statement", "instances", "worst_ratio", "pass", "notes", "errata"} {
 		require.Contains(t, c0, k, "proofs.Result as it comes")
 	}
-	require.Nil(t, claims[1].(map[string]any)["WorstRatio"], "+∞ is encoded as null")
+	require.Nil(t, claims[1].(map[string]any)["worst_ratio"], "+∞ is encoded as null")
 
 	sc := s["scaling"].(map[string]any)
 	pts := sc["points"].([]any)
