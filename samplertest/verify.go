@@ -342,8 +342,9 @@ func Compare(a, b reweighted.Sampler, keys []float64, eps float64, us []float64)
 	return edges, nil
 }
 
-// closeFloat reports whether x and y agree to a relative rel, or are both
-// within a subnormal step of each other.
+// closeFloat reports whether x and y agree to a relative rel, or lie within
+// four subnormal steps of each other: each of two samplers may round a
+// subnormal λ or p a step or two away from the exact value.
 func closeFloat(x, y, rel float64) bool {
-	return math.Abs(x-y) <= rel*math.Max(math.Abs(x), math.Abs(y))+math.SmallestNonzeroFloat64
+	return math.Abs(x-y) <= rel*math.Max(math.Abs(x), math.Abs(y))+4*math.SmallestNonzeroFloat64
 }
