@@ -79,7 +79,7 @@ func BenchmarkWalk(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			sum := 0.0
 			for b.Loop() {
-				s.WalkKeys(n/2, func(_ int, a float64) { sum += a })
+				s.WalkKeys(1, n/2, func(_ int, a float64) { sum += a })
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n/2), "ns/item")
 		})

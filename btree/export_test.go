@@ -81,4 +81,4 @@ func (s *Sampler) Corrupt(what string) {
 }
 
 // WalkKeys is the index's Walk.
-func (s *Sampler) WalkKeys(r int, f func(int, float64)) { s.t.Walk(r, f) }
+func (s *Sampler) WalkKeys(from, to int, f func(int, float64)) { s.t.Walk(from, to, f) }

@@ -155,24 +155,34 @@ func (t *tree) Rank(i int) int {
 	return r
 }
 
-// Walk calls f with the items of ranks 1, …, r in order, in O(r + log n).
-func (t *tree) Walk(r int, f func(int, float64)) {
-	if r > 0 {
-		t.walk(t.root, t.height, r, f)
+// Walk calls f with the items of ranks from, …, to in order, in
+// O(to − from + log n).
+func (t *tree) Walk(from, to int, f func(int, float64)) {
+	if from <= to {
+		t.walk(t.root, t.height, from-1, to-from+1, f)
 	}
 }
 
-// walk visits up to r items of the subtree of v, h levels above the leaves,
-// in order, and returns how many are left to visit.
-func (t *tree) walk(v int32, h, r int, f func(int, float64)) int {
+// walk skips the first skip items of the subtree of v, h levels above the
+// leaves, visits up to r items after them in order, and returns how many
+// are left to visit.
+func (t *tree) walk(v int32, h, skip, r int, f func(int, float64)) int {
 	if h == 0 {
-		return t.walkLeaf(v, r, f)
+		return t.walkLeaf(v, skip, r, f)
 	}
 	nd := &t.inners[v]
 	n := int(nd.n)
+	k0 := 0
+	for skip >= int(nd.cnt[k0]) {
+		k0++
+	}
+	if k0 > 0 {
+		skip -= int(nd.cnt[k0-1])
+	}
 	if h > 1 {
-		for k := 0; k < n && r > 0; k++ {
-			r = t.walk(nd.child[k], h-1, r, f)
+		for k := k0; k < n && r > 0; k++ {
+			r = t.walk(nd.child[k], h-1, skip, r, f)
+			skip = 0
 		}
 		return r
 	}
@@ -182,13 +192,14 @@ func (t *tree) walk(v int32, h, r int, f func(int, float64)) int {
 	// instead of coming one after the other. The words are summed and
 	// tested once, so that the compiler keeps the loads.
 	touched, keys := 0, 0.0
-	for k := 0; k < n && r > 0; k++ {
+	for k := k0; k < n && r > 0; k++ {
 		if a := k + walkAhead; a < n {
 			lf := &t.leaves[nd.child[a]]
 			touched += int(lf.n) + int(lf.item[leafCap-1])
 			keys += lf.key[leafCap/2]
 		}
-		r = t.walkLeaf(nd.child[k], r, f)
+		r = t.walkLeaf(nd.child[k], skip, r, f)
+		skip = 0
 	}
 	if touched < 0 || keys < 0 {
 		panic("btree: negative count, item or key") // never
@@ -199,12 +210,13 @@ func (t *tree) walk(v int32, h, r int, f func(int, float64)) int {
 // walkAhead is how many leaves ahead walk starts loading.
 const walkAhead = 3
 
-// walkLeaf visits up to r items of leaf l and returns how many are left.
-func (t *tree) walkLeaf(l int32, r int, f func(int, float64)) int {
+// walkLeaf visits up to r items of leaf l after its first skip and returns
+// how many are left.
+func (t *tree) walkLeaf(l int32, skip, r int, f func(int, float64)) int {
 	lf := &t.leaves[l]
-	m := min(int(lf.n), r)
-	for j := range m {
+	m := min(int(lf.n), skip+r)
+	for j := skip; j < m; j++ {
 		f(int(lf.item[j]), lf.key[j])
 	}
-	return r - m
+	return r - (m - skip)
 }

@@ -171,8 +171,11 @@ func (s *sorted) SumDepth() int {
 	return 4 + int(2*n*n*0x1p-53)
 }
 
-func (s *sorted) Walk(r int, f func(int, float64)) {
-	for _, i := range s.order[:r] {
+func (s *sorted) Walk(from, to int, f func(int, float64)) {
+	if from > to {
+		return
+	}
+	for _, i := range s.order[from-1 : to] {
 		f(int(i), s.key[i])
 	}
 }

@@ -609,12 +609,13 @@ func (t *tree) SumDepth() int {
 	return 4*h + 1
 }
 
-// Walk calls f with the items of ranks 1, …, r in order, in O(r + log n).
-func (t *tree) Walk(r int, f func(int, float64)) {
-	if r == 0 {
+// Walk calls f with the items of ranks from, …, to in order, in
+// O(to − from + log n).
+func (t *tree) Walk(from, to int, f func(int, float64)) {
+	if from > to {
 		return
 	}
-	for v := t.first(t.root); ; v = t.next(v) {
+	for v, r := int32(t.Select(from)), to-from+1; ; v = t.next(v) {
 		f(int(v), t.nodes[v].key)
 		if r--; r == 0 {
 			return

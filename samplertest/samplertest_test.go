@@ -133,8 +133,8 @@ func (x *bruteIndex) SelectSum(target, scale float64) (int, int, float64) {
 // SumDepth: prefix sums add the keys one by one, n roundings deep.
 func (x *bruteIndex) SumDepth() int { return len(x.keys) }
 
-func (x *bruteIndex) Walk(r int, f func(int, float64)) {
-	for _, i := range x.order[:r] {
+func (x *bruteIndex) Walk(from, to int, f func(int, float64)) {
+	for _, i := range x.order[from-1 : max(from-1, to)] {
 		f(i, x.keys[i])
 	}
 }

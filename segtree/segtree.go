@@ -175,17 +175,24 @@ func (t *trie) Build(keys []float64) {
 // adds one per level, and the trie is at most wordBits deep.
 func (t *trie) SumDepth() int { return 2*wordBits + 2 }
 
-// Walk calls f with the items of ranks 1, …, r in order: an in-order walk
-// of the leaves with a stack as deep as the trie, at most the word width.
-func (t *trie) Walk(r int, f func(int, float64)) {
+// Walk calls f with the items of ranks from, …, to in order: an in-order
+// walk of the leaves with a stack as deep as the trie, at most the word
+// width, that passes over the halves holding only ranks below from.
+func (t *trie) Walk(from, to int, f func(int, float64)) {
 	var stack [wordBits + 1]int32
-	top := 0
+	top, skip, r := 0, from-1, to-from+1
 	ref := t.root
 	for r > 0 {
 		for ref >= 0 {
-			stack[top] = t.nodes[ref].child[1]
+			nd := &t.nodes[ref]
+			if skip >= int(nd.cnt[0]) {
+				skip -= int(nd.cnt[0])
+				ref = nd.child[1]
+				continue
+			}
+			stack[top] = nd.child[1]
 			top++
-			ref = t.nodes[ref].child[0]
+			ref = nd.child[0]
 		}
 		f(int(^ref), t.nodes[^ref].key)
 		r--

@@ -42,6 +42,7 @@
 package driver
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -85,8 +86,9 @@ type Index interface {
 	// its partial sum S(r). The sum of all keys is positive when Cut is
 	// called.
 	Cut(c Cutoff) (rho int, sum float64)
-	// Walk calls f with the item and key of ranks 1, 2, …, r in that order.
-	Walk(r int, f func(item int, key float64))
+	// Walk calls f with the item and key of ranks from, from + 1, …, to in
+	// that order, 1 ≤ from, to ≤ n; nothing if from > to.
+	Walk(from, to int, f func(item int, key float64))
 	// SumDepth returns a bound D on the number of roundings any key goes
 	// through in a sum the index returns from Cut: the depth of the tree
 	// of additions that forms it. Then |S̃ − S| ≤ γ_D·S, γ_D = D·u/(1 − D·u).
@@ -384,7 +386,7 @@ func (d *Driver) Probs(eps float64, dst []float64) ([]float64, error) {
 	}
 	sc := scratchPool.Get().(*scratch)
 	sc.dst, sc.b, sc.s, sc.rho = dst, b, s, rho
-	d.ix.Walk(rho, sc.setProb)
+	d.ix.Walk(1, rho, sc.setProb)
 	sc.dst = nil
 	scratchPool.Put(sc)
 	return dst, nil
@@ -434,8 +436,9 @@ func (d *Driver) Sample(eps, u float64) (int, float64, error) {
 	return item, b.prob(a, s, rho), nil
 }
 
-// Check verifies the index's own invariants, if it has any to check, and
-// the driver's count of zero keys.
+// Check verifies the index's own invariants, if it has any to check, the
+// driver's count of zero keys, and that the index's Walk agrees with its
+// Rank and Key over all ranks and over ranges that start and end inside.
 func (d *Driver) Check() error {
 	if d.ix == nil {
 		return nil
@@ -445,14 +448,39 @@ func (d *Driver) Check() error {
 			return err
 		}
 	}
+	n := d.ix.Len()
 	zeros := 0
-	for i := range d.ix.Len() {
+	for i := range n {
 		if d.ix.Key(i) == 0 {
 			zeros++
 		}
 	}
 	if zeros != d.zeros {
 		return fmt.Errorf("driver: %d zero keys counted, %d held", d.zeros, zeros)
+	}
+	order := make([]int, 0, n)
+	var err error
+	d.ix.Walk(1, n, func(i int, a float64) {
+		if r := len(order) + 1; err == nil && (d.ix.Rank(i) != r || d.ix.Key(i) != a) {
+			err = fmt.Errorf("driver: Walk gives item %d, key %v at rank %d; Rank %d, Key %v", i, a, r, d.ix.Rank(i), d.ix.Key(i))
+		}
+		order = append(order, i)
+	})
+	if err != nil || len(order) != n {
+		return cmp.Or(err, fmt.Errorf("driver: Walk(1, %d) visits %d items", n, len(order)))
+	}
+	for _, w := range [][2]int{{2, n}, {n / 3, 2 * n / 3}, {n / 2, n / 2}, {n, n - 1}} {
+		from, to := max(w[0], 1), w[1]
+		k := from - 1
+		d.ix.Walk(from, to, func(i int, _ float64) {
+			if err == nil && (k >= to || order[k] != i) {
+				err = fmt.Errorf("driver: Walk(%d, %d) gives item %d at rank %d", from, to, i, k+1)
+			}
+			k++
+		})
+		if err != nil || k != max(to, from-1) {
+			return cmp.Or(err, fmt.Errorf("driver: Walk(%d, %d) visits %d items", from, to, k-from+1))
+		}
 	}
 	return nil
 }

@@ -35,6 +35,41 @@ func TestAccIsExact(t *testing.T) {
 	})
 }
 
+// Property: subtracting some of the values added, in any order and with
+// carries between, leaves exactly the sum of the others.
+func TestAccSubIsExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		xs := rapid.SliceOfN(rapid.OneOf(
+			samplertest.Key(1),
+			rapid.Map(rapid.Uint64Range(0, 0x7fefffffffffffff), math.Float64frombits),
+		), 1, 40).Draw(t, "xs")
+		var acc Acc
+		for _, x := range xs {
+			acc.Add(x)
+		}
+		want := new(big.Rat)
+		for _, k := range rapid.Permutation(seq(len(xs))).Draw(t, "order") {
+			if rapid.Bool().Draw(t, "subtract") {
+				acc.Sub(xs[k])
+				if rapid.Bool().Draw(t, "carry") {
+					acc.carry()
+				}
+			} else {
+				want.Add(want, new(big.Rat).SetFloat64(xs[k]))
+			}
+		}
+		require.Zero(t, want.Cmp(ratOf(&acc)), "sum of %v less some", xs)
+	})
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
 // The carry propagation that Add triggers every 2^30 additions keeps the
 // sum exact: forced here after a few additions.
 func TestAccCarry(t *testing.T) {
@@ -63,9 +98,9 @@ func (x *sortedIndex) Select(r int) int                           { return r - 1
 func (x *sortedIndex) SelectSum(_, _ float64) (int, int, float64) { return -1, len(x.keys) + 1, 0 }
 func (x *sortedIndex) Cut(Cutoff) (int, float64)                  { return 1, 0 }
 func (x *sortedIndex) SumDepth() int                              { return len(x.keys) }
-func (x *sortedIndex) Walk(r int, f func(int, float64)) {
-	for i, a := range x.keys[:r] {
-		f(i, a)
+func (x *sortedIndex) Walk(from, to int, f func(int, float64)) {
+	for i := from - 1; i < to; i++ {
+		f(i, x.keys[i])
 	}
 }
 
@@ -73,7 +108,9 @@ func (x *sortedIndex) Walk(r int, f func(int, float64)) {
 // keys placed on the cutoff or a few ulps off it, at every scale, whatever
 // float sum the backend hands it within the error bound γ_n: here the float
 // nearest the exact S(r) moved by up to n/2 ulps either way (where S(r) is a
-// normal float: sums of subnormals are exact).
+// normal float: sums of subnormals are exact). The ranks come in a random
+// order, as a descent's do, so that the exact sum the Cutoff keeps steps
+// both forward and back.
 func TestHoldsIsExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		in := samplertest.NearCutoff(24).Draw(t, "instance")
@@ -87,7 +124,8 @@ func TestHoldsIsExact(t *testing.T) {
 		if in.Eps == 1/float64(n) {
 			c.uniform, c.top = true, keys[0]
 		}
-		for r := 1; r <= n; r++ {
+		for _, r := range rapid.Permutation(seq(n)).Draw(t, "ranks") {
+			r++
 			s, _ := ex.Prefix[r].Float64()
 			for k := rapid.IntRange(0, n/2).Draw(t, "ulps"); k > 0 && s >= 0x1p-1022; k-- {
 				s = math.Nextafter(s, []float64{0, math.Inf(1)}[rapid.IntRange(0, 1).Draw(t, "dir")])
@@ -133,4 +171,13 @@ func TestCheckCountsZeros(t *testing.T) {
 	var zero Driver
 	require.NoError(t, zero.Check())
 	require.Zero(t, zero.Len())
+	// An index whose Walk starts a rank late.
+	d.Init(lateWalk{ix})
+	require.ErrorContains(t, d.Check(), "Walk")
+}
+
+type lateWalk struct{ *sortedIndex }
+
+func (x lateWalk) Walk(from, to int, f func(int, float64)) {
+	x.sortedIndex.Walk(from+1, to, f)
 }

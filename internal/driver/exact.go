@@ -53,6 +53,24 @@ func (x *Acc) Add(a float64) {
 	}
 }
 
+// Sub subtracts a finite a ≥ 0 that was added before: the digits may go
+// negative, and carry brings them back, as long as the value stays ≥ 0.
+func (x *Acc) Sub(a float64) {
+	m, sh := units(a)
+	k, o := sh/32, uint(sh%32)
+	lo := m << o
+	var hi uint64
+	if o > 0 {
+		hi = m >> (64 - o)
+	}
+	x.d[k] -= int64(lo & 0xffffffff)
+	x.d[k+1] -= int64(lo >> 32)
+	x.d[k+2] -= int64(hi)
+	if x.adds++; x.adds == 1<<30 {
+		x.carry()
+	}
+}
+
 // carry propagates carries so that every digit is in [0, 2^32).
 func (x *Acc) carry() {
 	for k := 0; k < digits-1; k++ {
@@ -94,8 +112,7 @@ var maxSumUnits = new(big.Int).Lsh(big.NewInt(1), 831+1074)
 // scratch is the working memory of the exact decisions, pooled so that
 // they allocate nothing once warm.
 type scratch struct {
-	acc                Acc
-	add                func(int, float64) // acc.Add, bound once
+	acc                Acc // for fits and Load
 	lhs, rhs, e, t, kk big.Int
 	// Probs' walk: its callback, bound once, writes p of the walked
 	// items into dst.
@@ -108,16 +125,15 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any {
 	s := new(scratch)
-	s.add = func(_ int, k float64) { s.acc.Add(k) }
 	s.setProb = func(i int, a float64) { s.dst[i] = s.b.prob(a, s.s, s.rho) }
 	return s
 }}
 
 // holdsExact decides a·(1 − kε) ≥ ε·S exactly, for the key a at rank
-// r = n − k, the sum S of the r largest keys accumulated in s.acc, and
+// r = n − k, the sum S of the r largest keys accumulated in acc, and
 // 0 < ε < 1/n. In units of 2^-1074, with A, E and N the integers of a, ε and
 // S, both sides times 2^2148 are A·(2^1074 − k·E) and E·N.
-func (s *scratch) holdsExact(a, eps float64, k int) bool {
+func (s *scratch) holdsExact(a, eps float64, k int, acc *Acc) bool {
 	unitsInt(&s.lhs, a)
 	unitsInt(&s.e, eps)
 	s.t.SetUint64(1)
@@ -125,7 +141,7 @@ func (s *scratch) holdsExact(a, eps float64, k int) bool {
 	s.kk.SetUint64(uint64(k))
 	s.t.Sub(&s.t, s.rhs.Mul(&s.kk, &s.e))
 	s.lhs.Mul(&s.lhs, &s.t)
-	s.acc.Int(&s.t)
+	acc.Int(&s.t)
 	s.rhs.Mul(&s.e, &s.t)
 	return s.lhs.Cmp(&s.rhs) >= 0
 }
