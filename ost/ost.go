@@ -35,7 +35,7 @@
 // (Prob); Probs costs O(n). The tree is the index of the module's shared
 // driver, which checks the arguments and decides the predicate of Lemma 1
 // exactly; only that exact decision, for keys within a relative (n + 8)·2^-52
-// of the cutoff, allocates or costs more (O(ρ) per ambiguous node).
+// of the cutoff, allocates or costs more (a walk over O(n) keys).
 //
 // # Sums
 //

@@ -56,8 +56,8 @@
 // keys), the leaf keeps its place and a Set is one descent and one
 // recomputation. There are no allocations once New has returned, but in
 // the shared driver's exact decision of the predicate of Lemma 1 for keys
-// within a relative (n + 8)·2^-52 of the cutoff, which walks the ρ largest
-// keys. Load inserts the items one by one, O(n·d).
+// within a relative (n + 8)·2^-52 of the cutoff, which walks O(n) keys
+// per descent. Load inserts the items one by one, O(n·d).
 //
 // # Trade-offs versus the red-black tree
 //
