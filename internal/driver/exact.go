@@ -36,16 +36,10 @@ func units(a float64) (m uint64, sh int) {
 
 // Add adds a finite a ≥ 0.
 func (x *Acc) Add(a float64) {
-	m, sh := units(a)
-	k, o := sh/32, uint(sh%32)
-	lo := m << o
-	var hi uint64
-	if o > 0 {
-		hi = m >> (64 - o)
-	}
-	x.d[k] += int64(lo & 0xffffffff)
-	x.d[k+1] += int64(lo >> 32)
-	x.d[k+2] += int64(hi)
+	k, d0, d1, d2 := digitsOf(a)
+	x.d[k] += d0
+	x.d[k+1] += d1
+	x.d[k+2] += d2
 	// Each word gains less than 2^32 per addition: 2^30 additions fit in 62
 	// bits.
 	if x.adds++; x.adds == 1<<30 {
@@ -56,19 +50,26 @@ func (x *Acc) Add(a float64) {
 // Sub subtracts a finite a ≥ 0 that was added before: the digits may go
 // negative, and carry brings them back, as long as the value stays ≥ 0.
 func (x *Acc) Sub(a float64) {
+	k, d0, d1, d2 := digitsOf(a)
+	x.d[k] -= d0
+	x.d[k+1] -= d1
+	x.d[k+2] -= d2
+	if x.adds++; x.adds == 1<<30 {
+		x.carry()
+	}
+}
+
+// digitsOf returns a, finite and ≥ 0, as the 32-bit digits k, k+1 and k+2
+// of a value in units of 2^-1074.
+func digitsOf(a float64) (k int, d0, d1, d2 int64) {
 	m, sh := units(a)
-	k, o := sh/32, uint(sh%32)
+	o := uint(sh % 32)
 	lo := m << o
 	var hi uint64
 	if o > 0 {
 		hi = m >> (64 - o)
 	}
-	x.d[k] -= int64(lo & 0xffffffff)
-	x.d[k+1] -= int64(lo >> 32)
-	x.d[k+2] -= int64(hi)
-	if x.adds++; x.adds == 1<<30 {
-		x.carry()
-	}
+	return sh / 32, int64(lo & 0xffffffff), int64(lo >> 32), int64(hi)
 }
 
 // carry propagates carries so that every digit is in [0, 2^32).
