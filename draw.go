@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // ErrBatch reports a batch that cannot be drawn: items and probs of
@@ -100,7 +101,7 @@ func DrawBatch(s Sampler, eps float64, src rand.Source, replace bool, items []in
 			if err != nil {
 				return err
 			}
-			if !member(items[:k], i) {
+			if !slices.Contains(items[:k], i) {
 				items[k], probs[k], drawn = i, p, true
 				break
 			}
@@ -116,67 +117,50 @@ func DrawBatch(s Sampler, eps float64, src rand.Source, replace bool, items []in
 	return nil
 }
 
-// member reports whether i is in xs.
-func member(xs []int, i int) bool {
-	for _, x := range xs {
-		if x == i {
-			return true
+// left calls f with each item not in drawn, in index order, and its p*,
+// until f returns false.
+func left(s Sampler, eps float64, drawn []int, f func(i int, p float64) bool) error {
+	for i := range s.Len() {
+		if slices.Contains(drawn, i) {
+			continue
+		}
+		p, err := s.Prob(i, eps)
+		if err != nil {
+			return err
+		}
+		if !f(i, p) {
+			return nil
 		}
 	}
-	return false
+	return nil
 }
 
 // drawRest draws an item not in drawn with probability p*_i/Σ_{j∉drawn} p*_j,
 // by inversion over the items left in index order; if they all have p* = 0,
 // uniformly among them. It uses one uniform number of src.
 func drawRest(s Sampler, eps float64, src rand.Source, drawn []int) (int, float64, error) {
-	n := s.Len()
 	var total float64
-	for i := range n {
-		if member(drawn, i) {
-			continue
-		}
-		p, err := s.Prob(i, eps)
-		if err != nil {
-			return 0, 0, err
-		}
-		total += p
+	if err := left(s, eps, drawn, func(_ int, p float64) bool { total += p; return true }); err != nil {
+		return 0, 0, err
 	}
 	u := uniform(src)
+	item, p := -1, 0.0
+	var err error
 	if total == 0 {
 		// Every item left has p* = 0: pick the ⌊u·(n − k)⌋-th of them.
-		r := int(u * float64(n-len(drawn)))
-		for i := range n {
-			if member(drawn, i) {
-				continue
-			}
-			if r == 0 {
-				return i, 0, nil
-			}
-			r--
-		}
+		r := int(u * float64(s.Len()-len(drawn)))
+		err = left(s, eps, drawn, func(i int, _ float64) bool { item = i; r--; return r >= 0 })
+		return item, 0, err
 	}
-	t := u * total
-	var acc float64
-	last, lastP := -1, 0.0
-	for i := range n {
-		if member(drawn, i) {
-			continue
+	// Rounding may leave t at or past the last partial sum: the last item
+	// with positive probability owns the end of the interval.
+	t, acc := u*total, 0.0
+	err = left(s, eps, drawn, func(i int, q float64) bool {
+		if q > 0 {
+			acc += q
+			item, p = i, q
 		}
-		p, err := s.Prob(i, eps)
-		if err != nil {
-			return 0, 0, err
-		}
-		if p == 0 {
-			continue
-		}
-		acc += p
-		last, lastP = i, p
-		if t < acc {
-			return i, p, nil
-		}
-	}
-	// Rounding left t at or past the last partial sum: the last item with
-	// positive probability owns the end of the interval.
-	return last, lastP, nil
+		return t >= acc
+	})
+	return item, p, err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/reweighted/reweighted"
@@ -47,7 +48,7 @@ func orderedProb(p []float64, items []int) float64 {
 	for k, i := range items {
 		var left float64
 		for j, pj := range p {
-			if !contains(items[:k], j) {
+			if !slices.Contains(items[:k], j) {
 				left += pj
 			}
 		}
@@ -66,7 +67,7 @@ func tuples(n, m int) [][]int {
 			return
 		}
 		for i := range n {
-			if !contains(cur, i) {
+			if !slices.Contains(cur, i) {
 				rec(append(cur, i))
 			}
 		}
@@ -82,15 +83,6 @@ func code(items []int, n int) int {
 		c = c*n + i
 	}
 	return c
-}
-
-func contains(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // chiSquare returns the p-value of observed counts against expected cell

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"strconv"
 	"strings"
@@ -156,7 +157,7 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 			// leaves the frame at the bottom; the table has its final value.
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for _, c := range row.get(d.Result) {
-				if !contains(row.methods, c.Method) {
+				if !slices.Contains(row.methods, c.Method) {
 					continue
 				}
 				xs, ys := c.Evals, c.Log10Err

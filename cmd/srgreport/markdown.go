@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -315,7 +316,7 @@ func (m *mdWriter) scaling(r *Report) {
 		m.printf("*ε = 0* compares the same work; *ε = 1/(2n)* is the backend's SRG step against gonum's ε = 0 step:\n")
 		var impls []string
 		for _, q := range sc.Ratios {
-			if !contains(impls, q.Impl) {
+			if !slices.Contains(impls, q.Impl) {
 				impls = append(impls, q.Impl)
 			}
 		}
@@ -365,15 +366,6 @@ func bitLen(n int) int {
 		k++
 	}
 	return k
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *mdWriter) experiments(r *Report) {
