@@ -3,11 +3,11 @@ package main
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
-
 	"strconv"
 	"strings"
 
@@ -65,10 +65,8 @@ func figureSpecs(r *Report) []figureSpec {
 		for _, c := range scalingColumns(r.Scaling.Points) {
 			pts := series(r.Scaling.Points, c[0], c[1])
 			var xs, ys []float64
-			for _, n := range bench.Sizes(0, 30) {
-				if p, ok := pts[n]; ok {
-					xs, ys = append(xs, float64(n)), append(ys, p.NsPerOp)
-				}
+			for _, n := range slices.Sorted(maps.Keys(pts)) {
+				xs, ys = append(xs, float64(n)), append(ys, pts[n].NsPerOp)
 			}
 			s.series = append(s.series, plotSeries{
 				label: c[0] + " " + opLabel(c[1]), xs: xs, ys: ys, colour: colours[c[0]],
@@ -138,20 +136,16 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 	}
 	for ri, row := range rows {
 		var line []*plot.Plot
-		var legend *plot.Plot
-		for _, d := range ds {
-			p := plot.New()
-			p.Title.Text = d.Name
+		legend := legendPlot(row.name)
+		for di, d := range ds {
+			title, ylabel := d.Name, "log10 relative error"
 			if ri > 0 {
-				p.Title.Text = ""
+				title = ""
 			}
-			p.X.Label.Text = xlabel
-			if d.Name == ds[0].Name {
-				p.Y.Label.Text = "log10 relative error"
+			if di > 0 {
+				ylabel = ""
 			}
-			p.Add(plotter.NewGrid())
-			p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
-			p.X.Padding, p.Y.Padding = 0, 0
+			p := newPlot(title, xlabel, ylabel, false, false)
 			// The y range follows SGD and SRG (and Reshuffled): the figure is
 			// about them, and SVRG's descent to 1e-15 would flatten them. SVRG
 			// leaves the frame at the bottom; the table has its final value.
@@ -170,22 +164,16 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 					// the epoch end is where its analysis holds.
 					xs, ys = epochEnds(c.Evals, xs, ys)
 				}
-				if c.Method != methodSVRG {
-					for _, v := range ys {
-						if !math.IsInf(v, 0) && !math.IsNaN(v) {
-							lo, hi = math.Min(lo, v), math.Max(hi, v)
-						}
-					}
-				}
-				l, err := line2(xs, ys, colours[c.Method])
-				if err != nil {
+				l, err := plotSeries{xs: xs, ys: ys, colour: colours[c.Method]}.line(false, false)
+				if l == nil || err != nil {
 					continue
 				}
-				p.Add(l)
-				if legend == nil {
-					legend = legendPlot(row.name)
+				if c.Method != methodSVRG {
+					_, _, ylo, yhi := l.DataRange()
+					lo, hi = math.Min(lo, ylo), math.Max(hi, yhi)
 				}
-				if d.Name == ds[0].Name {
+				p.Add(l)
+				if di == 0 {
 					legend.Legend.Add(c.Method, l)
 				}
 			}
@@ -195,9 +183,6 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 			}
 			p.X.Min = 0
 			line = append(line, p)
-		}
-		if legend == nil {
-			legend = legendPlot(row.name)
 		}
 		grid = append(grid, append(line, legend))
 	}
@@ -214,24 +199,52 @@ func epochEnds(epochs, xs, ys []float64) (ox, oy []float64) {
 	return ox, oy
 }
 
-// line2 is a solid line through the finite points.
-func line2(xs, ys []float64, c color.Color) (*plotter.Line, error) {
+// newPlot is a plot with a grid and no padding, ticked at round numbers, or
+// at the powers of ten of a log axis.
+func newPlot(title, xlabel, ylabel string, logX, logY bool) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
+	if logX {
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pow10Ticks{}
+	}
+	if logY {
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, pow10Ticks{}
+	}
+	p.Add(plotter.NewGrid())
+	p.X.Padding, p.Y.Padding = 0, 0
+	return p
+}
+
+// line is a 1.5 pt line through the points of sr that are finite and, on a
+// log axis, positive (a run whose error reached 0 has log10 = −∞); nil if no
+// point is left.
+func (sr plotSeries) line(logX, logY bool) (*plotter.Line, error) {
 	var xys plotter.XYs
-	for i := range min(len(xs), len(ys)) {
-		if math.IsNaN(ys[i]) || math.IsInf(ys[i], 0) || math.IsNaN(xs[i]) {
+	for i := range min(len(sr.xs), len(sr.ys)) {
+		x, y := sr.xs[i], sr.ys[i]
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) ||
+			(logX && x <= 0) || (logY && y <= 0) {
 			continue
 		}
-		xys = append(xys, plotter.XY{X: xs[i], Y: ys[i]})
+		xys = append(xys, plotter.XY{X: x, Y: y})
 	}
 	if len(xys) == 0 {
-		return nil, fmt.Errorf("no finite points")
+		return nil, nil
 	}
 	l, err := plotter.NewLine(xys)
 	if err != nil {
 		return nil, err
 	}
 	l.Width = vg.Points(1.5)
-	l.Color = c
+	if sr.colour != nil {
+		l.Color = sr.colour
+	}
+	if sr.dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
 	return l, nil
 }
 
@@ -268,17 +281,12 @@ func (pow10Ticks) Ticks(lo, hi float64) []plot.Tick {
 
 // superscript writes k with superscript digits.
 func superscript(k int) string {
-	const digits = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-	s := strconv.Itoa(k)
-	var b strings.Builder
-	for _, c := range s {
+	return strings.Map(func(c rune) rune {
 		if c == '-' {
-			b.WriteString("⁻")
-			continue
+			return '⁻'
 		}
-		b.WriteString(string([]rune(digits)[c-'0']))
-	}
-	return b.String()
+		return []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")[c-'0']
+	}, strconv.Itoa(k))
 }
 
 // niceTicks puts major ticks at round numbers: multiples of 1, 2 or 5 times
@@ -419,56 +427,23 @@ func render(grid [][]*plot.Plot, legend *plot.Plot, w, h vg.Length, path string,
 }
 
 // plot builds the figure and, on a separate tile, its legend, so that the
-// legend never covers a line. Points that are not finite, or not positive on
-// a log axis, are left out: a run whose error reached 0 has log10 = −∞.
+// legend never covers a line.
 func (s figureSpec) plot() (*plot.Plot, *plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = s.title
-	p.X.Label.Text = s.xlabel
-	p.Y.Label.Text = s.ylabel
-	if s.logX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pow10Ticks{}
-	}
-	if s.logY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, pow10Ticks{}
-	} else {
-		p.Y.Tick.Marker = niceTicks{}
-	}
-	if !s.logX {
-		p.X.Tick.Marker = niceTicks{}
-	}
-	p.Add(plotter.NewGrid())
-	p.X.Padding, p.Y.Padding = 0, 0
+	p := newPlot(s.title, s.xlabel, s.ylabel, s.logX, s.logY)
 	legend := legendPlot("")
 	drawn := 0
 	for _, sr := range s.series {
-		var xys plotter.XYs
-		for i := range min(len(sr.xs), len(sr.ys)) {
-			x, y := sr.xs[i], sr.ys[i]
-			if math.IsNaN(x) || math.IsInf(x, 0) || math.IsNaN(y) || math.IsInf(y, 0) ||
-				(s.logX && x <= 0) || (s.logY && y <= 0) {
-				continue
-			}
-			xys = append(xys, plotter.XY{X: x, Y: y})
-		}
-		if len(xys) == 0 {
-			continue
-		}
-		l, err := plotter.NewLine(xys)
+		l, err := sr.line(s.logX, s.logY)
 		if err != nil {
 			return nil, nil, err
 		}
-		l.Width = vg.Points(1.5)
-		if sr.colour != nil {
-			l.Color = sr.colour
-		}
-		if sr.dashed {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		if l == nil {
+			continue
 		}
 		p.Add(l)
 		if s.logX {
 			// Mark the measured sizes: the line alone hides how few there are.
-			sc, err := plotter.NewScatter(xys)
+			sc, err := plotter.NewScatter(l.XYs)
 			if err != nil {
 				return nil, nil, err
 			}
