@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"math/bits"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -63,11 +64,7 @@ func (m *mdWriter) row(cells ...string) {
 func (m *mdWriter) table(cols ...string) {
 	m.printf("\n")
 	m.row(cols...)
-	seps := make([]string, len(cols))
-	for i := range seps {
-		seps[i] = "---"
-	}
-	m.printf("|%s|\n", strings.Join(seps, "|"))
+	m.printf("|%s\n", strings.Repeat("---|", len(cols)))
 }
 
 // figure embeds a figure, if it was drawn, with a numbered italic caption.
@@ -82,8 +79,7 @@ func (m *mdWriter) figure(r *Report, key string) {
 
 // cell makes s safe inside a table cell.
 func cell(s string) string {
-	s = strings.ReplaceAll(s, "|", "\\|")
-	return strings.Join(strings.Fields(s), " ")
+	return oneLine(strings.ReplaceAll(s, "|", "\\|"))
 }
 
 // fmtG formats x with prec significant digits; NaN (not measured) is a dash.
@@ -121,10 +117,8 @@ func (m *mdWriter) header(r *Report) {
 	m.printf("- sampler used by SRG in the experiments: `%s`\n", r.Sampler)
 	if len(r.Datasets) > 0 {
 		proto := "without replacement (the paper's protocol)"
-		for _, d := range r.Datasets {
-			if d.Result != nil && d.Result.Protocol == srg.WithReplacement {
-				proto = "with replacement (`-replace`; not the paper's protocol)"
-			}
+		if withReplacement(r) {
+			proto = "with replacement (`-replace`; not the paper's protocol)"
 		}
 		m.printf("- data-set mini-batches: %s\n", proto)
 	}
@@ -270,14 +264,11 @@ func (m *mdWriter) scaling(r *Report) {
 	}
 	m.table(head...)
 	var ns []int
-	seen := map[int]bool{}
 	for _, p := range sc.Points {
-		if !seen[p.N] {
-			seen[p.N] = true
-			ns = append(ns, p.N)
-		}
+		ns = append(ns, p.N)
 	}
-	sort.Ints(ns)
+	slices.Sort(ns)
+	ns = slices.Compact(ns)
 	for _, n := range ns {
 		cells := []string{fmt.Sprintf("2^%d", bitLen(n))}
 		for _, c := range cols {
@@ -290,10 +281,7 @@ func (m *mdWriter) scaling(r *Report) {
 		m.row(cells...)
 	}
 	if nv := series(sc.Points, "naive", string(bench.Step)); len(nv) > 0 && len(nv) < len(ns) {
-		top := 0
-		for n := range nv {
-			top = max(top, n)
-		}
+		top := slices.Max(slices.Collect(maps.Keys(nv)))
 		m.printf("\nnaive is measured up to n = 2^%d only: filling it with n random keys costs O(n²).\n", bitLen(top))
 	}
 	m.figure(r, figScaling)
@@ -329,13 +317,11 @@ func (m *mdWriter) scaling(r *Report) {
 			cells := []string{fmt.Sprintf("2^%d", bitLen(n))}
 			any := false
 			for _, impl := range impls {
-				c0, c1 := "—", "—"
-				for _, q := range sc.Ratios {
-					if q.Impl == impl && q.N == n {
-						c0, c1, any = fmtF(q.Eps0, 2), fmtF(q.Step, 2), true
-					}
+				q := Ratio{Eps0: math.NaN(), Step: math.NaN()} // shown as dashes
+				if k := slices.IndexFunc(sc.Ratios, func(q Ratio) bool { return q.Impl == impl && q.N == n }); k >= 0 {
+					q, any = sc.Ratios[k], true
 				}
-				cells = append(cells, c0, c1)
+				cells = append(cells, fmtF(q.Eps0, 2), fmtF(q.Step, 2))
 			}
 			if any {
 				m.row(cells...)
@@ -360,12 +346,7 @@ func (m *mdWriter) scaling(r *Report) {
 
 // bitLen returns log2 n for a power of two n.
 func bitLen(n int) int {
-	k := 0
-	for n > 1 {
-		n >>= 1
-		k++
-	}
-	return k
+	return max(bits.Len(uint(n))-1, 0)
 }
 
 func (m *mdWriter) experiments(r *Report) {
@@ -396,8 +377,7 @@ func (m *mdWriter) synthetic(r *Report) {
 	m.table("Quantity", "paper", "measured")
 	m.row("r = σ²/σ*² at x*", fmt.Sprintf("≈ %d", paperSyntheticR), fmtF(res.RatioR, 1))
 	if rs := y.SeedRatios; len(rs) > 0 {
-		q := append([]float64(nil), rs...)
-		sort.Float64s(q)
+		q := slices.Sorted(slices.Values(rs))
 		m.row(fmt.Sprintf("r on the sets of the next %d seeds: median [min, max]", len(q)), "—",
 			fmt.Sprintf("%s [%s, %s]", fmtF(median(q), 1), fmtF(q[0], 1), fmtF(q[len(q)-1], 1)))
 	}
@@ -425,22 +405,27 @@ func (m *mdWriter) synthetic(r *Report) {
 // final returns the final log10 error of method under schedule, NaN if not
 // measured.
 func final(d Dataset, schedule, method string) float64 {
-	if d.Result == nil {
-		return math.NaN()
-	}
-	if v, ok := d.Result.FinalLog10[schedule+"/"+method]; ok {
-		return v
+	if d.Result != nil {
+		if v, ok := d.Result.FinalLog10[schedule+"/"+method]; ok {
+			return v
+		}
 	}
 	return math.NaN()
 }
 
+// withReplacement reports whether the data-set runs drew their mini-batches
+// with replacement.
+func withReplacement(r *Report) bool {
+	return slices.ContainsFunc(r.Datasets, func(d Dataset) bool {
+		return d.Result != nil && d.Result.Protocol == srg.WithReplacement
+	})
+}
+
 // protocolText says how the data-set runs drew their mini-batches.
 func protocolText(r *Report) string {
-	for _, d := range r.Datasets {
-		if d.Result != nil && d.Result.Protocol == srg.WithReplacement {
-			return "with replacement (`-replace`; the paper draws without): SGD and SVRG uniformly, SRG from p_k, " +
-				"each example weighted 1/(n p_k^i)"
-		}
+	if withReplacement(r) {
+		return "with replacement (`-replace`; the paper draws without): SGD and SVRG uniformly, SRG from p_k, " +
+			"each example weighted 1/(n p_k^i)"
 	}
 	return "without replacement, as the paper does: SGD and SVRG draw m distinct examples uniformly; SRG draws them by " +
 		"ordered successive sampling from p_k (each from p_k restricted to the examples not yet drawn, " +
@@ -540,7 +525,7 @@ func (m *mdWriter) stepCost(r *Report) {
 	m.printf("next to a gradient that, for a sparse row, costs little. ")
 	slower, faster := 0, 0
 	for _, d := range r.Datasets {
-		if s, g, ok := deepestCommon(d); ok {
+		if _, s, g, ok := deepest(d, func(srgOK, sgdOK bool) bool { return srgOK && sgdOK }); ok {
 			if s > g {
 				slower++
 			} else {
@@ -559,7 +544,7 @@ func (m *mdWriter) stepCost(r *Report) {
 	}
 	var only []string
 	for _, d := range r.Datasets {
-		if lv, ok := onlySRG(d); ok {
+		if lv, _, _, ok := deepest(d, func(srgOK, sgdOK bool) bool { return srgOK && !sgdOK }); ok {
 			only = append(only, fmt.Sprintf("1e%d on %s", int(lv), d.Name))
 		}
 	}
@@ -570,53 +555,33 @@ func (m *mdWriter) stepCost(r *Report) {
 	m.printf("\n")
 }
 
-// onlySRG returns the smallest accuracy level that SRG reached at the
-// constant step and SGD did not.
-func onlySRG(d Dataset) (level float64, ok bool) {
+// deepest returns the smallest accuracy level for which keep, told whether
+// SRG and SGD reached it at the constant step, holds, with the seconds they
+// took (NaN: not reached).
+func deepest(d Dataset, keep func(srgOK, sgdOK bool) bool) (level, srgS, sgdS float64, ok bool) {
 	for _, lv := range accuracyLevels {
-		srgOK, sgdOK := false, false
-		for _, t := range d.TimeTo {
-			if t.Schedule == "constant" && t.Log10 == lv && !math.IsNaN(t.Seconds) {
-				srgOK = srgOK || t.Method == methodSRG
-				sgdOK = sgdOK || t.Method == methodSGD
-			}
-		}
-		if srgOK && !sgdOK {
-			level, ok = lv, true
+		s, g := timeAt(d, "constant", methodSRG, lv).Seconds, timeAt(d, "constant", methodSGD, lv).Seconds
+		if keep(!math.IsNaN(s), !math.IsNaN(g)) {
+			level, srgS, sgdS, ok = lv, s, g, true
 		}
 	}
-	return level, ok
+	return level, srgS, sgdS, ok
 }
 
-// deepestCommon returns the seconds SRG and SGD took, at constant step, to
-// reach the smallest accuracy level both reached.
-func deepestCommon(d Dataset) (srgS, sgdS float64, ok bool) {
-	for _, lv := range accuracyLevels {
-		var s, g = math.NaN(), math.NaN()
-		for _, t := range d.TimeTo {
-			if t.Schedule == "constant" && t.Log10 == lv {
-				switch t.Method {
-				case methodSRG:
-					s = t.Seconds
-				case methodSGD:
-					g = t.Seconds
-				}
-			}
-		}
-		if !math.IsNaN(s) && !math.IsNaN(g) {
-			srgS, sgdS, ok = s, g, true
+// timeAt returns the epochs and seconds method took under schedule to reach
+// level; NaN if not reached or not measured.
+func timeAt(d Dataset, schedule, method string, level float64) TimeTo {
+	for _, t := range d.TimeTo {
+		if t.Schedule == schedule && t.Method == method && t.Log10 == level {
+			return t
 		}
 	}
-	return srgS, sgdS, ok
+	return TimeTo{Epochs: math.NaN(), Seconds: math.NaN()}
 }
 
 // timeTo writes the time-to-accuracy table.
 func (m *mdWriter) timeTo(r *Report) {
-	any := false
-	for _, d := range r.Datasets {
-		any = any || len(d.TimeTo) > 0
-	}
-	if !any {
+	if !slices.ContainsFunc(r.Datasets, func(d Dataset) bool { return len(d.TimeTo) > 0 }) {
 		return
 	}
 	m.printf("\n**Wall-clock time, beyond the paper.** An SRG step costs more than an SGD step (a draw from the sampler and a ")
@@ -640,13 +605,8 @@ func (m *mdWriter) timeTo(r *Report) {
 			seen[k] = true
 			cells := []string{d.Name, t.Schedule, t.Method}
 			for _, lv := range accuracyLevels {
-				e, s := "—", "—"
-				for _, u := range d.TimeTo {
-					if u.Schedule == t.Schedule && u.Method == t.Method && u.Log10 == lv {
-						e, s = fmtF(u.Epochs, 1), fmtG(u.Seconds, 2)
-					}
-				}
-				cells = append(cells, e, s)
+				u := timeAt(d, t.Schedule, t.Method, lv) // dashes if not reached
+				cells = append(cells, fmtF(u.Epochs, 1), fmtG(u.Seconds, 2))
 			}
 			m.row(cells...)
 		}
