@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"maps"
@@ -415,15 +416,11 @@ func render(grid [][]*plot.Plot, legend *plot.Plot, w, h vg.Length, path string,
 			p.Draw(canvases[i][j])
 		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
 		return err
 	}
-	if _, err := c.WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
 // plot builds the figure and, on a separate tile, its legend, so that the
