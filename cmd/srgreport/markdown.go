@@ -494,7 +494,8 @@ func (m *mdWriter) datasets(r *Report) {
 // stepCost says how much longer than SGD's an SRG epoch took, from the
 // seconds at the end of the constant-step curves.
 func (m *mdWriter) stepCost(r *Report) {
-	var parts []string
+	var parts, only []string
+	slower, faster := 0, 0
 	for _, d := range r.Datasets {
 		if d.Result == nil {
 			continue
@@ -515,6 +516,16 @@ func (m *mdWriter) stepCost(r *Report) {
 			parts = append(parts, fmt.Sprintf("%s %s× (%s µs against %s µs per example)", d.Name, fmtF(srgT/sgd, 1),
 				fmtG(srgT*perEx, 2), fmtG(sgd*perEx, 2)))
 		}
+		if _, s, g, ok := deepest(d, func(srgOK, sgdOK bool) bool { return srgOK && sgdOK }); ok {
+			if s > g {
+				slower++
+			} else {
+				faster++
+			}
+		}
+		if lv, _, _, ok := deepest(d, func(srgOK, sgdOK bool) bool { return srgOK && !sgdOK }); ok {
+			only = append(only, fmt.Sprintf("1e%d on %s", int(lv), d.Name))
+		}
 	}
 	if len(parts) == 0 {
 		return
@@ -523,16 +534,6 @@ func (m *mdWriter) stepCost(r *Report) {
 		strings.Join(parts, ", "))
 	m.printf("SRG adds to each example a draw from the sampler and an update of its key (section 3 gives their cost against n), ")
 	m.printf("next to a gradient that, for a sparse row, costs little. ")
-	slower, faster := 0, 0
-	for _, d := range r.Datasets {
-		if _, s, g, ok := deepest(d, func(srgOK, sgdOK bool) bool { return srgOK && sgdOK }); ok {
-			if s > g {
-				slower++
-			} else {
-				faster++
-			}
-		}
-	}
 	switch {
 	case slower > 0 && faster == 0:
 		m.printf("At the smallest relative error both reached, SRG took longer than SGD on every data set: ")
@@ -541,12 +542,6 @@ func (m *mdWriter) stepCost(r *Report) {
 		m.printf("At the smallest relative error both reached, SRG was faster than SGD on every data set.")
 	case faster > 0:
 		m.printf("At the smallest relative error both reached, SRG was faster than SGD on %d data set(s) and slower on %d.", faster, slower)
-	}
-	var only []string
-	for _, d := range r.Datasets {
-		if lv, _, _, ok := deepest(d, func(srgOK, sgdOK bool) bool { return srgOK && !sgdOK }); ok {
-			only = append(only, fmt.Sprintf("1e%d on %s", int(lv), d.Name))
-		}
 	}
 	if len(only) > 0 {
 		m.printf(" Below SGD's noise floor the comparison is not one of time: at the constant step SRG reached %s, ", strings.Join(only, ", "))
