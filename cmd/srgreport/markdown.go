@@ -318,7 +318,7 @@ func (m *mdWriter) scaling(r *Report) {
 			any := false
 			for _, impl := range impls {
 				q := Ratio{Eps0: math.NaN(), Step: math.NaN()} // shown as dashes
-				if k := slices.IndexFunc(sc.Ratios, func(q Ratio) bool { return q.Impl == impl && q.N == n }); k >= 0 {
+				if k := slices.IndexFunc(sc.Ratios, func(o Ratio) bool { return o.Impl == impl && o.N == n }); k >= 0 {
 					q, any = sc.Ratios[k], true
 				}
 				cells = append(cells, fmtF(q.Eps0, 2), fmtF(q.Step, 2))
