@@ -39,50 +39,41 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 		return sc
 	}
 	type job struct {
-		impl bench.Impl
-		op   bench.Op
-		n    int
+		p     Point  // Impl, Op and N
+		label string // in an error
+		prep  func() (run func(), bytesPerItem float64, err error)
 	}
 	var jobs []job
 	for _, impl := range bench.Impls {
 		for _, op := range scalingOps {
 			for _, n := range bench.Sizes(lo, hi) {
 				if impl.Supports(op, n) && (impl.Name != "naive" || n <= naiveMax) {
-					jobs = append(jobs, job{impl, op, n})
+					prep := func() (func(), float64, error) { return bench.Prepare(impl, op, n, seed) }
+					jobs = append(jobs, job{Point{Impl: impl.Name, Op: string(op), N: n}, fmt.Sprintf("%s %s n=%d", impl.Name, op, n), prep})
 				}
 			}
 		}
 	}
-	floorNs := bench.Sizes(lo, hi)
-	pr.Start("scaling", len(jobs)+len(floorNs))
-	for _, j := range jobs {
-		run, bpi, err := bench.Prepare(j.impl, j.op, j.n, seed)
-		if err != nil {
-			sc.Err = err.Error()
-			break
-		}
-		p := Point{Impl: j.impl.Name, Op: string(j.op), N: j.n, BytesPerItem: bpi}
-		if p.NsPerOp, p.AllocsPerOp, err = fastest(run, reps); err != nil {
-			sc.Err = fmt.Sprintf("%s %s n=%d: %v", j.impl.Name, j.op, j.n, err)
-			break
-		}
-		sc.Points = append(sc.Points, p)
-		pr.Step()
-	}
 	// The reference of two bare tree descents (what a step of ost must do at
 	// least), measured in the same run.
-	for _, n := range floorNs {
-		if sc.Err != "" {
-			break
+	for _, n := range bench.Sizes(lo, hi) {
+		prep := func() (func(), float64, error) {
+			run, err := bench.PrepareFloor(n, seed)
+			return run, 0, err
 		}
-		run, err := bench.PrepareFloor(n, seed)
+		jobs = append(jobs, job{Point{Impl: bench.FloorImpl, Op: bench.TwoDescents, N: n}, fmt.Sprintf("floor n=%d", n), prep})
+	}
+	pr.Start("scaling", len(jobs))
+	for _, j := range jobs {
+		run, bpi, err := j.prep()
 		if err != nil {
 			sc.Err = err.Error()
 			break
 		}
-		p := Point{Impl: bench.FloorImpl, Op: bench.TwoDescents, N: n}
+		p := j.p
+		p.BytesPerItem = bpi
 		if p.NsPerOp, p.AllocsPerOp, err = fastest(run, reps); err != nil {
-			sc.Err = fmt.Sprintf("floor n=%d: %v", n, err)
+			sc.Err = fmt.Sprintf("%s: %v", j.label, err)
 			break
 		}
 		sc.Points = append(sc.Points, p)
