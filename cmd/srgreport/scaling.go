@@ -140,30 +140,25 @@ func fitScaling(points []Point) ([]Fit, []Ratio) {
 		f.Impl, f.Op, f.Model, f.From, f.To = k.impl, k.op, model, ps[0].N, ps[len(ps)-1].N
 		fits = append(fits, f)
 	}
-	gonum := map[int]float64{}
-	for _, p := range series[key{bench.GonumWeighted, string(bench.StepEps0)}] {
-		gonum[p.N] = p.NsPerOp
+	type at struct {
+		impl, op string
+		n        int
+	}
+	ns := map[at]float64{}
+	for _, p := range points {
+		ns[at{p.Impl, p.Op, p.N}] = p.NsPerOp
 	}
 	var ratios []Ratio
-	for _, k := range order {
-		if k.impl == bench.GonumWeighted || k.op != string(bench.StepEps0) {
+	for _, p := range points {
+		g, ok := ns[at{bench.GonumWeighted, string(bench.StepEps0), p.N}]
+		if !ok || p.Impl == bench.GonumWeighted || p.Op != string(bench.StepEps0) {
 			continue
 		}
-		step := map[int]float64{}
-		for _, p := range series[key{k.impl, string(bench.Step)}] {
-			step[p.N] = p.NsPerOp
+		r := Ratio{Impl: p.Impl, N: p.N, Eps0: p.NsPerOp / g, Step: math.NaN()}
+		if s, ok := ns[at{p.Impl, string(bench.Step), p.N}]; ok {
+			r.Step = s / g
 		}
-		for _, p := range series[k] {
-			g, ok := gonum[p.N]
-			if !ok {
-				continue
-			}
-			r := Ratio{Impl: k.impl, N: p.N, Eps0: p.NsPerOp / g, Step: math.NaN()}
-			if s, ok := step[p.N]; ok {
-				r.Step = s / g
-			}
-			ratios = append(ratios, r)
-		}
+		ratios = append(ratios, r)
 	}
 	sort.SliceStable(ratios, func(i, j int) bool { return ratios[i].N < ratios[j].N })
 	return fits, ratios
