@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/reweighted/reweighted"
@@ -134,13 +135,11 @@ func checkDataset(ds *libsvm.Dataset) error {
 	if ds.Len() == 0 {
 		return errors.New("no examples")
 	}
-	pos := 0
-	for _, y := range ds.Labels {
-		if y > 0 {
-			pos++
-		}
-	}
-	if pos == 0 || pos == ds.Len() {
+	pos := slices.ContainsFunc(ds.Labels, func(y float64) bool { return y > 0 })
+	// Not y <= 0: a NaN label counts as negative here, and NewProblem
+	// refuses it below.
+	neg := slices.ContainsFunc(ds.Labels, func(y float64) bool { return !(y > 0) })
+	if !pos || !neg {
 		return fmt.Errorf("a single label in %d examples: logistic regression needs two", ds.Len())
 	}
 	_, err := srg.NewProblem(ds, ds.Labels, srg.Logistic, 1/float64(ds.Len()))

@@ -37,6 +37,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,11 +76,8 @@ func (d *dataFlags) Set(s string) error {
 		return fmt.Errorf("empty path for data set %q", name)
 	case safeName(name) != name:
 		return fmt.Errorf("data set name %q: use letters, digits, '-' and '_'", name)
-	}
-	for _, f := range *d {
-		if f.Name == name {
-			return fmt.Errorf("data set %q given twice", name)
-		}
+	case slices.ContainsFunc(*d, func(f dataFile) bool { return f.Name == name }):
+		return fmt.Errorf("data set %q given twice", name)
 	}
 	*d = append(*d, dataFile{name, path})
 	return nil
@@ -161,31 +159,29 @@ type sizes struct {
 }
 
 func (c config) sizes() sizes {
-	sz := c.modeSizes()
-	if c.epochs > 0 {
-		sz.dataEpochs = c.epochs
-	}
-	return sz
-}
-
-func (c config) modeSizes() sizes {
-	if c.override != nil {
-		return *c.override
-	}
-	if c.quick {
-		return sizes{
+	var sz sizes
+	switch {
+	case c.override != nil:
+		sz = *c.override
+	case c.quick:
+		sz = sizes{
 			scaleLo: 8, scaleHi: 17, naiveMax: 1 << 16, benchtime: 10 * time.Millisecond, reps: 3,
 			states: 60, maxN: 80, bigN: 300,
 			synthRuns: 20, synthEpochs: 30, ratioSeeds: 10,
 			dataRuns: 3, dataEpochs: 60,
 		}
+	default:
+		sz = sizes{
+			scaleLo: 8, scaleHi: 20, naiveMax: 1 << 16, benchtime: 100 * time.Millisecond, reps: 5,
+			states: 400, maxN: 80, bigN: 2000,
+			synthRuns: 100, synthEpochs: 30, ratioSeeds: 50,
+			dataRuns: 10, dataEpochs: 200,
+		}
 	}
-	return sizes{
-		scaleLo: 8, scaleHi: 20, naiveMax: 1 << 16, benchtime: 100 * time.Millisecond, reps: 5,
-		states: 400, maxN: 80, bigN: 2000,
-		synthRuns: 100, synthEpochs: 30, ratioSeeds: 50,
-		dataRuns: 10, dataEpochs: 200,
+	if c.epochs > 0 {
+		sz.dataEpochs = c.epochs
 	}
+	return sz
 }
 
 func main() {
@@ -264,31 +260,25 @@ func run(cfg config, pr *progress) error {
 	return nil
 }
 
-// writeReport writes index.md and summary.json into dir.
+// writeReport writes index.md, summary.json and curves.csv into dir.
 func writeReport(r *Report, dir string) error {
-	f, err := os.Create(filepath.Join(dir, "index.md"))
+	var md, curves bytes.Buffer
+	if err := writeMarkdown(&md, r); err != nil {
+		return err
+	}
+	summary, err := r.summaryJSON()
 	if err != nil {
 		return err
 	}
-	if err := writeMarkdown(f, r); err != nil {
-		f.Close()
+	if err := writeCurvesCSV(&curves, r); err != nil {
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
+	for name, b := range map[string][]byte{"index.md": md.Bytes(), "summary.json": summary, "curves.csv": curves.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
 	}
-	b, err := r.summaryJSON()
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o644); err != nil {
-		return err
-	}
-	var c bytes.Buffer
-	if err := writeCurvesCSV(&c, r); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "curves.csv"), c.Bytes(), 0o644)
+	return nil
 }
 
 // writeCurvesCSV writes every curve of the experiments, one row per

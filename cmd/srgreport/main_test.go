@@ -79,14 +79,12 @@ func TestParseFlagsMissingDataFile(t *testing.T) {
 	ok := dataFiles(t, "w8a.gz")[0]
 	missing := filepath.Join(t.TempDir(), "mushrooms.gz")
 	_, err := parseFlags([]string{"-libsvm", "w8a=" + ok, "-libsvm", "mushrooms=" + missing}, io.Discard)
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "-libsvm mushrooms="+missing+": ")
+	require.ErrorContains(t, err, "-libsvm mushrooms="+missing+": ")
 	require.ErrorIs(t, err, os.ErrNotExist)
 
 	dir := t.TempDir()
 	_, err = parseFlags([]string{"-libsvm", "d=" + dir}, io.Discard)
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "-libsvm d="+dir+": is a directory")
+	require.ErrorContains(t, err, "-libsvm d="+dir+": is a directory")
 }
 
 func TestSizesQuickIsSmaller(t *testing.T) {
@@ -161,10 +159,9 @@ func TestBadDataFileStopsBeforeMeasuring(t *testing.T) {
 				experiments: true, override: &tiny, data: dataFlags{{"bad", path}}}
 			var stderr bytes.Buffer
 			err := run(cfg, frozen(&stderr, false))
-			require.Error(t, err)
 			require.ErrorAs(t, err, new(inputError))
-			require.Contains(t, err.Error(), `"bad"`)
-			require.Contains(t, err.Error(), c.want)
+			require.ErrorContains(t, err, `"bad"`)
+			require.ErrorContains(t, err, c.want)
 			require.Empty(t, stderr.String(), "no stage started")
 			_, serr := os.Stat(filepath.Join(out, "index.md"))
 			require.ErrorIs(t, serr, os.ErrNotExist)

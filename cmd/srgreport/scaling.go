@@ -39,50 +39,41 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 		return sc
 	}
 	type job struct {
-		impl bench.Impl
-		op   bench.Op
-		n    int
+		p     Point  // Impl, Op and N
+		label string // in an error
+		prep  func() (run func(), bytesPerItem float64, err error)
 	}
 	var jobs []job
 	for _, impl := range bench.Impls {
 		for _, op := range scalingOps {
 			for _, n := range bench.Sizes(lo, hi) {
 				if impl.Supports(op, n) && (impl.Name != "naive" || n <= naiveMax) {
-					jobs = append(jobs, job{impl, op, n})
+					prep := func() (func(), float64, error) { return bench.Prepare(impl, op, n, seed) }
+					jobs = append(jobs, job{Point{Impl: impl.Name, Op: string(op), N: n}, fmt.Sprintf("%s %s n=%d", impl.Name, op, n), prep})
 				}
 			}
 		}
 	}
-	floorNs := bench.Sizes(lo, hi)
-	pr.Start("scaling", len(jobs)+len(floorNs))
-	for _, j := range jobs {
-		run, bpi, err := bench.Prepare(j.impl, j.op, j.n, seed)
-		if err != nil {
-			sc.Err = err.Error()
-			break
-		}
-		p := Point{Impl: j.impl.Name, Op: string(j.op), N: j.n, BytesPerItem: bpi}
-		if p.NsPerOp, p.AllocsPerOp, err = fastest(run, reps); err != nil {
-			sc.Err = fmt.Sprintf("%s %s n=%d: %v", j.impl.Name, j.op, j.n, err)
-			break
-		}
-		sc.Points = append(sc.Points, p)
-		pr.Step()
-	}
 	// The reference of two bare tree descents (what a step of ost must do at
 	// least), measured in the same run.
-	for _, n := range floorNs {
-		if sc.Err != "" {
-			break
+	for _, n := range bench.Sizes(lo, hi) {
+		prep := func() (func(), float64, error) {
+			run, err := bench.PrepareFloor(n, seed)
+			return run, 0, err
 		}
-		run, err := bench.PrepareFloor(n, seed)
+		jobs = append(jobs, job{Point{Impl: bench.FloorImpl, Op: bench.TwoDescents, N: n}, fmt.Sprintf("floor n=%d", n), prep})
+	}
+	pr.Start("scaling", len(jobs))
+	for _, j := range jobs {
+		run, bpi, err := j.prep()
 		if err != nil {
 			sc.Err = err.Error()
 			break
 		}
-		p := Point{Impl: bench.FloorImpl, Op: bench.TwoDescents, N: n}
+		p := j.p
+		p.BytesPerItem = bpi
 		if p.NsPerOp, p.AllocsPerOp, err = fastest(run, reps); err != nil {
-			sc.Err = fmt.Sprintf("floor n=%d: %v", n, err)
+			sc.Err = fmt.Sprintf("%s: %v", j.label, err)
 			break
 		}
 		sc.Points = append(sc.Points, p)
@@ -149,30 +140,25 @@ func fitScaling(points []Point) ([]Fit, []Ratio) {
 		f.Impl, f.Op, f.Model, f.From, f.To = k.impl, k.op, model, ps[0].N, ps[len(ps)-1].N
 		fits = append(fits, f)
 	}
-	gonum := map[int]float64{}
-	for _, p := range series[key{bench.GonumWeighted, string(bench.StepEps0)}] {
-		gonum[p.N] = p.NsPerOp
+	type at struct {
+		impl, op string
+		n        int
+	}
+	ns := map[at]float64{}
+	for _, p := range points {
+		ns[at{p.Impl, p.Op, p.N}] = p.NsPerOp
 	}
 	var ratios []Ratio
-	for _, k := range order {
-		if k.impl == bench.GonumWeighted || k.op != string(bench.StepEps0) {
+	for _, p := range points {
+		g, ok := ns[at{bench.GonumWeighted, string(bench.StepEps0), p.N}]
+		if !ok || p.Impl == bench.GonumWeighted || p.Op != string(bench.StepEps0) {
 			continue
 		}
-		step := map[int]float64{}
-		for _, p := range series[key{k.impl, string(bench.Step)}] {
-			step[p.N] = p.NsPerOp
+		r := Ratio{Impl: p.Impl, N: p.N, Eps0: p.NsPerOp / g, Step: math.NaN()}
+		if s, ok := ns[at{p.Impl, string(bench.Step), p.N}]; ok {
+			r.Step = s / g
 		}
-		for _, p := range series[k] {
-			g, ok := gonum[p.N]
-			if !ok {
-				continue
-			}
-			r := Ratio{Impl: k.impl, N: p.N, Eps0: p.NsPerOp / g, Step: math.NaN()}
-			if s, ok := step[p.N]; ok {
-				r.Step = s / g
-			}
-			ratios = append(ratios, r)
-		}
+		ratios = append(ratios, r)
 	}
 	sort.SliceStable(ratios, func(i, j int) bool { return ratios[i].N < ratios[j].N })
 	return fits, ratios

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"math"
 	"testing"
 	"time"
@@ -89,8 +90,8 @@ func TestFitScalingSkipsSinglePoints(t *testing.T) {
 }
 
 func TestMeasureScalingTiny(t *testing.T) {
-	var out []byte
-	pr := newProgress(writerFunc(func(p []byte) { out = append(out, p...) }), false)
+	var out bytes.Buffer
+	pr := newProgress(&out, false)
 	sc := measureScaling(4, 5, 1<<4, time.Millisecond, 1, 1, pr)
 	require.Empty(t, sc.Err)
 	// naive only at n = 16 (naiveMax), the other backends at 16 and 32;
@@ -110,10 +111,5 @@ func TestMeasureScalingTiny(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2, floor)
-	require.Contains(t, string(out), "scaling done")
+	require.Contains(t, out.String(), "scaling done")
 }
-
-// writerFunc adapts a function to io.Writer.
-type writerFunc func([]byte)
-
-func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
