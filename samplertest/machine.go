@@ -61,7 +61,7 @@ func StateMachineN(newSampler New, maxN int) func(*rapid.T) {
 				}
 				ex := Oracle(m.keys, m.eps)
 				r := rapid.IntRange(1, max(1, min(ex.Rho, n-1))).Draw(t, "rank")
-				a := nudge(ex.tieAt(r+1), rapid.IntRange(-3, 3).Draw(t, "ulps"))
+				a := nudge(tieValue(n, r+1, ex.Eps, ex.Prefix[r]), rapid.IntRange(-3, 3).Draw(t, "ulps"))
 				m.set(t, ex.Order[r], a)
 			},
 			"SetBand": func(t *rapid.T) {
@@ -133,27 +133,6 @@ func (m *model) set(t *rapid.T, i int, a float64) {
 	}
 	require.NoError(t, err, "Set(%d, %v) with the exact sum within MaxSum", i, a)
 	m.keys[i] = a + 0
-}
-
-// tieAt returns the tie value of rank r: the key a with
-// a·(1 − (n − r)ε) = ε·(S(r−1) + a), where the predicate of Lemma 1 turns.
-func (e *Exact) tieAt(r int) *big.Rat {
-	c := new(big.Rat).Mul(big.NewRat(int64(e.N-r+1), 1), e.Eps)
-	c.Sub(big.NewRat(1, 1), c)
-	tie := new(big.Rat).Mul(e.Eps, e.Prefix[r-1])
-	return tie.Quo(tie, c)
-}
-
-// nudge returns the float nearest x moved by k floats (toward +∞ for k > 0).
-func nudge(x *big.Rat, k int) float64 {
-	u, _ := x.Float64()
-	for ; k > 0; k-- {
-		u = math.Nextafter(u, math.Inf(1))
-	}
-	for ; k < 0; k++ {
-		u = math.Nextafter(u, 0)
-	}
-	return u
 }
 
 // Property: Load(keys), where the sampler has it, over a sampler that held
