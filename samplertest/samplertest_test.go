@@ -145,16 +145,6 @@ func TestRunOnBruteForce(t *testing.T) {
 	Run(t, func(n int) reweighted.Sampler { return newBrute(n) })
 }
 
-// fails runs check against a mutant and reports whether the kit failed it.
-func fails(check func(TB, New), mutant New) (bool, string) {
-	r := &recorder{name: "mutant"}
-	r.run(func() { check(r, mutant) })
-	if len(r.failed) == 0 {
-		return false, ""
-	}
-	return true, r.failed[0]
-}
-
 // Mutation tests: each planted bug makes the kit fail.
 func TestKitCatchesPlantedBugs(t *testing.T) {
 	mutants := []struct {
@@ -170,11 +160,11 @@ func TestKitCatchesPlantedBugs(t *testing.T) {
 	}
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {
-			ok, _ := fails(m.check, func(n int) reweighted.Sampler { return newBrute(n) })
-			require.False(t, ok, "the unmutated backend passes this check")
-			ok, msg := fails(m.check, func(n int) reweighted.Sampler { s := newBrute(n); m.plant(s); return s })
-			require.True(t, ok, "the kit missed the planted bug")
-			t.Logf("caught: %.300s", strings.Join(strings.Fields(msg), " "))
+			require.Empty(t, failures("mutant", m.check, func(n int) reweighted.Sampler { return newBrute(n) }),
+				"the unmutated backend passes this check")
+			failed := failures("mutant", m.check, func(n int) reweighted.Sampler { s := newBrute(n); m.plant(s); return s })
+			require.NotEmpty(t, failed, "the kit missed the planted bug")
+			t.Logf("caught: %.300s", strings.Join(strings.Fields(failed[0]), " "))
 		})
 	}
 }
@@ -246,10 +236,8 @@ func TestGeneratorsCoverKinds(t *testing.T) {
 			default:
 				seen["normal"] = true
 			}
-			for j := range i {
-				if keys[j] == a {
-					seen["tie"] = true
-				}
+			if slices.Contains(keys[:i], a) {
+				seen["tie"] = true
 			}
 		}
 		eps := Eps(n).Example(seed)
@@ -267,9 +255,8 @@ func TestGeneratorsCoverKinds(t *testing.T) {
 		u := U().Example(seed)
 		require.True(t, u >= 0 && u < 1)
 	}
-	for _, kind := range []string{"zero", "subnormal", "huge", "normal", "tie", "ε = 0", "ε = 1/n", "ε just below 1/n", "subnormal ε"} {
-		require.True(t, seen[kind], "the generators never drew %s", kind)
-	}
+	require.Subset(t, seen, []string{"zero", "subnormal", "huge", "normal", "tie", "ε = 0", "ε = 1/n", "ε just below 1/n", "subnormal ε"},
+		"the generators never drew some kinds")
 }
 
 // NearCutoff draws what it promises: at every scale (subnormal, around 1,
@@ -282,12 +269,8 @@ func TestNearCutoffCoversClasses(t *testing.T) {
 		n := len(in.Keys)
 		require.True(t, n >= 2 && in.Eps > 0 && in.Eps < 1/float64(n), "ε = %v for n = %d", in.Eps, n)
 		ex := Oracle(in.Keys, in.Eps)
-		maxKey := 0.0
-		for _, a := range in.Keys {
-			require.True(t, a >= 0, "key %v", a)
-			maxKey = max(maxKey, a)
-		}
-		switch {
+		require.True(t, slices.Min(in.Keys) >= 0, "keys %v", in.Keys)
+		switch maxKey := slices.Max(in.Keys); {
 		case maxKey < 0x1p-1000:
 			seen["subnormal scale"] = true
 		case maxKey > 0x1p600:
@@ -300,21 +283,19 @@ func TestNearCutoffCoversClasses(t *testing.T) {
 			if a == 0 {
 				continue
 			}
-			exact := tieValue(n, r, ex.Eps, ex.Prefix[r-1])
-			tie, _ := exact.Float64()
+			tie := tieValue(n, r, ex.Eps, ex.Prefix[r-1])
 			switch {
-			case exact.Cmp(new(big.Rat).SetFloat64(a)) == 0:
+			case tie.Cmp(new(big.Rat).SetFloat64(a)) == 0:
 				seen["exactly on the cutoff"] = true
-			case a == math.Nextafter(tie, 0) || a == math.Nextafter(math.Nextafter(tie, 0), 0):
+			case a == nudge(tie, -1) || a == nudge(tie, -2):
 				seen["ulps below"] = true
-			case a == math.Nextafter(tie, 1e308) || a == math.Nextafter(math.Nextafter(tie, 1e308), 1e308):
+			case a == nudge(tie, 1) || a == nudge(tie, 2):
 				seen["ulps above"] = true
 			}
 		}
 	}
-	for _, kind := range []string{"subnormal scale", "unit scale", "2^700 scale", "exactly on the cutoff", "ulps below", "ulps above"} {
-		require.True(t, seen[kind], "NearCutoff never drew %s", kind)
-	}
+	require.Subset(t, seen, []string{"subnormal scale", "unit scale", "2^700 scale", "exactly on the cutoff", "ulps below", "ulps above"},
+		"NearCutoff never drew some classes")
 }
 
 // Locate, the binary search, finds the item ItemAt, the scan, finds, on
