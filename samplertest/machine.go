@@ -142,16 +142,16 @@ func (m *model) set(t *rapid.T, i int, a float64) {
 func loadProperty(newSampler New) func(*rapid.T) {
 	return func(t *rapid.T) {
 		n := rapid.OneOf(rapid.IntRange(1, 40), rapid.IntRange(41, 400)).Draw(t, "n")
-		if _, ok := newSampler(n).(loader); !ok {
+		s := newSampler(n)
+		l, ok := s.(loader)
+		if !ok {
 			t.Skip("no Load method")
 		}
 		keys := Keys(n).Draw(t, "keys")
-		s := newSampler(n)
 		// Start from other keys, so that Load must replace them all.
 		for i := range n {
 			require.NoError(t, s.Set(i, float64(i%5)))
 		}
-		l := s.(loader)
 		before := Observe(s)
 		bad := append([]float64(nil), keys...)
 		bad[rapid.IntRange(0, n-1).Draw(t, "bad item")] = rapid.SampledFrom([]float64{math.NaN(), -1, math.Inf(1), reweighted.MaxSum * 1.01}).Draw(t, "bad key")

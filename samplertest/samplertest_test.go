@@ -1,6 +1,7 @@
 package samplertest
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"slices"
@@ -65,13 +66,7 @@ func (s *brute) Sample(eps, u float64) (int, float64, error) {
 
 // before is the canonical order: keys descending, ties by index.
 func (x *bruteIndex) before(i, j int) int {
-	switch {
-	case x.keys[i] > x.keys[j]:
-		return -1
-	case x.keys[i] < x.keys[j]:
-		return 1
-	}
-	return i - j
+	return cmp.Or(cmp.Compare(x.keys[j], x.keys[i]), i-j)
 }
 
 // sort sorts the order from scratch and refreshes the prefix sums.
