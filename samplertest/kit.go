@@ -69,7 +69,6 @@ var checks = []struct {
 	{"ErrorOrder", testErrorOrder},
 	{"Postcondition", property(postcondition)},
 	{"StateMachine", property(StateMachine)},
-	{"KKT", property(kktProperty)},
 	{"ScaleInvariance", property(scaleInvariance)},
 	{"PermutationEquivariance", property(permutation)},
 	{"HistoryIndependence", property(history)},

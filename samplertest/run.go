@@ -336,7 +336,8 @@ func draw(t *rapid.T) (n int, keys []float64, eps float64) {
 }
 
 // Postcondition: after Set(i, a), Key(i) == a and the distribution is p* of
-// the new keys.
+// the new keys. Verify includes the optimality certificate: the vector of
+// Prob values satisfies the KKT conditions of min Σ a²/p over Δ(ε).
 func postcondition(newSampler New) func(*rapid.T) {
 	return func(t *rapid.T) {
 		n, keys, eps := draw(t)
@@ -346,22 +347,6 @@ func postcondition(newSampler New) func(*rapid.T) {
 			require.Equal(t, math.Float64bits(keys[i]+0), math.Float64bits(s.Key(i)), "Key(%d) after Set", i)
 		}
 		require.NoError(t, Verify(s, keys, eps, []float64{U().Draw(t, "u")}))
-	}
-}
-
-// Property (optimality certificate): the vector of Prob values satisfies the
-// KKT conditions of min Σ a²/p over Δ(ε).
-func kktProperty(newSampler New) func(*rapid.T) {
-	return func(t *rapid.T) {
-		n, keys, eps := draw(t)
-		s := fill(t, newSampler, keys)
-		p := make([]float64, n)
-		for i := range p {
-			var err error
-			p[i], err = s.Prob(i, eps)
-			require.NoError(t, err)
-		}
-		require.NoError(t, KKT(keys, eps, p))
 	}
 }
 
