@@ -211,14 +211,12 @@ func testNegativeSize(t TB, newSampler New) {
 // the contract's order: ErrEmpty, then the arguments in signature order.
 func testErrorOrder(t TB, newSampler New) {
 	s := fill(t, newSampler, []float64{1, 2, 3})
-	_, err := s.Prob(5, math.NaN())
-	require.ErrorIs(t, err, reweighted.ErrIndex, "Prob(bad i, bad ε)")
-	_, _, err = s.Sample(-1, 2)
-	require.ErrorIs(t, err, reweighted.ErrEpsilon, "Sample(bad ε, bad u)")
+	require.ErrorIs(t, errProb(s.Prob(5, math.NaN())), reweighted.ErrIndex, "Prob(bad i, bad ε)")
+	require.ErrorIs(t, errSolve(s.Sample(-1, 2)), reweighted.ErrEpsilon, "Sample(bad ε, bad u)")
 	require.ErrorIs(t, s.Set(3, math.NaN()), reweighted.ErrIndex, "Set(bad i, bad a)")
 	require.ErrorIs(t, s.Set(-1, -1), reweighted.ErrIndex, "Set(bad i, bad a)")
 	if p, ok := s.(prober); ok {
-		_, err = p.Probs(2, nil)
+		_, err := p.Probs(2, nil)
 		require.ErrorIs(t, err, reweighted.ErrEpsilon)
 	}
 }
