@@ -113,22 +113,17 @@ func KeyFromBits(kind byte, x uint64, n int) float64 {
 }
 
 // EpsFromBits decodes a valid bound for n ≥ 1 items from a kind and 64
-// random bits, the edges of Eps included.
+// random bits, the edges of Eps included: kinds 0 to 3 are the first four
+// of EdgeEps (0, 1/n, the float below it, 1/(2n)).
 func EpsFromBits(kind byte, x uint64, n int) float64 {
 	top := 1 / float64(n)
-	switch kind % 6 {
-	case 0:
-		return 0
-	case 1:
-		return top
-	case 2:
-		return math.Nextafter(top, 0)
-	case 3:
-		return 1 / float64(2*n)
+	switch k := kind % 6; k {
 	case 4:
 		return min(math.Ldexp(1, -int(x%1075)), top)
-	default:
+	case 5:
 		return float64(x>>11) / (1 << 53) * top
+	default:
+		return EdgeEps(n)[k]
 	}
 }
 

@@ -122,18 +122,13 @@ func (e *Exact) Interval(i, rho int) (lo, hi *big.Rat) {
 
 // Distance returns how far u lies from the interval [lo, hi): 0 inside.
 func Distance(u float64, lo, hi *big.Rat) float64 {
-	x := new(big.Rat).SetFloat64(u)
-	var d *big.Rat
-	switch {
+	switch x := new(big.Rat).SetFloat64(u); {
 	case x.Cmp(lo) < 0:
-		d = new(big.Rat).Sub(lo, x)
+		return ratFloat(x.Sub(lo, x))
 	case x.Cmp(hi) >= 0:
-		d = new(big.Rat).Sub(x, hi)
-	default:
-		return 0
+		return ratFloat(x.Sub(x, hi))
 	}
-	f, _ := d.Float64()
-	return f
+	return 0
 }
 
 func ratFloat(x *big.Rat) float64 {
