@@ -224,7 +224,7 @@ func tieValue(n, r int, eps, s *big.Rat) *big.Rat {
 
 // nudge returns the float nearest x moved by k floats (toward +∞ for k > 0).
 func nudge(x *big.Rat, k int) float64 {
-	u, _ := x.Float64()
+	u := ratFloat(x)
 	for ; k > 0; k-- {
 		u = math.Nextafter(u, math.Inf(1))
 	}

@@ -93,7 +93,7 @@ func edgeCases() map[string][]float64 {
 
 // Property: on hard key vectors and at every edge bound the sampler agrees
 // with the exact oracle.
-func testEdges(t require.TestingT, newSampler New) {
+func testEdges(t TB, newSampler New) {
 	for name, keys := range edgeCases() {
 		s := fill(t, newSampler, keys)
 		for _, eps := range EdgeEps(len(keys)) {
@@ -105,7 +105,7 @@ func testEdges(t require.TestingT, newSampler New) {
 // Property: the item at rank ρ is drawn when u is inside its interval (the
 // bug of the only other public implementation was to skip it), and an item
 // with p = 0 never is.
-func testDrawsRankRho(t require.TestingT, newSampler New) {
+func testDrawsRankRho(t TB, newSampler New) {
 	// ρ = n = 2 at ε = 0: with partial sums that leave out a node's own
 	// key, u just below 1 would not draw rank 2.
 	s := fill(t, newSampler, []float64{3, 1})
@@ -150,7 +150,7 @@ func testDrawsRankRho(t require.TestingT, newSampler New) {
 // Exact arithmetic gives ρ = 2, λ = 0x1.e227248e46748p+2 and the intervals
 // item 2 [0, 0.625), item 0 [0.625, 0.75), item 3 [0.75, 0.875), item 1
 // [0.875, 1); the float predicate gave ρ = 4 and drew item 1 at u = 0.78125.
-func testNearCutoffRegression(t require.TestingT, newSampler New) {
+func testNearCutoffRegression(t TB, newSampler New) {
 	keys := []float64{0x1.e227248e46749p-1, 0x1.e227248e46748p-1, 0x1.2d5876d8ec08dp+2, 0x1.e227248e46748p-1}
 	s := fill(t, newSampler, keys)
 	rho, lambda, err := s.Solve(0x1p-3)
@@ -186,7 +186,7 @@ func nearCutoffProperty(newSampler New) func(*rapid.T) {
 // Postcondition: the MaxSum check is exact. Keys 2^830, 2^830 − 2^777 and
 // 2^778 sum to 2^831 + 2^777 > MaxSum although the float sum rounds to
 // MaxSum; 2^830, 2^830 − 2^778 and 2^778 sum to MaxSum exactly.
-func testExactMaxSum(t require.TestingT, newSampler New) {
+func testExactMaxSum(t TB, newSampler New) {
 	s := fill(t, newSampler, []float64{0x1p830, 0x1.fffffffffffffp829, 0})
 	before := Observe(s)
 	require.ErrorIs(t, s.Set(2, 0x1p778), reweighted.ErrKey)
@@ -197,7 +197,7 @@ func testExactMaxSum(t require.TestingT, newSampler New) {
 }
 
 // Postcondition: −0 is stored as +0.
-func testNegativeZero(t require.TestingT, newSampler New) {
+func testNegativeZero(t TB, newSampler New) {
 	s := newSampler(3)
 	require.NoError(t, s.Set(1, 5))
 	require.NoError(t, s.Set(1, math.Copysign(0, -1)))
@@ -243,7 +243,7 @@ func Observe(s reweighted.Sampler) Snapshot {
 
 // Property: every error of the contract is reported with its sentinel and
 // leaves the sampler exactly as it was.
-func testBadInput(t require.TestingT, newSampler New) {
+func testBadInput(t TB, newSampler New) {
 	s := newSampler(5)
 	RejectsBadInput(t, s, func() any { return Observe(s) })
 	for i, a := range []float64{3, 0, 1, 1} {

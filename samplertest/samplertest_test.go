@@ -147,11 +147,11 @@ func TestKitCatchesPlantedBugs(t *testing.T) {
 		check func(TB, New)
 		plant func(*brute)
 	}{
-		{"never draws rank ρ", func(t TB, nw New) { testDrawsRankRho(t, nw) }, func(s *brute) { s.skipRho = true }},
-		{"never draws rank ρ (edge cases)", func(t TB, nw New) { testEdges(t, nw) }, func(s *brute) { s.skipRho = true }},
-		{"predicate underflows for subnormal keys", func(t TB, nw New) { testEdges(t, nw) }, func(s *brute) { s.idx.floatPred = true }},
-		{"float predicate a few ulps from the cutoff", func(t TB, nw New) { testNearCutoffRegression(t, nw) }, func(s *brute) { s.idx.floatPred = true }},
-		{"Set half-applies before rejecting", func(t TB, nw New) { testBadInput(t, nw) }, func(s *brute) { s.halfSet = true }},
+		{"never draws rank ρ", testDrawsRankRho, func(s *brute) { s.skipRho = true }},
+		{"never draws rank ρ (edge cases)", testEdges, func(s *brute) { s.skipRho = true }},
+		{"predicate underflows for subnormal keys", testEdges, func(s *brute) { s.idx.floatPred = true }},
+		{"float predicate a few ulps from the cutoff", testNearCutoffRegression, func(s *brute) { s.idx.floatPred = true }},
+		{"Set half-applies before rejecting", testBadInput, func(s *brute) { s.halfSet = true }},
 	}
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {

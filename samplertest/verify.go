@@ -234,8 +234,7 @@ func KKT(keys []float64, eps float64, p []float64) error {
 	}
 	dev := new(big.Rat).Sub(sum, one)
 	if dev.Abs(dev).Cmp(slack) > 0 {
-		f, _ := sum.Float64()
-		return fmt.Errorf("KKT: Σp = %v", f)
+		return fmt.Errorf("KKT: Σp = %v", ratFloat(sum))
 	}
 	if allZero(keys) {
 		return nil // every feasible p is optimal
@@ -266,8 +265,7 @@ func KKT(keys []float64, eps float64, p []float64) error {
 			continue
 		}
 		if !stationary {
-			lf, _ := lambda.Float64()
-			return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v", i, x, keys[i], lf)
+			return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v", i, x, keys[i], ratFloat(lambda))
 		}
 	}
 	return nil
