@@ -44,15 +44,7 @@ func Key(n int) *rapid.Generator[float64] {
 func Keys(n int) *rapid.Generator[[]float64] {
 	return rapid.Custom(func(t *rapid.T) []float64 {
 		pool := rapid.SliceOfN(Key(n), 1, 4).Draw(t, "pool")
-		keys := make([]float64, n)
-		for i := range keys {
-			if rapid.Bool().Draw(t, "tie") {
-				keys[i] = pool[rapid.IntRange(0, len(pool)-1).Draw(t, "which")]
-			} else {
-				keys[i] = Key(n).Draw(t, "key")
-			}
-		}
-		return keys
+		return rapid.SliceOfN(rapid.OneOf(rapid.SampledFrom(pool), Key(n)), n, n).Draw(t, "keys")
 	})
 }
 
