@@ -3,6 +3,7 @@ package samplertest
 import (
 	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/reweighted/reweighted"
 	"pgregory.net/rapid"
@@ -43,15 +44,7 @@ func Key(n int) *rapid.Generator[float64] {
 func Keys(n int) *rapid.Generator[[]float64] {
 	return rapid.Custom(func(t *rapid.T) []float64 {
 		pool := rapid.SliceOfN(Key(n), 1, 4).Draw(t, "pool")
-		keys := make([]float64, n)
-		for i := range keys {
-			if rapid.Bool().Draw(t, "tie") {
-				keys[i] = pool[rapid.IntRange(0, len(pool)-1).Draw(t, "which")]
-			} else {
-				keys[i] = Key(n).Draw(t, "key")
-			}
-		}
-		return keys
+		return rapid.SliceOfN(rapid.OneOf(rapid.SampledFrom(pool), Key(n)), n, n).Draw(t, "keys")
 	})
 }
 
@@ -112,22 +105,17 @@ func KeyFromBits(kind byte, x uint64, n int) float64 {
 }
 
 // EpsFromBits decodes a valid bound for n ≥ 1 items from a kind and 64
-// random bits, the edges of Eps included.
+// random bits, the edges of Eps included: kinds 0 to 3 are the first four
+// of EdgeEps (0, 1/n, the float below it, 1/(2n)).
 func EpsFromBits(kind byte, x uint64, n int) float64 {
 	top := 1 / float64(n)
-	switch kind % 6 {
-	case 0:
-		return 0
-	case 1:
-		return top
-	case 2:
-		return math.Nextafter(top, 0)
-	case 3:
-		return 1 / float64(2*n)
+	switch k := kind % 6; k {
 	case 4:
 		return min(math.Ldexp(1, -int(x%1075)), top)
-	default:
+	case 5:
 		return float64(x>>11) / (1 << 53) * top
+	default:
+		return EdgeEps(n)[k]
 	}
 }
 
@@ -137,22 +125,9 @@ type Instance struct {
 	Eps  float64
 }
 
-// drawer is the source of choices of nearCutoff: rapid's or a seeded one.
-type drawer interface {
-	intn(lo, hi int, label string) int // in [lo, hi]
-}
-
-type rapidDrawer struct{ t *rapid.T }
-
-func (d rapidDrawer) intn(lo, hi int, label string) int {
-	return rapid.IntRange(lo, hi).Draw(d.t, label)
-}
-
-type bitsDrawer struct{ next func() uint64 }
-
-func (d bitsDrawer) intn(lo, hi int, _ string) int {
-	return lo + int(d.next()%uint64(hi-lo+1))
-}
+// drawer is the source of choices of nearCutoff, an int in [lo, hi]:
+// rapid's or a seeded one.
+type drawer func(lo, hi int, label string) int
 
 // NearCutoff draws instances of 2 to maxN items whose tail keys sit on the
 // cutoff of Lemma 1 or a few ulps either side of it: the boundary where a
@@ -165,39 +140,39 @@ func (d bitsDrawer) intn(lo, hi int, _ string) int {
 func NearCutoff(maxN int) *rapid.Generator[Instance] {
 	return rapid.Custom(func(t *rapid.T) Instance {
 		n := rapid.IntRange(2, max(2, maxN)).Draw(t, "n")
-		return nearCutoff(n, rapidDrawer{t})
+		return nearCutoff(n, func(lo, hi int, label string) int { return rapid.IntRange(lo, hi).Draw(t, label) })
 	})
 }
 
 // NearCutoffFromBits is NearCutoff for n ≥ 2 items driven by a source of
 // random words, for seeded tests and fuzz decoders.
 func NearCutoffFromBits(n int, next func() uint64) Instance {
-	return nearCutoff(max(n, 2), bitsDrawer{next})
+	return nearCutoff(max(n, 2), func(lo, hi int, _ string) int { return lo + int(next()%uint64(hi-lo+1)) })
 }
 
 func nearCutoff(n int, d drawer) Instance {
-	scale := []int{-1074, -20, 680}[d.intn(0, 2, "scale")]
+	scale := []int{-1074, -20, 680}[d(0, 2, "scale")]
 	top := 1 / float64(n)
 	var eps float64
-	switch d.intn(0, 4, "eps kind") {
+	switch d(0, 4, "eps kind") {
 	case 0:
 		eps = 1 / float64(2*n)
 	case 1:
-		eps = math.Ldexp(1, -d.intn(bitsLen(n), 62, "eps exponent"))
+		eps = math.Ldexp(1, -d(bits.Len(uint(n-1))+1, 62, "eps exponent"))
 	case 2:
 		eps = math.Nextafter(top, 0)
 	default:
-		eps = float64(d.intn(1, 1<<20-1, "eps fraction")) / (1 << 20) * top
+		eps = float64(d(1, 1<<20-1, "eps fraction")) / (1 << 20) * top
 	}
-	h := d.intn(1, n-1, "head")
+	h := d(1, n-1, "head")
 	keys := make([]float64, 0, n)
 	for range h {
-		if len(keys) > 0 && d.intn(0, 3, "head tie") == 0 {
+		if len(keys) > 0 && d(0, 3, "head tie") == 0 {
 			keys = append(keys, keys[len(keys)-1])
 			continue
 		}
-		m := d.intn(1, 1<<20, "mantissa")
-		keys = append(keys, math.Ldexp(float64(m), scale+d.intn(0, 8, "exponent")))
+		m := d(1, 1<<20, "mantissa")
+		keys = append(keys, math.Ldexp(float64(m), scale+d(0, 8, "exponent")))
 	}
 	epsR := new(big.Rat).SetFloat64(eps)
 	sum := new(big.Rat)
@@ -206,41 +181,47 @@ func nearCutoff(n int, d drawer) Instance {
 	}
 	for r := h + 1; r <= n; r++ {
 		var a float64
-		switch k := d.intn(0, 9, "tail kind"); {
+		switch k := d(0, 9, "tail kind"); {
 		case k == 0 && r > h+1:
 			a = keys[len(keys)-1] // an exact tie with the key before
 		case k == 1:
-			a = keys[len(keys)-1] * float64(d.intn(0, 3, "smaller")) / 4
+			a = keys[len(keys)-1] * float64(d(0, 3, "smaller")) / 4
 		default:
-			// The tie value of rank r: a·(1 − (n−r)ε) = ε·(S(r−1) + a).
-			c := new(big.Rat).Mul(big.NewRat(int64(n-r+1), 1), epsR)
-			c.Sub(big.NewRat(1, 1), c)
-			tie := new(big.Rat).Mul(epsR, sum)
-			tie.Quo(tie, c)
-			a, _ = tie.Float64()
-			for range d.intn(0, 3, "ulps") {
-				if k%2 == 0 {
-					a = math.Nextafter(a, 0)
-				} else {
-					a = math.Nextafter(a, math.Inf(1))
-				}
+			ulps := d(0, 3, "ulps")
+			if k%2 == 0 {
+				ulps = -ulps
 			}
+			a = nudge(tieValue(n, r, epsR, sum), ulps)
 		}
 		keys = append(keys, a)
 		sum.Add(sum, new(big.Rat).SetFloat64(a))
 	}
 	// Shuffle, so that index order is not rank order.
 	for i := n - 1; i > 0; i-- {
-		j := d.intn(0, i, "shuffle")
+		j := d(0, i, "shuffle")
 		keys[i], keys[j] = keys[j], keys[i]
 	}
 	return Instance{Keys: keys, Eps: eps}
 }
 
-func bitsLen(n int) int {
-	k := 0
-	for 1<<k < n {
-		k++
+// tieValue returns the key a of rank r among n items, below keys that sum
+// to s, with a·(1 − (n − r)ε) = ε·(s + a): where the predicate of Lemma 1
+// turns.
+func tieValue(n, r int, eps, s *big.Rat) *big.Rat {
+	c := new(big.Rat).Mul(big.NewRat(int64(n-r+1), 1), eps)
+	c.Sub(big.NewRat(1, 1), c)
+	tie := new(big.Rat).Mul(eps, s)
+	return tie.Quo(tie, c)
+}
+
+// nudge returns the float nearest x moved by k floats (toward +∞ for k > 0).
+func nudge(x *big.Rat, k int) float64 {
+	u := ratFloat(x)
+	for ; k > 0; k-- {
+		u = math.Nextafter(u, math.Inf(1))
 	}
-	return k + 1
+	for ; k < 0; k++ {
+		u = math.Nextafter(u, 0)
+	}
+	return u
 }

@@ -1,8 +1,9 @@
 package samplertest
 
 import (
+	"cmp"
 	"math/big"
-	"sort"
+	"slices"
 )
 
 // Exact is Lemma 1 and Algorithm 4 computed in rational arithmetic from a
@@ -29,55 +30,46 @@ func Oracle(keys []float64, eps float64) *Exact {
 		panic("samplertest: Oracle of no keys")
 	}
 	e := &Exact{N: n, Keys: make([]*big.Rat, n), Order: make([]int, n), Rank: make([]int, n)}
-	allZero := true
 	for i, a := range keys {
 		e.Keys[i] = new(big.Rat).SetFloat64(a)
 		e.Order[i] = i
-		if a != 0 {
-			allZero = false
-		}
 	}
-	e.AllZero = allZero
+	e.AllZero = allZero(keys)
 	if eps == 1/float64(n) {
 		e.Uniform = true
 		e.Eps = big.NewRat(1, int64(n))
 	} else {
 		e.Eps = new(big.Rat).SetFloat64(eps)
 	}
-	sort.SliceStable(e.Order, func(x, y int) bool {
-		c := e.Keys[e.Order[x]].Cmp(e.Keys[e.Order[y]])
-		return c > 0 || (c == 0 && e.Order[x] < e.Order[y])
-	})
+	slices.SortFunc(e.Order, func(x, y int) int { return cmp.Or(e.Keys[y].Cmp(e.Keys[x]), x-y) })
 	e.Prefix = make([]*big.Rat, n+1)
 	e.Prefix[0] = new(big.Rat)
 	for r, i := range e.Order {
 		e.Rank[i] = r + 1
 		e.Prefix[r+1] = new(big.Rat).Add(e.Prefix[r], e.Keys[i])
 	}
-	e.P = make([]*big.Rat, n)
-	if allZero {
+	if e.AllZero {
 		e.Rho, e.Lambda = n, new(big.Rat)
-		for i := range e.P {
-			e.P[i] = big.NewRat(1, int64(n))
+	} else {
+		// ρ is the largest rank where a_π(r)·c(r) ≥ ε·S(r); scan them all
+		// rather than trust Proposition 1.
+		for r := 1; r <= n; r++ {
+			if e.Holds(r) {
+				e.Rho = r
+			}
 		}
-		return e
+		e.Lambda = e.LambdaAt(e.Rho)
 	}
-	// ρ is the largest rank where a_π(r)·c(r) ≥ ε·S(r); scan them all rather
-	// than trust Proposition 1.
-	for r := 1; r <= n; r++ {
-		if e.Holds(r) {
-			e.Rho = r
-		}
-	}
-	e.Lambda = e.LambdaAt(e.Rho)
+	e.P = make([]*big.Rat, n)
 	for i := range e.P {
-		if e.Rank[i] <= e.Rho {
-			e.P[i] = new(big.Rat).Quo(e.Keys[i], e.Lambda)
-		} else {
-			e.P[i] = new(big.Rat).Set(e.Eps)
-		}
+		e.P[i] = e.ProbAt(i, e.Rho)
 	}
 	return e
+}
+
+// allZero reports whether every key is 0.
+func allZero(keys []float64) bool {
+	return !slices.ContainsFunc(keys, func(a float64) bool { return a != 0 })
 }
 
 // C returns 1 − (n − r)ε exactly.
@@ -130,18 +122,13 @@ func (e *Exact) Interval(i, rho int) (lo, hi *big.Rat) {
 
 // Distance returns how far u lies from the interval [lo, hi): 0 inside.
 func Distance(u float64, lo, hi *big.Rat) float64 {
-	x := new(big.Rat).SetFloat64(u)
-	var d *big.Rat
-	switch {
+	switch x := new(big.Rat).SetFloat64(u); {
 	case x.Cmp(lo) < 0:
-		d = new(big.Rat).Sub(lo, x)
+		return ratFloat(x.Sub(lo, x))
 	case x.Cmp(hi) >= 0:
-		d = new(big.Rat).Sub(x, hi)
-	default:
-		return 0
+		return ratFloat(x.Sub(x, hi))
 	}
-	f, _ := d.Float64()
-	return f
+	return 0
 }
 
 func ratFloat(x *big.Rat) float64 {

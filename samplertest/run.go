@@ -1,12 +1,3 @@
-// Package samplertest is the conformance kit for reweighted.Sampler
-// backends, in the spirit of testing/fstest: one call,
-//
-//	samplertest.Run(t, func(n int) reweighted.Sampler { return mybackend.New(n) })
-//
-// checks a backend against the contract and against an exact oracle that
-// computes Lemma 1 and Algorithm 4 in math/big rational arithmetic. The
-// oracle, the accuracy checks (Verify), the KKT optimality certificate and
-// the generators of hard inputs are exported for other tests to use.
 package samplertest
 
 import (
@@ -30,22 +21,20 @@ func fill(t require.TestingT, newSampler New, keys []float64) reweighted.Sampler
 	return s
 }
 
+// errSolve keeps the error of Solve or Sample, errProb that of Prob.
+func errSolve(_ int, _ float64, err error) error { return err }
+func errProb(_ float64, err error) error         { return err }
+
 func testEmpty(t TB, newSampler New) {
 	s := newSampler(0)
 	require.Equal(t, 0, s.Len())
-	_, _, err := s.Solve(0)
-	require.ErrorIs(t, err, reweighted.ErrEmpty)
-	_, _, err = s.Sample(0, 0.5)
-	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	require.ErrorIs(t, errSolve(s.Solve(0)), reweighted.ErrEmpty)
+	require.ErrorIs(t, errSolve(s.Sample(0, 0.5)), reweighted.ErrEmpty)
 	// ErrEmpty comes before the checks of the arguments.
-	_, _, err = s.Solve(math.NaN())
-	require.ErrorIs(t, err, reweighted.ErrEmpty)
-	_, _, err = s.Sample(-1, 2)
-	require.ErrorIs(t, err, reweighted.ErrEmpty)
-	_, err = s.Prob(0, 0)
-	require.ErrorIs(t, err, reweighted.ErrEmpty)
-	_, err = s.Prob(-1, math.NaN())
-	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	require.ErrorIs(t, errSolve(s.Solve(math.NaN())), reweighted.ErrEmpty)
+	require.ErrorIs(t, errSolve(s.Sample(-1, 2)), reweighted.ErrEmpty)
+	require.ErrorIs(t, errProb(s.Prob(0, 0)), reweighted.ErrEmpty)
+	require.ErrorIs(t, errProb(s.Prob(-1, math.NaN())), reweighted.ErrEmpty)
 	require.ErrorIs(t, s.Set(0, 1), reweighted.ErrIndex)
 }
 
@@ -56,10 +45,7 @@ func testNewIsUniform(t TB, newSampler New) {
 		s := newSampler(n)
 		keys := make([]float64, n)
 		for _, eps := range EdgeEps(n) {
-			rho, lambda, err := s.Solve(eps)
-			require.NoError(t, err)
-			require.Equal(t, n, rho)
-			require.Zero(t, lambda)
+			// Verify asks ρ = n and λ = 0 of keys that are all 0.
 			require.NoError(t, Verify(s, keys, eps, EdgeU), "n = %d", n)
 			i, p, err := s.Sample(eps, 0.5)
 			require.NoError(t, err)
@@ -107,7 +93,7 @@ func edgeCases() map[string][]float64 {
 
 // Property: on hard key vectors and at every edge bound the sampler agrees
 // with the exact oracle.
-func testEdges(t require.TestingT, newSampler New) {
+func testEdges(t TB, newSampler New) {
 	for name, keys := range edgeCases() {
 		s := fill(t, newSampler, keys)
 		for _, eps := range EdgeEps(len(keys)) {
@@ -119,7 +105,7 @@ func testEdges(t require.TestingT, newSampler New) {
 // Property: the item at rank ρ is drawn when u is inside its interval (the
 // bug of the only other public implementation was to skip it), and an item
 // with p = 0 never is.
-func testDrawsRankRho(t require.TestingT, newSampler New) {
+func testDrawsRankRho(t TB, newSampler New) {
 	// ρ = n = 2 at ε = 0: with partial sums that leave out a node's own
 	// key, u just below 1 would not draw rank 2.
 	s := fill(t, newSampler, []float64{3, 1})
@@ -164,7 +150,7 @@ func testDrawsRankRho(t require.TestingT, newSampler New) {
 // Exact arithmetic gives ρ = 2, λ = 0x1.e227248e46748p+2 and the intervals
 // item 2 [0, 0.625), item 0 [0.625, 0.75), item 3 [0.75, 0.875), item 1
 // [0.875, 1); the float predicate gave ρ = 4 and drew item 1 at u = 0.78125.
-func testNearCutoffRegression(t require.TestingT, newSampler New) {
+func testNearCutoffRegression(t TB, newSampler New) {
 	keys := []float64{0x1.e227248e46749p-1, 0x1.e227248e46748p-1, 0x1.2d5876d8ec08dp+2, 0x1.e227248e46748p-1}
 	s := fill(t, newSampler, keys)
 	rho, lambda, err := s.Solve(0x1p-3)
@@ -200,7 +186,7 @@ func nearCutoffProperty(newSampler New) func(*rapid.T) {
 // Postcondition: the MaxSum check is exact. Keys 2^830, 2^830 − 2^777 and
 // 2^778 sum to 2^831 + 2^777 > MaxSum although the float sum rounds to
 // MaxSum; 2^830, 2^830 − 2^778 and 2^778 sum to MaxSum exactly.
-func testExactMaxSum(t require.TestingT, newSampler New) {
+func testExactMaxSum(t TB, newSampler New) {
 	s := fill(t, newSampler, []float64{0x1p830, 0x1.fffffffffffffp829, 0})
 	before := Observe(s)
 	require.ErrorIs(t, s.Set(2, 0x1p778), reweighted.ErrKey)
@@ -211,7 +197,7 @@ func testExactMaxSum(t require.TestingT, newSampler New) {
 }
 
 // Postcondition: −0 is stored as +0.
-func testNegativeZero(t require.TestingT, newSampler New) {
+func testNegativeZero(t TB, newSampler New) {
 	s := newSampler(3)
 	require.NoError(t, s.Set(1, 5))
 	require.NoError(t, s.Set(1, math.Copysign(0, -1)))
@@ -257,7 +243,7 @@ func Observe(s reweighted.Sampler) Snapshot {
 
 // Property: every error of the contract is reported with its sentinel and
 // leaves the sampler exactly as it was.
-func testBadInput(t require.TestingT, newSampler New) {
+func testBadInput(t TB, newSampler New) {
 	s := newSampler(5)
 	RejectsBadInput(t, s, func() any { return Observe(s) })
 	for i, a := range []float64{3, 0, 1, 1} {
@@ -293,93 +279,67 @@ func RejectsBadInput[S any](t require.TestingT, s reweighted.Sampler, state func
 	}
 	require.NoError(t, s.Set(n-1, reweighted.MaxSum/4))
 	before := state()
-	same := func(what string) {
+	// rejected asserts that a call returned want and changed nothing.
+	rejected := func(err, want error, format string, args ...any) {
+		what := fmt.Sprintf(format, args...)
+		require.ErrorIs(t, err, want, what)
 		require.Equal(t, before, state(), "%s changed the sampler", what)
 	}
 	for i := range n - 1 {
-		require.ErrorIs(t, s.Set(i, reweighted.MaxSum*0.76), reweighted.ErrKey, "Set(%d, 0.76·MaxSum) beside MaxSum/4", i)
-		same(fmt.Sprintf("Set(%d, 0.76·MaxSum)", i))
+		rejected(s.Set(i, reweighted.MaxSum*0.76), reweighted.ErrKey, "Set(%d, 0.76·MaxSum) beside MaxSum/4", i)
 	}
 	for _, i := range []int{-1, n, n + 1, math.MinInt, math.MaxInt} {
-		require.ErrorIs(t, s.Set(i, 1), reweighted.ErrIndex, "Set(%d)", i)
-		same(fmt.Sprintf("Set(%d, 1)", i))
-		_, err := s.Prob(i, 0)
-		require.ErrorIs(t, err, reweighted.ErrIndex, "Prob(%d)", i)
-		same(fmt.Sprintf("Prob(%d, 0)", i))
+		rejected(s.Set(i, 1), reweighted.ErrIndex, "Set(%d, 1)", i)
+		rejected(errProb(s.Prob(i, 0)), reweighted.ErrIndex, "Prob(%d, 0)", i)
 	}
 	for _, a := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, -math.SmallestNonzeroFloat64,
 		math.MaxFloat64, reweighted.MaxSum * 2, math.Nextafter(reweighted.MaxSum, math.Inf(1))} {
 		for i := range n {
-			require.ErrorIs(t, s.Set(i, a), reweighted.ErrKey, "Set(%d, %v)", i, a)
-			same(fmt.Sprintf("Set(%d, %v)", i, a))
+			rejected(s.Set(i, a), reweighted.ErrKey, "Set(%d, %v)", i, a)
 		}
 	}
 	for _, eps := range []float64{math.NaN(), -1, -math.SmallestNonzeroFloat64, math.Nextafter(1/float64(n), 1),
 		1, math.Inf(1), math.Inf(-1)} {
-		_, _, err := s.Solve(eps)
-		require.ErrorIs(t, err, reweighted.ErrEpsilon, "Solve(%v)", eps)
-		_, _, err = s.Sample(eps, 0.5)
-		require.ErrorIs(t, err, reweighted.ErrEpsilon, "Sample(%v)", eps)
-		_, err = s.Prob(0, eps)
-		require.ErrorIs(t, err, reweighted.ErrEpsilon, "Prob(0, %v)", eps)
-		same(fmt.Sprintf("ε = %v", eps))
+		rejected(errSolve(s.Solve(eps)), reweighted.ErrEpsilon, "Solve(%v)", eps)
+		rejected(errSolve(s.Sample(eps, 0.5)), reweighted.ErrEpsilon, "Sample(%v, 0.5)", eps)
+		rejected(errProb(s.Prob(0, eps)), reweighted.ErrEpsilon, "Prob(0, %v)", eps)
 	}
 	for _, u := range []float64{math.NaN(), -1, -math.SmallestNonzeroFloat64, 1, 1.5, math.Inf(1), math.Inf(-1)} {
-		_, _, err := s.Sample(0, u)
-		require.ErrorIs(t, err, reweighted.ErrUniform, "Sample(0, %v)", u)
-		same(fmt.Sprintf("u = %v", u))
+		rejected(errSolve(s.Sample(0, u)), reweighted.ErrUniform, "Sample(0, %v)", u)
 	}
 	if l, ok := s.(loader); ok {
 		bad := make([]float64, n)
 		for _, a := range []float64{math.NaN(), -1, math.Inf(1), math.Nextafter(reweighted.MaxSum, math.Inf(1))} {
 			bad[n-1] = a
-			require.ErrorIs(t, l.Load(bad), reweighted.ErrKey, "Load with a key %v", a)
-			same(fmt.Sprintf("Load with a key %v", a))
+			rejected(l.Load(bad), reweighted.ErrKey, "Load with a key %v", a)
 		}
 		bad[0], bad[n-1] = reweighted.MaxSum/2, math.Nextafter(reweighted.MaxSum/2, math.Inf(1))
-		require.ErrorIs(t, l.Load(bad), reweighted.ErrKey, "Load past MaxSum")
-		same("Load past MaxSum")
-		require.ErrorIs(t, l.Load(bad[:n-1]), reweighted.ErrIndex, "Load of n − 1 keys")
-		same("Load of n − 1 keys")
+		rejected(l.Load(bad), reweighted.ErrKey, "Load past MaxSum")
+		rejected(l.Load(bad[:n-1]), reweighted.ErrIndex, "Load of n − 1 keys")
 	}
 	if c, ok := s.(Checker); ok {
 		require.NoError(t, c.Check())
 	}
 }
 
-// Postcondition: after Set(i, a), Key(i) == a and the distribution is p* of
-// the new keys.
-func postcondition(newSampler New) func(*rapid.T) {
-	return func(t *rapid.T) {
-		n := rapid.IntRange(1, 40).Draw(t, "n")
-		keys := Keys(n).Draw(t, "keys")
-		s := newSampler(n)
-		have := make([]float64, n)
-		for _, i := range rapid.Permutation(seq(n)).Draw(t, "order") {
-			require.NoError(t, s.Set(i, keys[i]))
-			have[i] = keys[i]
-			require.Equal(t, math.Float64bits(keys[i]+0), math.Float64bits(s.Key(i)), "Key(%d) after Set", i)
-		}
-		eps := Eps(n).Draw(t, "eps")
-		require.NoError(t, Verify(s, have, eps, []float64{U().Draw(t, "u")}))
-	}
+// draw draws the input of most properties: 1 to 40 keys and a bound.
+func draw(t *rapid.T) (n int, keys []float64, eps float64) {
+	n = rapid.IntRange(1, 40).Draw(t, "n")
+	return n, Keys(n).Draw(t, "keys"), Eps(n).Draw(t, "eps")
 }
 
-// Property (optimality certificate): the vector of Prob values satisfies the
-// KKT conditions of min Σ a²/p over Δ(ε).
-func kktProperty(newSampler New) func(*rapid.T) {
+// Postcondition: after Set(i, a), Key(i) == a and the distribution is p* of
+// the new keys. Verify includes the optimality certificate: the vector of
+// Prob values satisfies the KKT conditions of min Σ a²/p over Δ(ε).
+func postcondition(newSampler New) func(*rapid.T) {
 	return func(t *rapid.T) {
-		n := rapid.IntRange(1, 40).Draw(t, "n")
-		keys := Keys(n).Draw(t, "keys")
-		eps := Eps(n).Draw(t, "eps")
-		s := fill(t, newSampler, keys)
-		p := make([]float64, n)
-		for i := range p {
-			var err error
-			p[i], err = s.Prob(i, eps)
-			require.NoError(t, err)
+		n, keys, eps := draw(t)
+		s := newSampler(n)
+		for _, i := range rapid.Permutation(seq(n)).Draw(t, "order") {
+			require.NoError(t, s.Set(i, keys[i]))
+			require.Equal(t, math.Float64bits(keys[i]+0), math.Float64bits(s.Key(i)), "Key(%d) after Set", i)
 		}
-		require.NoError(t, KKT(keys, eps, p))
+		require.NoError(t, Verify(s, keys, eps, []float64{U().Draw(t, "u")}))
 	}
 }
 
@@ -420,10 +380,8 @@ func scaleInvariance(newSampler New) func(*rapid.T) {
 // Metamorphic: permuting the indices permutes p*.
 func permutation(newSampler New) func(*rapid.T) {
 	return func(t *rapid.T) {
-		n := rapid.IntRange(1, 40).Draw(t, "n")
-		keys := Keys(n).Draw(t, "keys")
+		n, keys, eps := draw(t)
 		perm := rapid.Permutation(seq(n)).Draw(t, "perm")
-		eps := Eps(n).Draw(t, "eps")
 		moved := make([]float64, n)
 		for i, a := range keys {
 			moved[perm[i]] = a
@@ -436,8 +394,7 @@ func permutation(newSampler New) func(*rapid.T) {
 // answers.
 func history(newSampler New) func(*rapid.T) {
 	return func(t *rapid.T) {
-		n := rapid.IntRange(1, 40).Draw(t, "n")
-		keys := Keys(n).Draw(t, "keys")
+		n, keys, eps := draw(t)
 		s1 := fill(t, newSampler, keys)
 		s2 := newSampler(n)
 		for range rapid.IntRange(0, 3*n).Draw(t, "detours") {
@@ -446,7 +403,6 @@ func history(newSampler New) func(*rapid.T) {
 		for _, i := range rapid.Permutation(seq(n)).Draw(t, "order") {
 			require.NoError(t, s2.Set(i, keys[i]))
 		}
-		eps := Eps(n).Draw(t, "eps")
 		requireSameDistribution(t, s1, s2, seq(n), eps)
 		// ρ is exact, so the histories cannot move it, and only floating
 		// point at an interval's edge may tell the items apart.
@@ -455,9 +411,15 @@ func history(newSampler New) func(*rapid.T) {
 	}
 }
 
-// requireSameDistribution asserts that s2's probability of item perm[i]
-// equals s1's of item i, to within 1e-12 in total variation.
+// requireSameDistribution asserts that s1 and s2 have the same ρ and that
+// s2's probability of item perm[i] equals s1's of item i, to within 1e-12 in
+// total variation.
 func requireSameDistribution(t require.TestingT, s1, s2 reweighted.Sampler, perm []int, eps float64) {
+	rho1, _, err := s1.Solve(eps)
+	require.NoError(t, err)
+	rho2, _, err := s2.Solve(eps)
+	require.NoError(t, err)
+	require.Equal(t, rho1, rho2, "ρ at ε = %v", eps)
 	tv := 0.0
 	for i, j := range perm {
 		p1, err := s1.Prob(i, eps)

@@ -1,6 +1,7 @@
 package samplertest
 
 import (
+	"cmp"
 	"math"
 	"math/big"
 	"slices"
@@ -65,13 +66,7 @@ func (s *brute) Sample(eps, u float64) (int, float64, error) {
 
 // before is the canonical order: keys descending, ties by index.
 func (x *bruteIndex) before(i, j int) int {
-	switch {
-	case x.keys[i] > x.keys[j]:
-		return -1
-	case x.keys[i] < x.keys[j]:
-		return 1
-	}
-	return i - j
+	return cmp.Or(cmp.Compare(x.keys[j], x.keys[i]), i-j)
 }
 
 // sort sorts the order from scratch and refreshes the prefix sums.
@@ -145,16 +140,6 @@ func TestRunOnBruteForce(t *testing.T) {
 	Run(t, func(n int) reweighted.Sampler { return newBrute(n) })
 }
 
-// fails runs check against a mutant and reports whether the kit failed it.
-func fails(check func(TB, New), mutant New) (bool, string) {
-	r := &recorder{name: "mutant"}
-	r.run(func() { check(r, mutant) })
-	if len(r.failed) == 0 {
-		return false, ""
-	}
-	return true, r.failed[0]
-}
-
 // Mutation tests: each planted bug makes the kit fail.
 func TestKitCatchesPlantedBugs(t *testing.T) {
 	mutants := []struct {
@@ -162,19 +147,19 @@ func TestKitCatchesPlantedBugs(t *testing.T) {
 		check func(TB, New)
 		plant func(*brute)
 	}{
-		{"never draws rank ρ", func(t TB, nw New) { testDrawsRankRho(t, nw) }, func(s *brute) { s.skipRho = true }},
-		{"never draws rank ρ (edge cases)", func(t TB, nw New) { testEdges(t, nw) }, func(s *brute) { s.skipRho = true }},
-		{"predicate underflows for subnormal keys", func(t TB, nw New) { testEdges(t, nw) }, func(s *brute) { s.idx.floatPred = true }},
-		{"float predicate a few ulps from the cutoff", func(t TB, nw New) { testNearCutoffRegression(t, nw) }, func(s *brute) { s.idx.floatPred = true }},
-		{"Set half-applies before rejecting", func(t TB, nw New) { testBadInput(t, nw) }, func(s *brute) { s.halfSet = true }},
+		{"never draws rank ρ", testDrawsRankRho, func(s *brute) { s.skipRho = true }},
+		{"never draws rank ρ (edge cases)", testEdges, func(s *brute) { s.skipRho = true }},
+		{"predicate underflows for subnormal keys", testEdges, func(s *brute) { s.idx.floatPred = true }},
+		{"float predicate a few ulps from the cutoff", testNearCutoffRegression, func(s *brute) { s.idx.floatPred = true }},
+		{"Set half-applies before rejecting", testBadInput, func(s *brute) { s.halfSet = true }},
 	}
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {
-			ok, _ := fails(m.check, func(n int) reweighted.Sampler { return newBrute(n) })
-			require.False(t, ok, "the unmutated backend passes this check")
-			ok, msg := fails(m.check, func(n int) reweighted.Sampler { s := newBrute(n); m.plant(s); return s })
-			require.True(t, ok, "the kit missed the planted bug")
-			t.Logf("caught: %.300s", strings.Join(strings.Fields(msg), " "))
+			require.Empty(t, failures("mutant", m.check, func(n int) reweighted.Sampler { return newBrute(n) }),
+				"the unmutated backend passes this check")
+			failed := failures("mutant", m.check, func(n int) reweighted.Sampler { s := newBrute(n); m.plant(s); return s })
+			require.NotEmpty(t, failed, "the kit missed the planted bug")
+			t.Logf("caught: %.300s", strings.Join(strings.Fields(failed[0]), " "))
 		})
 	}
 }
@@ -246,10 +231,8 @@ func TestGeneratorsCoverKinds(t *testing.T) {
 			default:
 				seen["normal"] = true
 			}
-			for j := range i {
-				if keys[j] == a {
-					seen["tie"] = true
-				}
+			if slices.Contains(keys[:i], a) {
+				seen["tie"] = true
 			}
 		}
 		eps := Eps(n).Example(seed)
@@ -267,9 +250,8 @@ func TestGeneratorsCoverKinds(t *testing.T) {
 		u := U().Example(seed)
 		require.True(t, u >= 0 && u < 1)
 	}
-	for _, kind := range []string{"zero", "subnormal", "huge", "normal", "tie", "ε = 0", "ε = 1/n", "ε just below 1/n", "subnormal ε"} {
-		require.True(t, seen[kind], "the generators never drew %s", kind)
-	}
+	require.Subset(t, seen, []string{"zero", "subnormal", "huge", "normal", "tie", "ε = 0", "ε = 1/n", "ε just below 1/n", "subnormal ε"},
+		"the generators never drew some kinds")
 }
 
 // NearCutoff draws what it promises: at every scale (subnormal, around 1,
@@ -282,12 +264,8 @@ func TestNearCutoffCoversClasses(t *testing.T) {
 		n := len(in.Keys)
 		require.True(t, n >= 2 && in.Eps > 0 && in.Eps < 1/float64(n), "ε = %v for n = %d", in.Eps, n)
 		ex := Oracle(in.Keys, in.Eps)
-		maxKey := 0.0
-		for _, a := range in.Keys {
-			require.True(t, a >= 0, "key %v", a)
-			maxKey = max(maxKey, a)
-		}
-		switch {
+		require.True(t, slices.Min(in.Keys) >= 0, "keys %v", in.Keys)
+		switch maxKey := slices.Max(in.Keys); {
 		case maxKey < 0x1p-1000:
 			seen["subnormal scale"] = true
 		case maxKey > 0x1p600:
@@ -300,20 +278,19 @@ func TestNearCutoffCoversClasses(t *testing.T) {
 			if a == 0 {
 				continue
 			}
-			tie, _ := ex.tieAt(r).Float64()
+			tie := tieValue(n, r, ex.Eps, ex.Prefix[r-1])
 			switch {
-			case ex.tieAt(r).Cmp(new(big.Rat).SetFloat64(a)) == 0:
+			case tie.Cmp(new(big.Rat).SetFloat64(a)) == 0:
 				seen["exactly on the cutoff"] = true
-			case a == math.Nextafter(tie, 0) || a == math.Nextafter(math.Nextafter(tie, 0), 0):
+			case a == nudge(tie, -1) || a == nudge(tie, -2):
 				seen["ulps below"] = true
-			case a == math.Nextafter(tie, 1e308) || a == math.Nextafter(math.Nextafter(tie, 1e308), 1e308):
+			case a == nudge(tie, 1) || a == nudge(tie, 2):
 				seen["ulps above"] = true
 			}
 		}
 	}
-	for _, kind := range []string{"subnormal scale", "unit scale", "2^700 scale", "exactly on the cutoff", "ulps below", "ulps above"} {
-		require.True(t, seen[kind], "NearCutoff never drew %s", kind)
-	}
+	require.Subset(t, seen, []string{"subnormal scale", "unit scale", "2^700 scale", "exactly on the cutoff", "ulps below", "ulps above"},
+		"NearCutoff never drew some classes")
 }
 
 // Locate, the binary search, finds the item ItemAt, the scan, finds, on

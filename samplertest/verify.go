@@ -1,6 +1,7 @@
 package samplertest
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -54,8 +55,7 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 			return fmt.Errorf("Solve(%v) with all keys 0 = (%d, %v), want (%d, 0)", eps, rho, lambda, n)
 		}
 	} else if !CloseRel(lambda, ex.Lambda, RelLambda) {
-		f, _ := ex.Lambda.Float64()
-		return fmt.Errorf("Solve(%v) λ = %v (ρ = %d), exact λ = %v (ρ = %d)", eps, lambda, rho, f, ex.Rho)
+		return fmt.Errorf("Solve(%v) λ = %v (ρ = %d), exact λ = %v (ρ = %d)", eps, lambda, rho, ratFloat(ex.Lambda), ex.Rho)
 	}
 	probs := make([]float64, n)
 	tv := 0.0
@@ -65,8 +65,7 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 			return fmt.Errorf("Prob(%d, %v): %w", i, eps, err)
 		}
 		probs[i] = p
-		q, _ := ex.P[i].Float64()
-		tv += math.Abs(p - q)
+		tv += math.Abs(p - ratFloat(ex.P[i]))
 	}
 	if tv/2 > TV {
 		return fmt.Errorf("at ε = %v, Prob is at total variation %.3g from exact p* (ρ = %d, exact ρ = %d)", eps, tv/2, rho, ex.Rho)
@@ -109,9 +108,7 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		lo, hi := ex.Interval(i, rho)
 		mid := new(big.Rat).Add(lo, hi)
 		mid.Quo(mid, big.NewRat(2, 1))
-		l, _ := lo.Float64()
-		h, _ := hi.Float64()
-		m, _ := mid.Float64()
+		l, h, m := ratFloat(lo), ratFloat(hi), ratFloat(mid)
 		for _, u := range []float64{m, l, math.Nextafter(l, 1), math.Nextafter(h, 0), h} {
 			if u < 0 || u >= 1 {
 				continue
@@ -168,28 +165,19 @@ func (e *Exact) Locate(u float64) int {
 	return -1
 }
 
-// probeRanks lists the ranks whose interval midpoints Verify draws.
+// probeRanks lists the ranks whose interval midpoints Verify draws: all of
+// them when n ≤ 64, else 1, 2, ρ − 1, ρ, ρ + 1, n − 1, n and 31 spread
+// between.
 func probeRanks(n, rho int) []int {
-	if n <= 64 {
-		r := make([]int, n)
-		for k := range r {
-			r[k] = k + 1
-		}
-		return r
+	probe := map[int]bool{1: true, 2: true, rho - 1: true, rho: true, rho + 1: true, n - 1: true, n: true}
+	for k := 1; k < 32; k++ {
+		probe[1+k*(n-1)/32] = true
 	}
-	seen := map[int]bool{}
 	var out []int
-	add := func(r int) {
-		if r >= 1 && r <= n && !seen[r] {
-			seen[r] = true
+	for r := 1; r <= n; r++ {
+		if n <= 64 || probe[r] {
 			out = append(out, r)
 		}
-	}
-	for _, r := range []int{1, 2, rho - 1, rho, rho + 1, n - 1, n} {
-		add(r)
-	}
-	for k := 1; k < 32; k++ {
-		add(1 + k*(n-1)/32)
 	}
 	return out
 }
@@ -227,10 +215,6 @@ func KKT(keys []float64, eps float64, p []float64) error {
 	slack := big.NewRat(1, 1e9)
 	one := big.NewRat(1, 1)
 	sum := new(big.Rat)
-	allZero := true
-	for _, a := range keys {
-		allZero = allZero && a == 0
-	}
 	headKeys, headP := new(big.Rat), new(big.Rat)
 	for i, x := range p {
 		if math.IsNaN(x) || x < 0 {
@@ -250,10 +234,9 @@ func KKT(keys []float64, eps float64, p []float64) error {
 	}
 	dev := new(big.Rat).Sub(sum, one)
 	if dev.Abs(dev).Cmp(slack) > 0 {
-		f, _ := sum.Float64()
-		return fmt.Errorf("KKT: Σp = %v", f)
+		return fmt.Errorf("KKT: Σp = %v", ratFloat(sum))
 	}
-	if allZero {
+	if allZero(keys) {
 		return nil // every feasible p is optimal
 	}
 	if headP.Sign() == 0 {
@@ -282,8 +265,7 @@ func KKT(keys []float64, eps float64, p []float64) error {
 			continue
 		}
 		if !stationary {
-			lf, _ := lambda.Float64()
-			return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v", i, x, keys[i], lf)
+			return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v", i, x, keys[i], ratFloat(lambda))
 		}
 	}
 	return nil
@@ -296,12 +278,9 @@ func KKT(keys []float64, eps float64, p []float64) error {
 // either item drawn (where rounding may pick either neighbour). It returns
 // how many u were excused at an edge.
 func Compare(a, b reweighted.Sampler, keys []float64, eps float64, us []float64) (edges int, err error) {
-	ra, la, err := a.Solve(eps)
-	if err != nil {
-		return 0, err
-	}
-	rb, lb, err := b.Solve(eps)
-	if err != nil {
+	ra, la, errA := a.Solve(eps)
+	rb, lb, errB := b.Solve(eps)
+	if err := errors.Join(errA, errB); err != nil {
 		return 0, err
 	}
 	if ra != rb {
@@ -312,12 +291,9 @@ func Compare(a, b reweighted.Sampler, keys []float64, eps float64, us []float64)
 	}
 	var ex *Exact
 	for _, u := range us {
-		i, pa, err := a.Sample(eps, u)
-		if err != nil {
-			return edges, err
-		}
-		j, pb, err := b.Sample(eps, u)
-		if err != nil {
+		i, pa, errA := a.Sample(eps, u)
+		j, pb, errB := b.Sample(eps, u)
+		if err := errors.Join(errA, errB); err != nil {
 			return edges, err
 		}
 		if i == j {
