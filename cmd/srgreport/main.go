@@ -273,8 +273,10 @@ func writeReport(r *Report, dir string) error {
 	if err := writeCurvesCSV(&curves, r); err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{"index.md": md.Bytes(), "summary.json": summary, "curves.csv": curves.Bytes()} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+	// A fixed order, so that a failed write leaves the same files behind.
+	names, files := []string{"index.md", "summary.json", "curves.csv"}, [][]byte{md.Bytes(), summary, curves.Bytes()}
+	for k, name := range names {
+		if err := os.WriteFile(filepath.Join(dir, name), files[k], 0o644); err != nil {
 			return err
 		}
 	}
