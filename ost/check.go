@@ -62,7 +62,7 @@ func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, 
 	}
 	c.seen[v] = true
 	nd := &t.nodes[v]
-	for _, ch := range [2]int32{nd.left, nd.right} {
+	for _, ch := range nd.child {
 		if ch != nilNode && ch >= 0 && int(ch) < len(t.nodes) && t.nodes[ch].parent != v {
 			return 0, 0, 0, fmt.Errorf("node %d: child %d has parent %d", v, ch, t.nodes[ch].parent)
 		}
@@ -73,7 +73,7 @@ func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, 
 	if k := nd.key; math.IsNaN(k) || math.IsInf(k, 0) || k < 0 || math.Signbit(k) {
 		return 0, 0, 0, fmt.Errorf("node %d: invalid key %v", v, k)
 	}
-	bl, sl, fl, err := c.walk(nd.left, depth+1)
+	bl, sl, fl, err := c.walk(nd.child[0], depth+1)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -82,7 +82,7 @@ func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, 
 	}
 	c.prev = v
 	c.count++
-	br, sr, fr, err := c.walk(nd.right, depth+1)
+	br, sr, fr, err := c.walk(nd.child[1], depth+1)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -93,7 +93,7 @@ func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, 
 	if nd.size() != size {
 		return 0, 0, 0, fmt.Errorf("node %d: size %d, want %d", v, nd.size(), size)
 	}
-	if want := t.sum(nd.left) + nd.key + t.sum(nd.right); nd.sum != want {
+	if want := t.sum(nd.child[0]) + nd.key + t.sum(nd.child[1]); nd.sum != want {
 		return 0, 0, 0, fmt.Errorf("node %d: sum %v, want %v from its children", v, nd.sum, want)
 	}
 	sum = fl + nd.key + fr
