@@ -373,11 +373,9 @@ func (t *tree) delete(z int32) {
 	y, yRed := z, t.nodes[z].red()
 	var x, xp int32
 	switch {
-	case t.nodes[z].child[0] == nilNode:
-		x, xp = t.nodes[z].child[1], t.nodes[z].parent
-		t.replaceChild(z, x)
-	case t.nodes[z].child[1] == nilNode:
-		x, xp = t.nodes[z].child[0], t.nodes[z].parent
+	case t.nodes[z].child[0] == nilNode || t.nodes[z].child[1] == nilNode:
+		// z has at most one child, x, on the side that is not nil.
+		x, xp = t.nodes[z].child[1-t.side(z, nilNode)], t.nodes[z].parent
 		t.replaceChild(z, x)
 	default:
 		y = t.end(t.nodes[z].child[1], 0)
