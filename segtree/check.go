@@ -35,7 +35,7 @@ func (t *trie) Check() error {
 	if c.slot[s.last] {
 		return fmt.Errorf("segtree: slot %d of the last item holds an internal node", s.last)
 	}
-	if nd := &t.nodes[s.last]; nd.sum != [2]float64{} || nd.cnt != [2]int32{} || nd.child != [2]int32{} || nd.up != 0 || nd.crit != 0 {
+	if nd := t.nodes[s.last]; nd != (node{key: nd.key}) {
 		return fmt.Errorf("segtree: slot %d of the last item holds stale node fields", s.last)
 	}
 	return nil
