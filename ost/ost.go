@@ -49,6 +49,7 @@
 package ost
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 
@@ -143,11 +144,9 @@ func (t *tree) Build(keys []float64) {
 		t.nodes[i].key = a
 		order[i] = int32(i)
 	}
+	// Canonical order: keys descending, equal keys by index ascending.
 	slices.SortFunc(order, func(i, j int32) int {
-		if before(keys[i], i, keys[j], j) {
-			return -1
-		}
-		return 1
+		return cmp.Or(cmp.Compare(keys[j], keys[i]), cmp.Compare(i, j))
 	})
 	t.link(order)
 }
