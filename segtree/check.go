@@ -105,7 +105,8 @@ func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
 	// the half's critical bit, which comes after nd.crit; so the two halves
 	// agree above nd.crit and split on it iff these two items do.
 	a, b := h[0].last, h[1].first
-	if got := t.critBit(a, b); got != nd.crit || t.bit(a, got) != 0 {
+	hi, lo := t.word(a)
+	if got := t.critBit(a, b); got != nd.crit || wordBit(hi, lo, got) != 0 {
 		return subtree{}, fmt.Errorf("segtree: node at slot %d: halves split at bit %d (items %d, %d), critical bit %d", ref, got, a, b, nd.crit)
 	}
 	if a != ref {

@@ -294,12 +294,6 @@ func (t *trie) word(i int32) (hi uint64, lo uint32) {
 	return ^math.Float64bits(t.nodes[i].key), uint32(i)
 }
 
-// bit returns bit c of item i's word, bit 0 being the most significant.
-func (t *trie) bit(i int32, c uint8) int {
-	hi, lo := t.word(i)
-	return wordBit(hi, lo, c)
-}
-
 // wordBit returns bit c of the word (hi, lo), bit 0 being the most
 // significant.
 func wordBit(hi uint64, lo uint32, c uint8) int {
