@@ -26,8 +26,8 @@ func (t *trie) Check() error {
 	if err != nil {
 		return err
 	}
-	if s.count != n {
-		return fmt.Errorf("segtree: root counts %d items, want %d", s.count, n)
+	if got := int(t.count(t.root)); got != n {
+		return fmt.Errorf("segtree: root counts %d items, want %d", got, n)
 	}
 	if c.slots != n-1 {
 		return fmt.Errorf("segtree: %d internal nodes, want %d", c.slots, n-1)
@@ -48,16 +48,14 @@ type checker struct {
 	slots int
 }
 
-// subtree is what check recomputes for a subtree: its first and last items
-// in canonical order, its size and its key-sum.
-type subtree struct {
-	first, last int32
-	count       int
-	sum         float64
-}
+// subtree is what check returns for a subtree: its first and last items in
+// canonical order.
+type subtree struct{ first, last int32 }
 
 // walk checks the subtree at link ref, whose parent is slot up with critical
-// bit crit (−1 above the root).
+// bit crit (−1 above the root). Once both halves of a node pass, their
+// stored counts and sums are those of their leaves, so checking the node's
+// against them checks them against its leaves.
 func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
 	t := c.t
 	n := int32(len(t.nodes))
@@ -70,7 +68,7 @@ func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
 			return subtree{}, fmt.Errorf("segtree: leaf of item %d reached twice", i)
 		}
 		c.leaf[i] = true
-		return subtree{first: i, last: i, count: 1, sum: t.nodes[i].key}, nil
+		return subtree{i, i}, nil
 	}
 	if ref >= n {
 		return subtree{}, fmt.Errorf("segtree: slot %d: link to slot %d out of range", up, ref)
@@ -94,11 +92,11 @@ func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
 			return subtree{}, err
 		}
 		h[d] = s
-		if int(nd.cnt[d]) != s.count {
-			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d counts %d, want %d", ref, d, nd.cnt[d], s.count)
+		if want := t.count(nd.child[d]); nd.cnt[d] != want {
+			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d counts %d, want %d", ref, d, nd.cnt[d], want)
 		}
-		if nd.sum[d] != s.sum {
-			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d sums to %v, want %v", ref, d, nd.sum[d], s.sum)
+		if want := t.total(nd.child[d]); nd.sum[d] != want {
+			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d sums to %v, want %v", ref, d, nd.sum[d], want)
 		}
 	}
 	// Every leaf of a half agrees with the half's last (first) item above
@@ -112,5 +110,5 @@ func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
 	if a != ref {
 		return subtree{}, fmt.Errorf("segtree: node at slot %d: not paired with item %d, the last of its half 0", ref, a)
 	}
-	return subtree{first: h[0].first, last: h[1].last, count: h[0].count + h[1].count, sum: h[0].sum + h[1].sum}, nil
+	return subtree{h[0].first, h[1].last}, nil
 }
