@@ -130,10 +130,7 @@ func New(n int) *Sampler {
 // with black parents.
 func (t *tree) link(order []int32) {
 	n := len(t.nodes)
-	full := 0
-	for (1<<(full+1))-1 <= n {
-		full++
-	}
+	full := bits.Len(uint(n+1)) - 1 // ⌊log2(n+1)⌋
 	t.root = t.build(order, 0, n, nilNode, 0, full)
 }
 
@@ -178,12 +175,7 @@ func (t *tree) Len() int { return len(t.nodes) }
 func (t *tree) Key(i int) float64 { return t.nodes[i].key }
 
 // Total returns the sum of all keys.
-func (t *tree) Total() float64 {
-	if t.root == nilNode {
-		return 0
-	}
-	return t.nodes[t.root].sum
-}
+func (t *tree) Total() float64 { return t.sum(t.root) }
 
 // before reports whether item i with key a precedes item j with key b in
 // canonical order.
