@@ -17,6 +17,7 @@
 package naive
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 
@@ -114,11 +115,9 @@ func (s *sorted) Build(keys []float64) {
 	for i := range s.order {
 		s.order[i] = int32(i)
 	}
+	// Canonical order: keys descending, equal keys by index ascending.
 	slices.SortFunc(s.order, func(i, j int32) int {
-		if before(s.key[i], i, s.key[j], j) {
-			return -1
-		}
-		return 1
+		return cmp.Or(cmp.Compare(s.key[j], s.key[i]), cmp.Compare(i, j))
 	})
 	for r, i := range s.order {
 		s.rank[i] = int32(r)

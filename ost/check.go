@@ -28,7 +28,7 @@ func (t *tree) Check() error {
 		return fmt.Errorf("root %d is red", t.root)
 	}
 	c := checker{t: t, seen: make([]bool, n), prev: nilNode}
-	if _, _, _, err := c.walk(t.root, 0); err != nil {
+	if _, err := c.walk(t.root, 0); err != nil {
 		return err
 	}
 	if c.count != n {
@@ -45,63 +45,60 @@ type checker struct {
 }
 
 // walk checks the subtree of v at the given depth in order and returns its
-// black height, size and a sum recomputed from the keys alone.
-func (c *checker) walk(v int32, depth int) (black int, size int32, sum float64, err error) {
+// black height. Once both children pass, their stored sizes and sums are
+// those of their subtrees' keys, so checking v's against its children's
+// checks them against its keys.
+func (c *checker) walk(v int32, depth int) (black int, err error) {
 	if v == nilNode {
-		return 1, 0, 0, nil
+		return 1, nil
 	}
 	t := c.t
 	if v < 0 || int(v) >= len(t.nodes) {
-		return 0, 0, 0, fmt.Errorf("link %d out of range", v)
+		return 0, fmt.Errorf("link %d out of range", v)
 	}
 	if c.seen[v] {
-		return 0, 0, 0, fmt.Errorf("node %d reached twice", v)
+		return 0, fmt.Errorf("node %d reached twice", v)
 	}
 	if depth > 2*64 {
-		return 0, 0, 0, fmt.Errorf("node %d: depth %d, too deep for a red-black tree", v, depth)
+		return 0, fmt.Errorf("node %d: depth %d, too deep for a red-black tree", v, depth)
 	}
 	c.seen[v] = true
 	nd := &t.nodes[v]
-	for _, ch := range [2]int32{nd.left, nd.right} {
+	for _, ch := range nd.child {
 		if ch != nilNode && ch >= 0 && int(ch) < len(t.nodes) && t.nodes[ch].parent != v {
-			return 0, 0, 0, fmt.Errorf("node %d: child %d has parent %d", v, ch, t.nodes[ch].parent)
+			return 0, fmt.Errorf("node %d: child %d has parent %d", v, ch, t.nodes[ch].parent)
 		}
 		if nd.red() && t.isRed(ch) {
-			return 0, 0, 0, fmt.Errorf("red node %d has red child %d", v, ch)
+			return 0, fmt.Errorf("red node %d has red child %d", v, ch)
 		}
 	}
 	if k := nd.key; math.IsNaN(k) || math.IsInf(k, 0) || k < 0 || math.Signbit(k) {
-		return 0, 0, 0, fmt.Errorf("node %d: invalid key %v", v, k)
+		return 0, fmt.Errorf("node %d: invalid key %v", v, k)
 	}
-	bl, sl, fl, err := c.walk(nd.left, depth+1)
+	bl, err := c.walk(nd.child[0], depth+1)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, err
 	}
 	if c.prev != nilNode && !before(t.nodes[c.prev].key, c.prev, nd.key, v) {
-		return 0, 0, 0, fmt.Errorf("in-order: node %d (key %v) after node %d (key %v)", v, nd.key, c.prev, t.nodes[c.prev].key)
+		return 0, fmt.Errorf("in-order: node %d (key %v) after node %d (key %v)", v, nd.key, c.prev, t.nodes[c.prev].key)
 	}
 	c.prev = v
 	c.count++
-	br, sr, fr, err := c.walk(nd.right, depth+1)
+	br, err := c.walk(nd.child[1], depth+1)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, err
 	}
 	if bl != br {
-		return 0, 0, 0, fmt.Errorf("node %d: black height %d on the left, %d on the right", v, bl, br)
+		return 0, fmt.Errorf("node %d: black height %d on the left, %d on the right", v, bl, br)
 	}
-	size = sl + 1 + sr
-	if nd.size() != size {
-		return 0, 0, 0, fmt.Errorf("node %d: size %d, want %d", v, nd.size(), size)
+	if want := t.size(nd.child[0]) + 1 + t.size(nd.child[1]); nd.size() != want {
+		return 0, fmt.Errorf("node %d: size %d, want %d", v, nd.size(), want)
 	}
-	if want := t.sum(nd.left) + nd.key + t.sum(nd.right); nd.sum != want {
-		return 0, 0, 0, fmt.Errorf("node %d: sum %v, want %v from its children", v, nd.sum, want)
-	}
-	sum = fl + nd.key + fr
-	if nd.sum != sum {
-		return 0, 0, 0, fmt.Errorf("node %d: sum %v, want %v from its keys", v, nd.sum, sum)
+	if want := t.sum(nd.child[0]) + nd.key + t.sum(nd.child[1]); nd.sum != want {
+		return 0, fmt.Errorf("node %d: sum %v, want %v from its keys", v, nd.sum, want)
 	}
 	if !nd.red() {
 		bl++
 	}
-	return bl, size, sum, nil
+	return bl, nil
 }

@@ -20,7 +20,7 @@ func (t *tree) height(v int32) int {
 	if v == nilNode {
 		return 0
 	}
-	return 1 + max(t.height(t.nodes[v].left), t.height(t.nodes[v].right))
+	return 1 + max(t.height(t.nodes[v].child[0]), t.height(t.nodes[v].child[1]))
 }
 
 // Corrupt breaks one invariant of New(15), a perfect all-black tree (of
@@ -32,30 +32,30 @@ func (s *Sampler) Corrupt(what string) {
 	case "root red":
 		r.setRed(true)
 	case "red red":
-		for _, c := range []int32{r.left, r.right} {
+		for _, c := range r.child {
 			t.nodes[c].setRed(true)
-			t.nodes[t.nodes[c].left].setRed(true)
+			t.nodes[t.nodes[c].child[0]].setRed(true)
 		}
 	case "black height":
-		t.nodes[t.first(t.root)].setRed(true)
+		t.nodes[t.end(t.root, 0)].setRed(true)
 	case "size":
 		r.setSize(r.size() + 1)
 	case "sum":
 		r.sum = math.Nextafter(r.sum, math.Inf(1))
 	case "parent":
-		t.nodes[r.left].parent = r.right
+		t.nodes[r.child[0]].parent = r.child[1]
 	case "order":
-		l := t.last(t.root)
+		l := t.end(t.root, 1)
 		t.nodes[l].key = 1
 		t.fixUp(l)
 	case "cycle":
-		t.nodes[t.last(t.root)].right = t.root
+		t.nodes[t.end(t.root, 1)].child[1] = t.root
 	case "unreachable":
 		// In New(16) the first node is a red leaf: unlinking it keeps
 		// every colour and size right.
-		f := t.first(t.root)
+		f := t.end(t.root, 0)
 		p := t.nodes[f].parent
-		t.nodes[p].left = nilNode
+		t.nodes[p].child[0] = nilNode
 		t.nodes[f].parent = nilNode
 		t.fixUp(p)
 	default:

@@ -49,6 +49,7 @@
 package ost
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 
@@ -67,11 +68,12 @@ type tree struct {
 
 // node is the node of one item; its index in Tree.nodes is the item.
 type node struct {
-	key  float64 // the item's key
-	sum  float64 // left.sum + key + right.sum
-	left int32   // larger keys (smaller ranks)
-	// right holds smaller keys (larger ranks).
-	right  int32
+	key float64 // the item's key
+	sum float64 // child[0].sum + key + child[1].sum
+	// child[0] (left) holds larger keys (smaller ranks), child[1] (right)
+	// smaller ones; indexing by a direction bit writes each pair of
+	// mirrored cases of the fix-ups once.
+	child  [2]int32
 	parent int32
 	// meta holds the size of the subtree in its low 31 bits (n < 2^31) and
 	// the colour in the top bit, so that a node takes 32 bytes.
@@ -128,10 +130,7 @@ func New(n int) *Sampler {
 // with black parents.
 func (t *tree) link(order []int32) {
 	n := len(t.nodes)
-	full := 0
-	for (1<<(full+1))-1 <= n {
-		full++
-	}
+	full := bits.Len(uint(n+1)) - 1 // ⌊log2(n+1)⌋
 	t.root = t.build(order, 0, n, nilNode, 0, full)
 }
 
@@ -142,11 +141,9 @@ func (t *tree) Build(keys []float64) {
 		t.nodes[i].key = a
 		order[i] = int32(i)
 	}
+	// Canonical order: keys descending, equal keys by index ascending.
 	slices.SortFunc(order, func(i, j int32) int {
-		if before(keys[i], i, keys[j], j) {
-			return -1
-		}
-		return 1
+		return cmp.Or(cmp.Compare(keys[j], keys[i]), cmp.Compare(i, j))
 	})
 	t.link(order)
 }
@@ -165,8 +162,8 @@ func (t *tree) build(order []int32, lo, hi int, parent int32, depth, full int) i
 	v := &t.nodes[m]
 	v.parent = parent
 	v.setRed(depth >= full)
-	v.left = t.build(order, lo, mid, m, depth+1, full)
-	v.right = t.build(order, mid+1, hi, m, depth+1, full)
+	v.child[0] = t.build(order, lo, mid, m, depth+1, full)
+	v.child[1] = t.build(order, mid+1, hi, m, depth+1, full)
 	t.fix(m)
 	return m
 }
@@ -178,12 +175,7 @@ func (t *tree) Len() int { return len(t.nodes) }
 func (t *tree) Key(i int) float64 { return t.nodes[i].key }
 
 // Total returns the sum of all keys.
-func (t *tree) Total() float64 {
-	if t.root == nilNode {
-		return 0
-	}
-	return t.nodes[t.root].sum
-}
+func (t *tree) Total() float64 { return t.sum(t.root) }
 
 // before reports whether item i with key a precedes item j with key b in
 // canonical order.
@@ -210,8 +202,8 @@ func (t *tree) isRed(v int32) bool { return v != nilNode && t.nodes[v].red() }
 // fix recomputes the size and sum of v from its children.
 func (t *tree) fix(v int32) {
 	n := &t.nodes[v]
-	n.setSize(t.size(n.left) + 1 + t.size(n.right))
-	n.sum = t.sum(n.left) + n.key + t.sum(n.right)
+	n.setSize(t.size(n.child[0]) + 1 + t.size(n.child[1]))
+	n.sum = t.sum(n.child[0]) + n.key + t.sum(n.child[1])
 }
 
 // fixUp recomputes v and all its ancestors.
@@ -238,81 +230,57 @@ func (t *tree) Update(i int, a float64) {
 // keepsRank reports whether item v with key a would stay between its
 // current neighbours in canonical order.
 func (t *tree) keepsRank(v int32, a float64) bool {
-	if p := t.prev(v); p != nilNode && !before(t.nodes[p].key, p, a, v) {
+	if p := t.step(v, 0); p != nilNode && !before(t.nodes[p].key, p, a, v) {
 		return false
 	}
-	if q := t.next(v); q != nilNode && !before(a, v, t.nodes[q].key, q) {
+	if q := t.step(v, 1); q != nilNode && !before(a, v, t.nodes[q].key, q) {
 		return false
 	}
 	return true
 }
 
-// prev returns the node of the previous rank, or nilNode.
-func (t *tree) prev(v int32) int32 {
-	if l := t.nodes[v].left; l != nilNode {
-		return t.last(l)
+// step returns the node of the next rank (d = 1) or of the previous one
+// (d = 0), or nilNode.
+func (t *tree) step(v int32, d int) int32 {
+	if c := t.nodes[v].child[d]; c != nilNode {
+		return t.end(c, 1-d)
 	}
 	p := t.nodes[v].parent
-	for p != nilNode && t.nodes[p].left == v {
+	for p != nilNode && t.nodes[p].child[d] == v {
 		v, p = p, t.nodes[p].parent
 	}
 	return p
 }
 
-// next returns the node of the next rank, or nilNode.
-func (t *tree) next(v int32) int32 {
-	if r := t.nodes[v].right; r != nilNode {
-		return t.first(r)
-	}
-	p := t.nodes[v].parent
-	for p != nilNode && t.nodes[p].right == v {
-		v, p = p, t.nodes[p].parent
-	}
-	return p
-}
-
-// first returns the node of smallest rank in the subtree of v.
-func (t *tree) first(v int32) int32 {
-	for t.nodes[v].left != nilNode {
-		v = t.nodes[v].left
+// end returns the node of smallest (d = 0) or largest (d = 1) rank in the
+// subtree of v.
+func (t *tree) end(v int32, d int) int32 {
+	for t.nodes[v].child[d] != nilNode {
+		v = t.nodes[v].child[d]
 	}
 	return v
 }
 
-// last returns the node of largest rank in the subtree of v.
-func (t *tree) last(v int32) int32 {
-	for t.nodes[v].right != nilNode {
-		v = t.nodes[v].right
+// side returns which child of p the link v is: 0 if it is child 0, else 1.
+func (t *tree) side(p, v int32) int {
+	if t.nodes[p].child[0] == v {
+		return 0
 	}
-	return v
+	return 1
 }
 
-// rotateLeft lifts the right child of x into its place (CLRS 13.2) and
-// recomputes both nodes; the caller recomputes their ancestors.
-func (t *tree) rotateLeft(x int32) {
-	y := t.nodes[x].right
-	b := t.nodes[y].left
-	t.nodes[x].right = b
+// rotate lifts child 1 − d of x into its place, x going down on side d
+// (d = 0 is CLRS's left rotation, 13.2), and recomputes both nodes; the
+// caller recomputes their ancestors.
+func (t *tree) rotate(x int32, d int) {
+	y := t.nodes[x].child[1-d]
+	b := t.nodes[y].child[d]
+	t.nodes[x].child[1-d] = b
 	if b != nilNode {
 		t.nodes[b].parent = x
 	}
 	t.replaceChild(x, y)
-	t.nodes[y].left = x
-	t.nodes[x].parent = y
-	t.fix(x)
-	t.fix(y)
-}
-
-// rotateRight is the mirror image of rotateLeft.
-func (t *tree) rotateRight(x int32) {
-	y := t.nodes[x].left
-	b := t.nodes[y].right
-	t.nodes[x].left = b
-	if b != nilNode {
-		t.nodes[b].parent = x
-	}
-	t.replaceChild(x, y)
-	t.nodes[y].right = x
+	t.nodes[y].child[d] = x
 	t.nodes[x].parent = y
 	t.fix(x)
 	t.fix(y)
@@ -321,13 +289,10 @@ func (t *tree) rotateRight(x int32) {
 // replaceChild makes v take u's place under u's parent (CLRS's transplant).
 func (t *tree) replaceChild(u, v int32) {
 	p := t.nodes[u].parent
-	switch {
-	case p == nilNode:
+	if p == nilNode {
 		t.root = v
-	case t.nodes[p].left == u:
-		t.nodes[p].left = v
-	default:
-		t.nodes[p].right = v
+	} else {
+		t.nodes[p].child[t.side(p, u)] = v
 	}
 	if v != nilNode {
 		t.nodes[v].parent = p
@@ -337,27 +302,21 @@ func (t *tree) replaceChild(u, v int32) {
 // insert links the detached node z into the tree by its key (CLRS 13.3).
 func (t *tree) insert(z int32) {
 	a := t.nodes[z].key
-	p, x := int32(nilNode), t.root
-	goLeft := false
+	p, x, d := int32(nilNode), t.root, 0
 	for x != nilNode {
-		p = x
-		goLeft = before(a, z, t.nodes[x].key, x)
-		if goLeft {
-			x = t.nodes[x].left
-		} else {
-			x = t.nodes[x].right
+		p, d = x, 0
+		if !before(a, z, t.nodes[x].key, x) {
+			d = 1
 		}
+		x = t.nodes[x].child[d]
 	}
 	n := &t.nodes[z]
-	n.parent, n.left, n.right = p, nilNode, nilNode
+	n.parent, n.child = p, [2]int32{nilNode, nilNode}
 	n.setRed(true)
-	switch {
-	case p == nilNode:
+	if p == nilNode {
 		t.root = z
-	case goLeft:
-		t.nodes[p].left = z
-	default:
-		t.nodes[p].right = z
+	} else {
+		t.nodes[p].child[d] = z
 	}
 	t.insertFixup(z)
 	// Only z and its ancestors have stale sizes and sums, before and after
@@ -369,7 +328,9 @@ func (t *tree) insert(z int32) {
 	t.fixUp(z)
 }
 
-// insertFixup restores the red-black properties after inserting z.
+// insertFixup restores the red-black properties after inserting z. Each
+// case is written for the parent p being child d of the grandparent g; the
+// uncle is child 1 − d.
 func (t *tree) insertFixup(z int32) {
 	for {
 		p := t.nodes[z].parent
@@ -377,39 +338,22 @@ func (t *tree) insertFixup(z int32) {
 			break
 		}
 		g := t.nodes[p].parent // exists: a red node is never the root
-		if p == t.nodes[g].left {
-			if u := t.nodes[g].right; t.isRed(u) {
-				t.nodes[p].setRed(false)
-				t.nodes[u].setRed(false)
-				t.nodes[g].setRed(true)
-				z = g
-				continue
-			}
-			if z == t.nodes[p].right {
-				z = p
-				t.rotateLeft(z)
-				p = t.nodes[z].parent
-			}
+		d := t.side(g, p)
+		if u := t.nodes[g].child[1-d]; t.isRed(u) {
 			t.nodes[p].setRed(false)
+			t.nodes[u].setRed(false)
 			t.nodes[g].setRed(true)
-			t.rotateRight(g)
-		} else {
-			if u := t.nodes[g].left; t.isRed(u) {
-				t.nodes[p].setRed(false)
-				t.nodes[u].setRed(false)
-				t.nodes[g].setRed(true)
-				z = g
-				continue
-			}
-			if z == t.nodes[p].left {
-				z = p
-				t.rotateRight(z)
-				p = t.nodes[z].parent
-			}
-			t.nodes[p].setRed(false)
-			t.nodes[g].setRed(true)
-			t.rotateLeft(g)
+			z = g
+			continue
 		}
+		if z == t.nodes[p].child[1-d] {
+			z = p
+			t.rotate(z, d)
+			p = t.nodes[z].parent
+		}
+		t.nodes[p].setRed(false)
+		t.nodes[g].setRed(true)
+		t.rotate(g, 1-d)
 	}
 	t.nodes[t.root].setRed(false)
 }
@@ -420,27 +364,25 @@ func (t *tree) delete(z int32) {
 	y, yRed := z, t.nodes[z].red()
 	var x, xp int32
 	switch {
-	case t.nodes[z].left == nilNode:
-		x, xp = t.nodes[z].right, t.nodes[z].parent
-		t.replaceChild(z, x)
-	case t.nodes[z].right == nilNode:
-		x, xp = t.nodes[z].left, t.nodes[z].parent
+	case t.nodes[z].child[0] == nilNode || t.nodes[z].child[1] == nilNode:
+		// z has at most one child, x, on the side that is not nil.
+		x, xp = t.nodes[z].child[1-t.side(z, nilNode)], t.nodes[z].parent
 		t.replaceChild(z, x)
 	default:
-		y = t.first(t.nodes[z].right)
+		y = t.end(t.nodes[z].child[1], 0)
 		yRed = t.nodes[y].red()
-		x = t.nodes[y].right
+		x = t.nodes[y].child[1]
 		if t.nodes[y].parent == z {
 			xp = y
 		} else {
 			xp = t.nodes[y].parent
 			t.replaceChild(y, x)
-			t.nodes[y].right = t.nodes[z].right
-			t.nodes[t.nodes[y].right].parent = y
+			t.nodes[y].child[1] = t.nodes[z].child[1]
+			t.nodes[t.nodes[y].child[1]].parent = y
 		}
 		t.replaceChild(z, y)
-		t.nodes[y].left = t.nodes[z].left
-		t.nodes[t.nodes[y].left].parent = y
+		t.nodes[y].child[0] = t.nodes[z].child[0]
+		t.nodes[t.nodes[y].child[0]].parent = y
 		t.nodes[y].setRed(t.nodes[z].red())
 	}
 	if !yRed {
@@ -451,63 +393,39 @@ func (t *tree) delete(z int32) {
 	// so one walk up from xp makes every size and sum exact.
 	t.fixUp(xp)
 	n := &t.nodes[z]
-	n.left, n.right, n.parent = nilNode, nilNode, nilNode
+	n.child, n.parent = [2]int32{nilNode, nilNode}, nilNode
 	n.setRed(false)
 }
 
 // deleteFixup restores the red-black properties after a black node was
-// removed above x, whose parent is xp (x may be nilNode).
+// removed above x, whose parent is xp (x may be nilNode). Each case is
+// written for x being child d of xp; its sibling w is child 1 − d.
 func (t *tree) deleteFixup(x, xp int32) {
 	for x != t.root && !t.isRed(x) {
-		if x == t.nodes[xp].left {
-			w := t.nodes[xp].right
-			if t.isRed(w) {
-				t.nodes[w].setRed(false)
-				t.nodes[xp].setRed(true)
-				t.rotateLeft(xp)
-				w = t.nodes[xp].right
-			}
-			if !t.isRed(t.nodes[w].left) && !t.isRed(t.nodes[w].right) {
-				t.nodes[w].setRed(true)
-				x, xp = xp, t.nodes[xp].parent
-				continue
-			}
-			if !t.isRed(t.nodes[w].right) {
-				t.nodes[t.nodes[w].left].setRed(false)
-				t.nodes[w].setRed(true)
-				t.rotateRight(w)
-				w = t.nodes[xp].right
-			}
-			t.nodes[w].setRed(t.nodes[xp].red())
-			t.nodes[xp].setRed(false)
-			t.nodes[t.nodes[w].right].setRed(false)
-			t.rotateLeft(xp)
-			x = t.root
-		} else {
-			w := t.nodes[xp].left
-			if t.isRed(w) {
-				t.nodes[w].setRed(false)
-				t.nodes[xp].setRed(true)
-				t.rotateRight(xp)
-				w = t.nodes[xp].left
-			}
-			if !t.isRed(t.nodes[w].right) && !t.isRed(t.nodes[w].left) {
-				t.nodes[w].setRed(true)
-				x, xp = xp, t.nodes[xp].parent
-				continue
-			}
-			if !t.isRed(t.nodes[w].left) {
-				t.nodes[t.nodes[w].right].setRed(false)
-				t.nodes[w].setRed(true)
-				t.rotateLeft(w)
-				w = t.nodes[xp].left
-			}
-			t.nodes[w].setRed(t.nodes[xp].red())
-			t.nodes[xp].setRed(false)
-			t.nodes[t.nodes[w].left].setRed(false)
-			t.rotateRight(xp)
-			x = t.root
+		d := t.side(xp, x)
+		w := t.nodes[xp].child[1-d]
+		if t.isRed(w) {
+			t.nodes[w].setRed(false)
+			t.nodes[xp].setRed(true)
+			t.rotate(xp, d)
+			w = t.nodes[xp].child[1-d]
 		}
+		if !t.isRed(t.nodes[w].child[0]) && !t.isRed(t.nodes[w].child[1]) {
+			t.nodes[w].setRed(true)
+			x, xp = xp, t.nodes[xp].parent
+			continue
+		}
+		if !t.isRed(t.nodes[w].child[1-d]) {
+			t.nodes[t.nodes[w].child[d]].setRed(false)
+			t.nodes[w].setRed(true)
+			t.rotate(w, 1-d)
+			w = t.nodes[xp].child[1-d]
+		}
+		t.nodes[w].setRed(t.nodes[xp].red())
+		t.nodes[xp].setRed(false)
+		t.nodes[t.nodes[w].child[1-d]].setRed(false)
+		t.rotate(xp, d)
+		x = t.root
 	}
 	if x != nilNode {
 		t.nodes[x].setRed(false)
@@ -525,14 +443,14 @@ func (t *tree) Cut(c driver.Cutoff) (rho int, sRho float64) {
 	r0, s0 := 0, 0.0
 	for v := t.root; v != nilNode; {
 		n := &t.nodes[v]
-		r := r0 + int(t.size(n.left)) + 1
-		s := s0 + t.sum(n.left) + n.key
+		r := r0 + int(t.size(n.child[0])) + 1
+		s := s0 + t.sum(n.child[0]) + n.key
 		if c.Holds(n.key, s, r) {
 			rho, sRho = r, s
 			r0, s0 = r, s
-			v = n.right
+			v = n.child[1]
 		} else {
-			v = n.left
+			v = n.child[0]
 		}
 	}
 	return rho, sRho
@@ -541,10 +459,10 @@ func (t *tree) Cut(c driver.Cutoff) (rho int, sRho float64) {
 // Rank returns the 1-based rank of item i.
 func (t *tree) Rank(i int) int {
 	v := int32(i)
-	r := int(t.size(t.nodes[v].left)) + 1
+	r := int(t.size(t.nodes[v].child[0])) + 1
 	for p := t.nodes[v].parent; p != nilNode; v, p = p, t.nodes[p].parent {
-		if t.nodes[p].right == v {
-			r += int(t.size(t.nodes[p].left)) + 1
+		if t.nodes[p].child[1] == v {
+			r += int(t.size(t.nodes[p].child[0])) + 1
 		}
 	}
 	return r
@@ -554,15 +472,15 @@ func (t *tree) Rank(i int) int {
 func (t *tree) Select(r int) int {
 	v := t.root
 	for {
-		l := int(t.size(t.nodes[v].left))
+		l := int(t.size(t.nodes[v].child[0]))
 		switch {
 		case r <= l:
-			v = t.nodes[v].left
+			v = t.nodes[v].child[0]
 		case r == l+1:
 			return int(v)
 		default:
 			r -= l + 1
-			v = t.nodes[v].right
+			v = t.nodes[v].child[1]
 		}
 	}
 }
@@ -582,20 +500,20 @@ func (t *tree) SelectSum(target, scale float64) (int, int, float64) {
 	next := len(t.nodes) + 1 // rank of the in-order successor of the subtree
 	for v := t.root; v != nilNode; {
 		n := &t.nodes[v]
-		x := acc + t.sum(n.left) // the keys ranked before v
+		x := acc + t.sum(n.child[0]) // the keys ranked before v
 		if x*scale > target {
-			next = r0 + int(t.size(n.left)) + 1
-			v = n.left
+			next = r0 + int(t.size(n.child[0])) + 1
+			v = n.child[0]
 			continue
 		}
-		r0 += int(t.size(n.left)) + 1
+		r0 += int(t.size(n.child[0])) + 1
 		// A zero key leaves x unchanged, so the test below fails for it:
 		// an item with p = 0 is never selected.
 		acc = x + n.key
 		if acc*scale > target {
 			return int(v), r0, n.key
 		}
-		v = n.right
+		v = n.child[1]
 	}
 	return -1, next, 0
 }
@@ -615,7 +533,7 @@ func (t *tree) Walk(from, to int, f func(int, float64)) {
 	if from > to {
 		return
 	}
-	for v, r := int32(t.Select(from)), to-from+1; ; v = t.next(v) {
+	for v, r := int32(t.Select(from)), to-from+1; ; v = t.step(v, 1) {
 		f(int(v), t.nodes[v].key)
 		if r--; r == 0 {
 			return

@@ -26,8 +26,8 @@ func (t *trie) Check() error {
 	if err != nil {
 		return err
 	}
-	if s.count != n {
-		return fmt.Errorf("segtree: root counts %d items, want %d", s.count, n)
+	if got := int(t.count(t.root)); got != n {
+		return fmt.Errorf("segtree: root counts %d items, want %d", got, n)
 	}
 	if c.slots != n-1 {
 		return fmt.Errorf("segtree: %d internal nodes, want %d", c.slots, n-1)
@@ -35,7 +35,7 @@ func (t *trie) Check() error {
 	if c.slot[s.last] {
 		return fmt.Errorf("segtree: slot %d of the last item holds an internal node", s.last)
 	}
-	if nd := &t.nodes[s.last]; nd.sum != [2]float64{} || nd.cnt != [2]int32{} || nd.child != [2]int32{} || nd.up != 0 || nd.crit != 0 {
+	if nd := t.nodes[s.last]; nd != (node{key: nd.key}) {
 		return fmt.Errorf("segtree: slot %d of the last item holds stale node fields", s.last)
 	}
 	return nil
@@ -48,16 +48,14 @@ type checker struct {
 	slots int
 }
 
-// subtree is what check recomputes for a subtree: its first and last items
-// in canonical order, its size and its key-sum.
-type subtree struct {
-	first, last int32
-	count       int
-	sum         float64
-}
+// subtree is what check returns for a subtree: its first and last items in
+// canonical order.
+type subtree struct{ first, last int32 }
 
 // walk checks the subtree at link ref, whose parent is slot up with critical
-// bit crit (−1 above the root).
+// bit crit (−1 above the root). Once both halves of a node pass, their
+// stored counts and sums are those of their leaves, so checking the node's
+// against them checks them against its leaves.
 func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
 	t := c.t
 	n := int32(len(t.nodes))
@@ -70,7 +68,7 @@ func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
 			return subtree{}, fmt.Errorf("segtree: leaf of item %d reached twice", i)
 		}
 		c.leaf[i] = true
-		return subtree{first: i, last: i, count: 1, sum: t.nodes[i].key}, nil
+		return subtree{i, i}, nil
 	}
 	if ref >= n {
 		return subtree{}, fmt.Errorf("segtree: slot %d: link to slot %d out of range", up, ref)
@@ -94,22 +92,23 @@ func (c *checker) walk(ref, up int32, crit int) (subtree, error) {
 			return subtree{}, err
 		}
 		h[d] = s
-		if int(nd.cnt[d]) != s.count {
-			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d counts %d, want %d", ref, d, nd.cnt[d], s.count)
+		if want := t.count(nd.child[d]); nd.cnt[d] != want {
+			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d counts %d, want %d", ref, d, nd.cnt[d], want)
 		}
-		if nd.sum[d] != s.sum {
-			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d sums to %v, want %v", ref, d, nd.sum[d], s.sum)
+		if want := t.total(nd.child[d]); nd.sum[d] != want {
+			return subtree{}, fmt.Errorf("segtree: node at slot %d: half %d sums to %v, want %v", ref, d, nd.sum[d], want)
 		}
 	}
 	// Every leaf of a half agrees with the half's last (first) item above
 	// the half's critical bit, which comes after nd.crit; so the two halves
 	// agree above nd.crit and split on it iff these two items do.
 	a, b := h[0].last, h[1].first
-	if got := t.critBit(a, b); got != nd.crit || t.bit(a, got) != 0 {
+	hi, lo := t.word(a)
+	if got := t.critBit(a, b); got != nd.crit || wordBit(hi, lo, got) != 0 {
 		return subtree{}, fmt.Errorf("segtree: node at slot %d: halves split at bit %d (items %d, %d), critical bit %d", ref, got, a, b, nd.crit)
 	}
 	if a != ref {
 		return subtree{}, fmt.Errorf("segtree: node at slot %d: not paired with item %d, the last of its half 0", ref, a)
 	}
-	return subtree{first: h[0].first, last: h[1].last, count: h[0].count + h[1].count, sum: h[0].sum + h[1].sum}, nil
+	return subtree{h[0].first, h[1].last}, nil
 }

@@ -53,15 +53,7 @@ func TestCheckCatches(t *testing.T) {
 			// Item 9 (key 1e10, rank 1) takes the key 0.5, which belongs
 			// elsewhere in the order, and the sums on its path are
 			// recomputed: only the order is broken.
-			hi, lo := tr.word(9)
-			p := tr.root
-			for {
-				c := tr.nodes[p].child[wordBit(hi, lo, tr.nodes[p].crit)]
-				if c < 0 {
-					break
-				}
-				p = c
-			}
+			_, _, p, _ := tr.leafParent(9)
 			tr.nodes[9].key = 0.5
 			tr.fix(p)
 		}, "split at bit"},

@@ -294,12 +294,6 @@ func (t *trie) word(i int32) (hi uint64, lo uint32) {
 	return ^math.Float64bits(t.nodes[i].key), uint32(i)
 }
 
-// bit returns bit c of item i's word, bit 0 being the most significant.
-func (t *trie) bit(i int32, c uint8) int {
-	hi, lo := t.word(i)
-	return wordBit(hi, lo, c)
-}
-
 // wordBit returns bit c of the word (hi, lo), bit 0 being the most
 // significant.
 func wordBit(hi uint64, lo uint32, c uint8) int {
@@ -404,22 +398,28 @@ func (t *trie) pairedAbove(p, ref int32) int32 {
 	return p
 }
 
-// rekey gives item l the key a, different from its key, in a tree of at
-// least two items.
-func (t *trie) rekey(l int32, a float64) {
-	// Follow l's word down to its leaf: p is the leaf's parent, child d of
-	// p, and g the parent of p, p being child gd of g.
+// leafParent follows the word of item l down to its leaf in a tree of at
+// least two items: the leaf is child d of slot p, and p is child gd of slot
+// g (noUp if p is the root).
+func (t *trie) leafParent(l int32) (g int32, gd int, p int32, d int) {
 	hi, lo := t.word(l)
-	g, gd, p, d := int32(noUp), 0, t.root, 0
+	g, p = noUp, t.root
 	for {
 		nd := &t.nodes[p]
 		d = wordBit(hi, lo, nd.crit)
 		c := nd.child[d]
 		if c < 0 {
-			break
+			return g, gd, p, d
 		}
 		g, gd, p = p, d, c
 	}
+}
+
+// rekey gives item l the key a, different from its key, in a tree of at
+// least two items.
+func (t *trie) rekey(l int32, a float64) {
+	g, gd, p, d := t.leafParent(l)
+	hi, _ := t.word(l)
 	if bits.LeadingZeros64(hi^^math.Float64bits(a)) > int(t.nodes[p].crit) {
 		// The new word agrees with the old one down to p's critical bit, so
 		// it splits from every other word where the old one did: the shape,
@@ -461,8 +461,7 @@ func (t *trie) remove(l, g int32, gd int, p int32, d int) {
 // node, so that the whole slice, not only the trie, is a function of the
 // keys.
 func (t *trie) clear(s int32) {
-	nd := &t.nodes[s]
-	nd.sum, nd.cnt, nd.child, nd.up, nd.crit = [2]float64{}, [2]int32{}, [2]int32{}, 0, 0
+	t.nodes[s] = node{key: t.nodes[s].key}
 }
 
 // insert puts the leaf of item l, whose key is set, into the tree.
