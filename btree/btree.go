@@ -124,12 +124,6 @@ func New(n int) *Sampler {
 	return s
 }
 
-// before reports whether item i with key a precedes item j with key b in
-// canonical order.
-func before(a float64, i int32, b float64, j int32) bool {
-	return a > b || (a == b && i < j)
-}
-
 // Len returns the number of items.
 func (t *tree) Len() int { return len(t.where) }
 
@@ -191,7 +185,7 @@ func (t *tree) Build(keys []float64) {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(i, j int32) int {
-		if before(keys[i], i, keys[j], j) {
+		if driver.Before(keys[i], i, keys[j], j) {
 			return -1
 		}
 		return 1

@@ -3,6 +3,8 @@ package btree
 import (
 	"fmt"
 	"math"
+
+	"github.com/reweighted/reweighted/internal/driver"
 )
 
 // Check verifies every invariant of the tree from scratch and returns an
@@ -134,7 +136,7 @@ func (c *checker) leaf(l, p int32) (summary, error) {
 		if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 || math.Signbit(a) {
 			return summary{}, fmt.Errorf("key: item %d has invalid key %v", i, a)
 		}
-		if c.prevItem != nilNode && !before(c.prevKey, c.prevItem, a, i) {
+		if c.prevItem != nilNode && !driver.Before(c.prevKey, c.prevItem, a, i) {
 			return summary{}, fmt.Errorf("order: item %d (key %v) after item %d (key %v)", i, a, c.prevItem, c.prevKey)
 		}
 		c.prevItem, c.prevKey = i, a

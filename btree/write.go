@@ -1,5 +1,7 @@
 package btree
 
+import "github.com/reweighted/reweighted/internal/driver"
+
 // Update replaces the key of item i by a. Three cases, cheapest first: the
 // item stays in its leaf (a move inside it); it moves to another leaf and
 // neither leaf under- or overflows; or the move splits the new leaf, or
@@ -349,7 +351,7 @@ func (t *tree) insertInto(l int32, a float64, i int32) {
 		t.where[it] = r
 	}
 	dst, dl := lf, l
-	if !before(a, i, rf.key[0], rf.item[0]) {
+	if !driver.Before(a, i, rf.key[0], rf.item[0]) {
 		dst, dl = rf, r
 	}
 	dst.insertAt(dst.position(a, i), a, i)

@@ -78,11 +78,6 @@ func (s *sorted) Rank(i int) int      { return int(s.rank[i]) + 1 }
 func (s *sorted) Select(r int) int    { return int(s.order[r-1]) }
 func (s *sorted) keyAt(r int) float64 { return s.key[s.order[r-1]] }
 
-// before reports whether (a, i) precedes (b, j) in canonical order.
-func before(a float64, i int32, b float64, j int32) bool {
-	return a > b || (a == b && i < j)
-}
-
 func (s *sorted) Update(i int, a float64) {
 	s.key[i] = a
 	item := int32(i)
@@ -94,7 +89,7 @@ func (s *sorted) Update(i int, a float64) {
 			r++
 		}
 		j := s.order[r]
-		return before(a, item, s.key[j], j)
+		return driver.Before(a, item, s.key[j], j)
 	})
 	switch {
 	case to < from:

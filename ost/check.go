@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/reweighted/reweighted/internal/driver"
 )
 
 // bytesPerItem is the memory the tree holds for each item.
@@ -79,7 +81,7 @@ func (c *checker) walk(v int32, depth int) (black int, err error) {
 	if err != nil {
 		return 0, err
 	}
-	if c.prev != nilNode && !before(t.nodes[c.prev].key, c.prev, nd.key, v) {
+	if c.prev != nilNode && !driver.Before(t.nodes[c.prev].key, c.prev, nd.key, v) {
 		return 0, fmt.Errorf("in-order: node %d (key %v) after node %d (key %v)", v, nd.key, c.prev, t.nodes[c.prev].key)
 	}
 	c.prev = v

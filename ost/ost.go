@@ -177,12 +177,6 @@ func (t *tree) Key(i int) float64 { return t.nodes[i].key }
 // Total returns the sum of all keys.
 func (t *tree) Total() float64 { return t.sum(t.root) }
 
-// before reports whether item i with key a precedes item j with key b in
-// canonical order.
-func before(a float64, i int32, b float64, j int32) bool {
-	return a > b || (a == b && i < j)
-}
-
 func (t *tree) size(v int32) int32 {
 	if v == nilNode {
 		return 0
@@ -230,10 +224,10 @@ func (t *tree) Update(i int, a float64) {
 // keepsRank reports whether item v with key a would stay between its
 // current neighbours in canonical order.
 func (t *tree) keepsRank(v int32, a float64) bool {
-	if p := t.step(v, 0); p != nilNode && !before(t.nodes[p].key, p, a, v) {
+	if p := t.step(v, 0); p != nilNode && !driver.Before(t.nodes[p].key, p, a, v) {
 		return false
 	}
-	if q := t.step(v, 1); q != nilNode && !before(a, v, t.nodes[q].key, q) {
+	if q := t.step(v, 1); q != nilNode && !driver.Before(a, v, t.nodes[q].key, q) {
 		return false
 	}
 	return true
@@ -305,7 +299,7 @@ func (t *tree) insert(z int32) {
 	p, x, d := int32(nilNode), t.root, 0
 	for x != nilNode {
 		p, d = x, 0
-		if !before(a, z, t.nodes[x].key, x) {
+		if !driver.Before(a, z, t.nodes[x].key, x) {
 			d = 1
 		}
 		x = t.nodes[x].child[d]

@@ -51,6 +51,13 @@ import (
 	"github.com/reweighted/reweighted"
 )
 
+// Before reports whether item i with key a precedes item j with key b in
+// the canonical order of the contract: larger keys first, equal keys by
+// index.
+func Before(a float64, i int32, b float64, j int32) bool {
+	return a > b || (a == b && i < j)
+}
+
 // Index is what a backend implements: a set of n keys kept in canonical
 // order (key descending, equal keys by index ascending; rank 1 first) with
 // the partial sums of that order. The Driver validates every argument before
