@@ -28,7 +28,7 @@ const (
 // (the item drawn has its exact interval, under the exact ρ and λ, within
 // UDist of u, has positive probability, and comes with the p that Prob
 // returns). Midpoints and edges are taken for every item when n ≤ 64 and
-// otherwise for ranks 1, ρ − 1, ρ, ρ + 1, n and a spread of others.
+// otherwise for ranks 1, 2, ρ − 1, ρ, ρ + 1, n − 1, n and 31 spread between.
 func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) error {
 	n := len(keys)
 	if s.Len() != n {
