@@ -278,13 +278,23 @@ func TestNearCutoffCoversClasses(t *testing.T) {
 			if a == 0 {
 				continue
 			}
-			tie := tieValue(n, r, ex.Eps, ex.Prefix[r-1])
+			// The sign of x·c(r) − ε·(S(r−1) + x), from the oracle's terms
+			// rather than the generator's tieValue: 0 on the cutoff.
+			side := func(x float64) int {
+				xr := new(big.Rat).SetFloat64(x)
+				rhs := new(big.Rat).Add(ex.Prefix[r-1], xr)
+				return new(big.Rat).Mul(xr, ex.C(r)).Cmp(rhs.Mul(rhs, ex.Eps))
+			}
+			// x moved by three floats toward to.
+			three := func(x, to float64) float64 {
+				return math.Nextafter(math.Nextafter(math.Nextafter(x, to), to), to)
+			}
 			switch {
-			case tie.Cmp(new(big.Rat).SetFloat64(a)) == 0:
+			case side(a) == 0:
 				seen["exactly on the cutoff"] = true
-			case a == nudge(tie, -1) || a == nudge(tie, -2):
+			case side(a) < 0 && side(three(a, math.Inf(1))) >= 0:
 				seen["ulps below"] = true
-			case a == nudge(tie, 1) || a == nudge(tie, 2):
+			case side(a) > 0 && side(three(a, 0)) <= 0:
 				seen["ulps above"] = true
 			}
 		}
