@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/internal/driver"
+	"github.com/reweighted/reweighted/driver"
 )
 
 const (
@@ -94,12 +94,9 @@ type inner struct {
 // Probs(eps float64, dst []float64) ([]float64, error), which returns every
 // Prob, and Check() error, which verifies the structure's invariants.
 type Sampler struct {
-	core
+	driver.Driver
 	t tree
 }
-
-// core is the driver that turns the tree into a reweighted.Sampler.
-type core = driver.Driver
 
 var _ reweighted.Sampler = (*Sampler)(nil)
 
@@ -120,7 +117,7 @@ func New(n int) *Sampler {
 		order[i] = int32(i)
 	}
 	s.t.load(order, make([]float64, n))
-	s.core.Init(&s.t)
+	s.Driver = driver.New(&s.t)
 	return s
 }
 

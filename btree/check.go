@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/reweighted/reweighted/internal/driver"
+	"github.com/reweighted/reweighted/driver"
 )
 
 // Check verifies every invariant of the tree from scratch and returns an

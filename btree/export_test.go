@@ -1,6 +1,10 @@
 package btree
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/reweighted/reweighted/driver"
+)
 
 // Clone returns a deep copy of the sampler, for comparing states.
 func (s *Sampler) Clone() *Sampler {
@@ -8,7 +12,7 @@ func (s *Sampler) Clone() *Sampler {
 	c.t.leaves = slices.Clone(s.t.leaves)
 	c.t.inners = slices.Clone(s.t.inners)
 	c.t.where = slices.Clone(s.t.where)
-	c.core.Init(&c.t)
+	c.Driver = driver.New(&c.t)
 	return c
 }
 

@@ -1,6 +1,6 @@
 package btree
 
-import "github.com/reweighted/reweighted/internal/driver"
+import "github.com/reweighted/reweighted/driver"
 
 // The read methods below write nothing: several may run at once.
 

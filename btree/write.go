@@ -1,6 +1,6 @@
 package btree
 
-import "github.com/reweighted/reweighted/internal/driver"
+import "github.com/reweighted/reweighted/driver"
 
 // Update replaces the key of item i by a. Three cases, cheapest first: the
 // item stays in its leaf (a move inside it); it moves to another leaf and

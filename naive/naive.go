@@ -22,7 +22,7 @@ import (
 	"sort"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/internal/driver"
+	"github.com/reweighted/reweighted/driver"
 )
 
 // Sampler is the sorted-slice backend; it satisfies reweighted.Sampler.
@@ -33,12 +33,9 @@ import (
 // Probs(eps float64, dst []float64) ([]float64, error), which returns every
 // Prob, and Check() error, which verifies the structure's invariants.
 type Sampler struct {
-	core
+	driver.Driver
 	idx sorted
 }
-
-// core is the driver that turns the index into a reweighted.Sampler.
-type core = driver.Driver
 
 var _ reweighted.Sampler = (*Sampler)(nil)
 
@@ -57,7 +54,7 @@ func New(n int) *Sampler {
 		s.idx.rank[i] = int32(i)
 		s.idx.order[i] = int32(i)
 	}
-	s.core.Init(&s.idx)
+	s.Driver = driver.New(&s.idx)
 	return s
 }
 

@@ -5,7 +5,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/reweighted/reweighted/internal/driver"
+	"github.com/reweighted/reweighted/driver"
 )
 
 // bytesPerItem is the memory the tree holds for each item.

@@ -1,6 +1,10 @@
 package ost
 
-import "math"
+import (
+	"math"
+
+	"github.com/reweighted/reweighted/driver"
+)
 
 // BytesPerItem exposes bytesPerItem to the tests.
 func BytesPerItem() int { return bytesPerItem() }
@@ -9,7 +13,7 @@ func BytesPerItem() int { return bytesPerItem() }
 func (s *Sampler) Clone() *Sampler {
 	c := &Sampler{t: s.t}
 	c.t.nodes = append([]node(nil), s.t.nodes...)
-	c.core.Init(&c.t)
+	c.Driver = driver.New(&c.t)
 	return c
 }
 

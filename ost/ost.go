@@ -54,7 +54,7 @@ import (
 	"slices"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/internal/driver"
+	"github.com/reweighted/reweighted/driver"
 )
 
 // nilNode is the link of a missing child or parent.
@@ -103,12 +103,9 @@ func (n *node) setRed(red bool) {
 // Probs(eps float64, dst []float64) ([]float64, error), which returns every
 // Prob, and Check() error, which verifies the structure's invariants.
 type Sampler struct {
-	core
+	driver.Driver
 	t tree
 }
-
-// core is the driver that turns the tree into a reweighted.Sampler.
-type core = driver.Driver
 
 var _ reweighted.Sampler = (*Sampler)(nil)
 
@@ -119,7 +116,7 @@ func New(n int) *Sampler {
 	s := &Sampler{t: tree{nodes: make([]node, n)}}
 	// With all keys 0 the canonical order is the index order.
 	s.t.link(nil)
-	s.core.Init(&s.t)
+	s.Driver = driver.New(&s.t)
 	return s
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/internal/driver"
+	"github.com/reweighted/reweighted/driver"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -19,13 +19,11 @@ import (
 // scans it for ρ, behind the shared driver. Its
 // switches plant the bugs the kit must catch.
 type brute struct {
-	core
+	driver.Driver
 	idx     bruteIndex
 	skipRho bool // Sample never returns the item at rank ρ (the C++ bug)
 	halfSet bool // Set writes the key before it rejects it
 }
-
-type core = driver.Driver
 
 type bruteIndex struct {
 	keys      []float64
@@ -40,7 +38,7 @@ func newBrute(n int) *brute {
 	}
 	s := &brute{idx: bruteIndex{keys: make([]float64, n), order: make([]int, n), prefix: make([]float64, n+1)}}
 	s.idx.sort()
-	s.core.Init(&s.idx)
+	s.Driver = driver.New(&s.idx)
 	return s
 }
 
@@ -48,18 +46,18 @@ func (s *brute) Set(i int, a float64) error {
 	if s.halfSet && i >= 0 && i < len(s.idx.keys) {
 		s.idx.keys[i] = a
 	}
-	return s.core.Set(i, a)
+	return s.Driver.Set(i, a)
 }
 
 func (s *brute) Sample(eps, u float64) (int, float64, error) {
-	i, p, err := s.core.Sample(eps, u)
+	i, p, err := s.Driver.Sample(eps, u)
 	if err != nil || !s.skipRho {
 		return i, p, err
 	}
-	rho, _, _ := s.core.Solve(eps)
+	rho, _, _ := s.Driver.Solve(eps)
 	if r := s.idx.Rank(i); r == rho && rho > 1 {
 		i = s.idx.Select(r - 1)
-		p, _ = s.core.Prob(i, eps)
+		p, _ = s.Driver.Prob(i, eps)
 	}
 	return i, p, nil
 }

@@ -1,6 +1,7 @@
 package segtree
 
 import (
+	"github.com/reweighted/reweighted/driver"
 	"slices"
 	"unsafe"
 )
@@ -26,6 +27,6 @@ const NodeSize = unsafe.Sizeof(node{})
 func (s *Sampler) Clone() *Sampler {
 	c := &Sampler{t: s.t}
 	c.t.nodes = slices.Clone(s.t.nodes)
-	c.core.Init(&c.t)
+	c.Driver = driver.New(&c.t)
 	return c
 }

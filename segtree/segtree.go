@@ -76,7 +76,7 @@ import (
 	"math/bits"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/internal/driver"
+	"github.com/reweighted/reweighted/driver"
 )
 
 const (
@@ -117,12 +117,9 @@ type node struct {
 // Probs(eps float64, dst []float64) ([]float64, error), which returns every
 // Prob, and Check() error, which verifies the structure's invariants.
 type Sampler struct {
-	core
+	driver.Driver
 	t trie
 }
-
-// core is the driver that turns the trie into a reweighted.Sampler.
-type core = driver.Driver
 
 var _ reweighted.Sampler = (*Sampler)(nil)
 
@@ -137,7 +134,7 @@ func New(n int) *Sampler {
 	for i := range s.t.nodes {
 		s.t.insert(int32(i))
 	}
-	s.core.Init(&s.t)
+	s.Driver = driver.New(&s.t)
 	return s
 }
 

@@ -131,16 +131,31 @@ func CheckSize(pkg string, n int) {
 	}
 }
 
-// Init attaches the index ix and counts its zero keys, in O(n).
-func (d *Driver) Init(ix Index) {
-	d.ix = ix
-	d.zeros = 0
+// New returns the Driver of the index ix, which it counts the zero keys
+// of, in O(n). A backend embeds it as a value, so that its methods are the
+// backend's:
+//
+//	type Sampler struct {
+//		driver.Driver
+//		ix myIndex
+//	}
+//
+//	s := &Sampler{ix: ...}
+//	s.Driver = driver.New(&s.ix)
+func New(ix Index) Driver {
+	d := Driver{ix: ix}
 	for i := range ix.Len() {
 		if ix.Key(i) == 0 {
 			d.zeros++
 		}
 	}
+	return d
 }
+
+// Index returns the index the Driver was made from. Changing it other than
+// through the Driver breaks the Driver: the index is for reading (tests,
+// inspection).
+func (d *Driver) Index() Index { return d.ix }
 
 // Len returns the number of items; a zero Driver has none.
 func (d *Driver) Len() int {

@@ -163,8 +163,7 @@ func TestMulExp(t *testing.T) {
 // Check reports a count of zero keys that does not match the keys.
 func TestCheckCountsZeros(t *testing.T) {
 	ix := &sortedIndex{keys: []float64{3, 1, 0, 0}}
-	var d Driver
-	d.Init(ix)
+	d := New(ix)
 	require.NoError(t, d.Check())
 	d.zeros++
 	require.ErrorContains(t, d.Check(), "zero keys")
@@ -172,7 +171,7 @@ func TestCheckCountsZeros(t *testing.T) {
 	require.NoError(t, zero.Check())
 	require.Zero(t, zero.Len())
 	// An index whose Walk starts a rank late.
-	d.Init(lateWalk{ix})
+	d = New(lateWalk{ix})
 	require.ErrorContains(t, d.Check(), "Walk")
 }
 
