@@ -454,10 +454,37 @@ func (d *Driver) Sample(eps, u float64) (int, float64, error) {
 	// (never drawn: p = 0): the last positive key of the head owns that
 	// edge.
 	if last := min(rho, n-d.zeros); item < 0 || r > last {
-		item = d.ix.Select(min(r, last))
+		r = min(r, last)
+		item = d.ix.Select(r)
 		a = d.ix.Key(item)
 	}
-	return item, b.prob(a, s, rho), nil
+	p := b.prob(a, s, rho)
+	if p == 0 {
+		// A positive key so small against the sum (a subnormal one) that
+		// its p* rounds to 0: its exact interval is narrower than 2^-1074,
+		// and callers divide by p, so the last rank whose p rounds above 0
+		// owns it.
+		item, p = d.lastPositive(b, s, rho, r)
+	}
+	return item, p, nil
+}
+
+// lastPositive returns the item of largest rank below r whose p* rounds
+// above 0, and that p*, by a binary search over ranks: p* = a/s·c(ρ) is
+// monotone in the key, so the ranks of the head whose p* rounds to 0 are
+// its last ones; rank 1 is not among them (a/s ≥ 1/n and c(ρ) ≥ ρ/n).
+func (d *Driver) lastPositive(b bound, s float64, rho, r int) (int, float64) {
+	lo, hi := 1, r
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if b.prob(d.ix.Key(d.ix.Select(mid)), s, rho) > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	item := d.ix.Select(lo)
+	return item, b.prob(d.ix.Key(item), s, rho)
 }
 
 // Check verifies the index's own invariants, if it has any to check, the
