@@ -1,0 +1,77 @@
+package reweighted
+
+import (
+	"fmt"
+	"math"
+)
+
+// BatchSetter is the optional fast path of SetBatch: a Sampler that applies
+// many key changes at once, with the semantics of SetBatch.
+type BatchSetter interface {
+	SetBatch(items []int, keys []float64) error
+}
+
+// SetBatch sets the key of items[k] to keys[k] for every k, all or nothing.
+// Every index and key is checked as Set checks them, and the sum of the
+// keys after the whole batch against MaxSum, before anything changes: a
+// rejected batch leaves s exactly as it was. An item that appears more than
+// once takes its last key. Afterwards s holds the keys the same Set calls,
+// made one by one, would leave.
+//
+// It returns ErrBatch if items and keys differ in length, ErrIndex or
+// ErrKey (wrapped, naming the position in the batch) for the first bad entry,
+// and ErrKey if the keys after the batch would sum to more than MaxSum.
+//
+// A Sampler with a SetBatch method of its own (BatchSetter) is handed the
+// batch. Any other is changed by Set, first the keys that go down, then the
+// keys that go up, so that no intermediate sum exceeds the final one; if
+// the last Set still refuses (the sum passes MaxSum), the keys already set
+// are restored in reverse order. That fallback allocates m float64s.
+func SetBatch(s Sampler, items []int, keys []float64) error {
+	if len(items) != len(keys) {
+		return fmt.Errorf("%w: %d items but %d keys", ErrBatch, len(items), len(keys))
+	}
+	if b, ok := s.(BatchSetter); ok {
+		return b.SetBatch(items, keys)
+	}
+	n := s.Len()
+	for k, i := range items {
+		if i < 0 || i >= n {
+			return fmt.Errorf("batch entry %d: %w: %d not in [0, %d)", k, ErrIndex, i, n)
+		}
+		if a := keys[k]; math.IsNaN(a) || math.IsInf(a, 0) || a < 0 || a > MaxSum {
+			return fmt.Errorf("batch entry %d: %w: %v", k, ErrKey, a)
+		}
+	}
+	old := make([]float64, len(items))
+	for k, i := range items {
+		old[k] = s.Key(i)
+	}
+	// last reports whether entry k is the last for its item.
+	last := func(k int) bool {
+		for _, j := range items[k+1:] {
+			if j == items[k] {
+				return false
+			}
+		}
+		return true
+	}
+	var done []int // entries set, in order
+	for _, up := range []bool{false, true} {
+		for k, i := range items {
+			if !last(k) || (keys[k] > s.Key(i)) != up {
+				continue
+			}
+			if err := s.Set(i, keys[k]); err != nil {
+				for d := len(done) - 1; d >= 0; d-- {
+					// Each restore returns s to a state it held before, so
+					// it is accepted.
+					_ = s.Set(items[done[d]], old[done[d]])
+				}
+				return fmt.Errorf("batch entry %d: %w", k, err)
+			}
+			done = append(done, k)
+		}
+	}
+	return nil
+}
