@@ -24,7 +24,7 @@ type Cutoff struct {
 
 // exactRun is the exact sum of the keys of ranks 1, …, at.
 type exactRun struct {
-	acc      Acc
+	acc      exactSum
 	at       int
 	add, sub func(int, float64) // bound once to acc
 }

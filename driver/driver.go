@@ -168,8 +168,8 @@ func (d *Driver) Len() int {
 // Key returns the key of item i. It panics unless 0 ≤ i < Len().
 func (d *Driver) Key(i int) float64 { return d.ix.Key(i) }
 
-// CheckKey validates a key for Set and returns it with −0 turned into 0.
-func CheckKey(a float64) (float64, error) {
+// checkKey validates a key for Set and returns it with −0 turned into 0.
+func checkKey(a float64) (float64, error) {
 	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
 		return 0, fmt.Errorf("%w: %v", reweighted.ErrKey, a)
 	}
@@ -199,7 +199,7 @@ func (d *Driver) Set(i int, a float64) error {
 	if err := checkIndex(i, n); err != nil {
 		return err
 	}
-	a, err := CheckKey(a)
+	a, err := checkKey(a)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func (d *Driver) Load(keys []float64) error {
 	acc.Reset()
 	zeros := 0
 	for i, a := range keys {
-		a, err := CheckKey(a)
+		a, err := checkKey(a)
 		if err != nil {
 			return fmt.Errorf("key of item %d: %w", i, err)
 		}

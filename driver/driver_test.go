@@ -11,13 +11,13 @@ import (
 )
 
 // ratOf returns the exact value of an accumulator.
-func ratOf(acc *Acc) *big.Rat {
+func ratOf(acc *exactSum) *big.Rat {
 	var z big.Int
 	acc.Int(&z)
 	return new(big.Rat).SetFrac(&z, new(big.Int).Lsh(big.NewInt(1), 1074))
 }
 
-// Property: Acc sums any non-negative floats exactly: zeros, subnormals,
+// Property: exactSum sums any non-negative floats exactly: zeros, subnormals,
 // ties and keys up to the largest float, in any number.
 func TestAccIsExact(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
@@ -25,7 +25,7 @@ func TestAccIsExact(t *testing.T) {
 			samplertest.Key(1),
 			rapid.Map(rapid.Uint64Range(0, 0x7fefffffffffffff), math.Float64frombits),
 		)).Draw(t, "xs")
-		var acc Acc
+		var acc exactSum
 		want := new(big.Rat)
 		for _, x := range xs {
 			acc.Add(x)
@@ -43,7 +43,7 @@ func TestAccSubIsExact(t *testing.T) {
 			samplertest.Key(1),
 			rapid.Map(rapid.Uint64Range(0, 0x7fefffffffffffff), math.Float64frombits),
 		), 1, 40).Draw(t, "xs")
-		var acc Acc
+		var acc exactSum
 		for _, x := range xs {
 			acc.Add(x)
 		}
@@ -73,7 +73,7 @@ func seq(n int) []int {
 // The carry propagation that Add triggers every 2^30 additions keeps the
 // sum exact: forced here after a few additions.
 func TestAccCarry(t *testing.T) {
-	var acc Acc
+	var acc exactSum
 	want := new(big.Rat)
 	for k := range 100 {
 		x := math.Float64frombits(0x7fefffffffffffff - uint64(k))

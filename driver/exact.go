@@ -7,21 +7,21 @@ import (
 	"sync"
 )
 
-// digits is the number of 32-bit digits of an Acc: float64 values span
+// digits is the number of 32-bit digits of an exactSum: float64 values span
 // 2^-1074 to 2^1024, 2098 bits, and up to 2^31 of them add 31 more.
 const digits = 68
 
-// Acc is an exact accumulator of non-negative float64 values: an integer in
+// exactSum is an exact accumulator of non-negative float64 values: an integer in
 // units of 2^-1074 (every float64 is a whole number of them), held as 32-bit
 // digits in int64 words so that carries can wait. Adding a value costs three
 // word additions, whatever its exponent; nothing is rounded.
-type Acc struct {
+type exactSum struct {
 	d    [digits]int64
 	adds int // additions since the last carry propagation
 }
 
 // Reset sets the accumulator to 0.
-func (x *Acc) Reset() { *x = Acc{} }
+func (x *exactSum) Reset() { *x = exactSum{} }
 
 // units returns m and sh with a = m·2^sh units of 2^-1074, for finite a ≥ 0.
 func units(a float64) (m uint64, sh int) {
@@ -35,7 +35,7 @@ func units(a float64) (m uint64, sh int) {
 }
 
 // Add adds a finite a ≥ 0.
-func (x *Acc) Add(a float64) {
+func (x *exactSum) Add(a float64) {
 	k, d0, d1, d2 := digitsOf(a)
 	x.d[k] += d0
 	x.d[k+1] += d1
@@ -49,7 +49,7 @@ func (x *Acc) Add(a float64) {
 
 // Sub subtracts a finite a ≥ 0 that was added before: the digits may go
 // negative, and carry brings them back, as long as the value stays ≥ 0.
-func (x *Acc) Sub(a float64) {
+func (x *exactSum) Sub(a float64) {
 	k, d0, d1, d2 := digitsOf(a)
 	x.d[k] -= d0
 	x.d[k+1] -= d1
@@ -73,7 +73,7 @@ func digitsOf(a float64) (k int, d0, d1, d2 int64) {
 }
 
 // carry propagates carries so that every digit is in [0, 2^32).
-func (x *Acc) carry() {
+func (x *exactSum) carry() {
 	for k := 0; k < digits-1; k++ {
 		x.d[k+1] += x.d[k] >> 32
 		x.d[k] &= 0xffffffff
@@ -82,7 +82,7 @@ func (x *Acc) carry() {
 }
 
 // Int sets z to the accumulated value in units of 2^-1074 and returns z.
-func (x *Acc) Int(z *big.Int) *big.Int {
+func (x *exactSum) Int(z *big.Int) *big.Int {
 	x.carry()
 	var words [digits / 2]big.Word
 	if bits.UintSize == 64 {
@@ -113,7 +113,7 @@ var maxSumUnits = new(big.Int).Lsh(big.NewInt(1), 831+1074)
 // scratch is the working memory of the exact decisions, pooled so that
 // they allocate nothing once warm.
 type scratch struct {
-	acc                Acc // for fits and Load
+	acc                exactSum // for fits and Load
 	lhs, rhs, e, t, kk big.Int
 	// Probs' walk: its callback, bound once, writes p of the walked
 	// items into dst.
@@ -134,7 +134,7 @@ var scratchPool = sync.Pool{New: func() any {
 // r = n − k, the sum S of the r largest keys accumulated in acc, and
 // 0 < ε < 1/n. In units of 2^-1074, with A, E and N the integers of a, ε and
 // S, both sides times 2^2148 are A·(2^1074 − k·E) and E·N.
-func (s *scratch) holdsExact(a, eps float64, k int, acc *Acc) bool {
+func (s *scratch) holdsExact(a, eps float64, k int, acc *exactSum) bool {
 	unitsInt(&s.lhs, a)
 	unitsInt(&s.e, eps)
 	s.t.SetUint64(1)
