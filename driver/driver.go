@@ -1,10 +1,43 @@
-// Package driver implements the reweighted.Sampler contract over any rank
-// index: argument checks in the contract's order, the all-zero case, the
-// exact ρ and λ of Lemma 1 and the map of Algorithm 4 from a uniform number
-// to a rank. A backend is its index structure (an Index: ranks, partial sums,
-// descents) with a Driver embedded in it; the arithmetic of the paper lives
-// here once, so a numerical fix lands in every backend at once. The exact
-// reference of package samplertest shares none of this code.
+// Package driver turns an index structure into a reweighted.Sampler. A
+// backend is an Index — ranks, partial sums and one descent for ρ over keys
+// kept in the canonical order — and the Driver, embedded in the backend's
+// type, does everything else the contract asks: argument checks in the
+// contract's order, the all-zero case, the exact MaxSum check, the exact ρ
+// and λ of Lemma 1, Algorithm 4's map from a uniform number to a rank, and
+// the rule that no item whose p* rounds to 0 is ever returned. The
+// arithmetic of the paper lives here once, so a numerical fix lands in every
+// backend at once. The exact reference of package samplertest shares none of
+// this code.
+//
+// # Writing a backend
+//
+// Implement Index (and Checker, if the structure has invariants worth
+// checking), embed a Driver made by New, and the type is a Sampler:
+//
+//	type Sampler struct {
+//		driver.Driver
+//		ix myIndex
+//	}
+//
+//	func NewSampler(n int) *Sampler {
+//		s := &Sampler{ix: newMyIndex(n)}
+//		s.Driver = driver.New(&s.ix)
+//		return s
+//	}
+//
+// The Driver validates every argument before it calls the Index, so an
+// Index never sees a bad item, key or bound. What the Index must get right
+// is the order, the ranks and the sums: every float sum it returns (Total,
+// the partial sums behind SelectSum and Cut) must be formed by additions of
+// non-negative keys, never by subtracting a key from a sum, through at most
+// SumDepth() roundings per key. The exact ρ rests on that bound. Then
+//
+//	samplertest.Run(t, func(n int) reweighted.Sampler { return NewSampler(n) })
+//
+// checks the backend against the whole contract and an exact rational
+// oracle, and packages fuzz and bench take the same constructor (see
+// fuzz.Histories and bench.Run). The example of Index builds a sampler from a
+// sorted slice in this way.
 //
 // # Exact ρ
 //
@@ -99,9 +132,11 @@ type Index interface {
 	// that order, 1 ≤ from, to ≤ n; nothing if from > to.
 	Walk(from, to int, f func(item int, key float64))
 	// SumDepth returns a bound D on the number of roundings any key goes
-	// through in a sum the index returns from Cut: the depth of the tree
-	// of additions that forms it. Then |S̃ − S| ≤ γ_D·S, γ_D = D·u/(1 − D·u).
-	// A bound of n always holds; a tree of height h gives O(h).
+	// through in a sum the index returns (Total, and the partial sums of
+	// SelectSum and Cut): the depth of the tree of additions that forms
+	// it. Then |S̃ − S| ≤ γ_D·S, γ_D = D·u/(1 − D·u), u = 2^-53, which the
+	// exact ρ relies on. A bound of n holds for sums added left to right; a
+	// tree of height h gives O(h).
 	SumDepth() int
 }
 
@@ -110,8 +145,10 @@ type Checker interface {
 	Check() error
 }
 
-// Driver implements reweighted.Sampler over an Index. Embed it in the
-// backend's type and call Init. Its read methods (Len, Key, Solve, Sample,
+// Driver implements reweighted.Sampler over an Index: Len, Key, Set,
+// Solve, Sample and Prob, with Load and Probs for whole vectors and Check
+// for the invariants. Embed the Driver that New returns in the backend's
+// type. Its read methods (Len, Key, Solve, Sample,
 // Prob, Probs) write nothing, so they may run concurrently with each other
 // as long as the Index's reads write nothing either; Set and Load may not run
 // concurrently with anything.
