@@ -49,14 +49,34 @@
 // mini-batch of m items, either independently (with replacement) or by
 // ordered successive sampling without replacement, as the paper's
 // experiments do: each item from p* restricted to the items not yet drawn.
-// Both work over any Sampler and allocate nothing.
+// Every item either returns is the item Sample returns for the uniform
+// number consumed for it. Both work over any Sampler and allocate nothing.
+//
+// # Changing many keys
+//
+// SetBatch changes the keys of a mini-batch at once, all or nothing: every
+// index and key is checked, and the sum after the whole batch against
+// MaxSum, before anything changes. A backend may do it faster than one Set
+// per key (BatchSetter); any Sampler gets a correct fallback.
 //
 // # Backends
 //
-// The implementations live in sibling packages: naive (a sorted slice,
-// Algorithm 2, O(n) per Set), ost (an order-statistic red-black tree,
-// Algorithms 3 and 4, O(log n)) and segtree (a binary trie over the keys'
-// bit patterns). Each also has Load(keys), which replaces all keys at once
-// with the checks of Set, and Probs(ε, dst), the whole vector p* in O(n).
-// Package samplertest checks any of them against an exact rational oracle.
+// The implementations live in sibling packages, each a New(n) that returns
+// a Sampler with all keys 0:
+//
+//   - btree, a counted B+-tree with nodes of 16 in flat slices: O(log n)
+//     per operation and the fewest cache misses; the default of package srg;
+//   - ost, the order-statistic red-black tree of the paper (Algorithms 3
+//     and 4): O(log n);
+//   - segtree, a crit-bit trie over the keys' bit patterns, whose shape
+//     depends only on the keys: O(depth);
+//   - naive, a sorted slice with prefix sums (Algorithm 2): O(n) per Set,
+//     the reference.
+//
+// Each is an index structure turned into a Sampler by package driver, which
+// holds the arithmetic of the paper once; a backend written elsewhere does
+// the same (see driver's package doc). Each also has Load(keys), which
+// replaces all keys at once with the checks of Set, Probs(ε, dst), the whole
+// vector p* in O(n), and Check, which verifies its invariants. Package
+// samplertest checks any Sampler against an exact rational oracle.
 package reweighted

@@ -8,7 +8,9 @@
 //	benchstat -col /impl new.txt
 //
 // lines the backends up; cmd/srgreport runs the same workloads through
-// testing.Benchmark to draw its scaling table and figure.
+// testing.Benchmark to draw its scaling table and figure. Run benchmarks any
+// constructor func(n int) reweighted.Sampler, so a backend outside this module
+// gets the same workloads and the same peer.
 package bench
 
 import (

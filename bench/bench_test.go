@@ -16,22 +16,7 @@ func benchmark(b *testing.B, op bench.Op) {
 	if op == bench.SampleCutoff {
 		sizes = bench.Sizes(6, 14)
 	}
-	for _, impl := range bench.Impls {
-		for _, n := range sizes {
-			if !impl.Supports(op, n) {
-				continue
-			}
-			b.Run(fmt.Sprintf("impl=%s/n=%d", impl.Name, n), func(b *testing.B) {
-				run, perItem, err := bench.Prepare(impl, op, n, 1)
-				require.NoError(b, err)
-				b.ReportAllocs()
-				for b.Loop() {
-					run()
-				}
-				b.ReportMetric(perItem, "B/item")
-			})
-		}
-	}
+	bench.Run(b, op, sizes, bench.Impls...)
 }
 
 // BenchmarkStep is one SRG step: Sample at ε = 1/(2n), then Set.

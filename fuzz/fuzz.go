@@ -13,7 +13,8 @@
 // bug fuzzing has found so far, in the harness's own decoding, also has a
 // named regression test (TestTinyEpsStaysBelowBound). The tests of this
 // package also compare every backend with naive over long seeded histories
-// (TestHistoriesAgree) and on 300 near-cutoff instances
+// (Histories, which takes any constructor func(n int) reweighted.Sampler, so
+// a backend outside this module gets them too) and on 300 near-cutoff instances
 // (TestBackendsAgreeNearCutoff), and run the kit's state machine on a few
 // hundred items (TestStateMachines), with each backend's Check after every
 // step; both run longer with -long.

@@ -1,153 +1,17 @@
 package fuzz
 
 import (
-	"cmp"
 	"flag"
-	"math"
-	"math/rand/v2"
-	"slices"
 	"testing"
-
-	"github.com/stretchr/testify/require"
-
-	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/samplertest"
 )
 
 var long = flag.Bool("long", false, "run the long state machines (up to 3,000 items) and histories (10^4 items, 10^5 steps); use -timeout 60m")
 
-// randomKey draws a key of every kind the contract names (zeros, ties,
-// subnormals, huge keys), small enough that n of them stay below MaxSum.
-func randomKey(rng *rand.Rand, n int) float64 {
-	return samplertest.KeyFromBits(byte(rng.IntN(6)), rng.Uint64(), n)
-}
-
-// randomEps draws a valid bound for n items, edges included.
-func randomEps(rng *rand.Rand, n int) float64 {
-	return samplertest.EpsFromBits(byte(rng.IntN(6)), rng.Uint64(), n)
-}
-
-// TestHistoriesAgree runs long random histories on every backend and
-// compares every answer with the naive backend's (samplertest.Compare): the
-// same ρ (exact in both), λ and probabilities, and the same item but where u
-// sits within samplertest.UDist of an exact interval's edge and rounding may
-// move it. All share the driver, so agreement alone cannot catch
-// an error there: each is also checked against the exact oracle (Verify) at
-// regular steps, and its invariants (Check) on the way.
+// TestHistoriesAgree runs Histories on every backend but naive, the
+// reference. All share the driver, so agreement alone cannot catch an error
+// there: Histories also checks each against the exact oracle.
 func TestHistoriesAgree(t *testing.T) {
 	for _, b := range Backends[1:] {
-		t.Run(b.Name, func(t *testing.T) { testHistories(t, b.New) })
+		t.Run(b.Name, func(t *testing.T) { Histories(t, b.New, *long) })
 	}
-}
-
-func testHistories(t *testing.T, newSampler func(int) reweighted.Sampler) {
-	type run struct {
-		n, steps int
-		key      func(rng *rand.Rand, n int) float64
-	}
-	// Rounding everywhere: every sum of these keys rounds.
-	floats := func(rng *rand.Rand, n int) float64 { return rng.Float64() }
-	// Few distinct keys: long runs of ties, exact sums.
-	ties := func(rng *rand.Rand, n int) float64 { return float64(rng.IntN(4)) }
-	// A narrow band: items crowd into a few nodes of a tree, which split,
-	// and leave others, which merge.
-	band := func(rng *rand.Rand, n int) float64 { return 1 + rng.Float64()/1024 }
-	// Sizes around the node capacities of the trees (a B+-tree node
-	// holds 16; two inner levels start past 256 items), so that nodes
-	// split, borrow and merge at every level.
-	runs := []run{
-		{1, 200, randomKey}, {2, 500, randomKey}, {3, 2000, randomKey}, {5, 2000, randomKey}, {7, 2000, randomKey},
-		{17, 3000, randomKey}, {33, 3000, randomKey}, {64, 3000, randomKey}, {150, 3000, randomKey},
-		{300, 3000, randomKey}, {1000, 2000, randomKey}, {5000, 2000, randomKey},
-		{50, 2000, floats}, {1000, 1000, floats}, {50, 2000, ties}, {1000, 1000, ties}, {300, 3000, band},
-	}
-	if *long {
-		runs = append(runs, run{10_000, 100_000, randomKey}, run{2000, 100_000, randomKey},
-			run{10_000, 100_000, floats}, run{10_000, 100_000, ties})
-	}
-	for k, r := range runs {
-		rng := rand.New(rand.NewPCG(uint64(k), 0x5eed))
-		tr, nv := newSampler(r.n), Backends[0].New(r.n)
-		keys := make([]float64, r.n)
-		disagree, atEdge := 0, 0
-		for step := range r.steps {
-			i, a := rng.IntN(r.n), r.key(rng, r.n)
-			if rng.IntN(4) == 0 {
-				a = keys[rng.IntN(r.n)] // a tie
-			}
-			require.NoError(t, tr.Set(i, a))
-			require.NoError(t, nv.Set(i, a))
-			keys[i] = a
-			require.Equal(t, math.Float64bits(a), math.Float64bits(tr.Key(i)), "Key(%d) after Set", i)
-			// Check is O(n): after every step up to 300 items, spaced
-			// out above.
-			if c, ok := tr.(interface{ Check() error }); ok && (r.n <= 300 || step%37 == 0) {
-				require.NoError(t, c.Check(), "n=%d step %d", r.n, step)
-			}
-			eps, u := randomEps(rng, r.n), rng.Float64()
-			// A boundary query sorts the keys and may call Verify: space
-			// them out for large n.
-			edge := step%max(10, r.n/20) == 9
-			if edge {
-				eps, u = edgeQuery(rng, keys, tr)
-			}
-			if step%max(10, r.n/4) == 5 {
-				require.NoError(t, samplertest.Verify(tr, keys, eps, []float64{u, rng.Float64()}), "against the oracle, n=%d step %d", r.n, step)
-			}
-			j := rng.IntN(r.n)
-			qa, err := tr.Prob(j, eps)
-			require.NoError(t, err)
-			qb, err := nv.Prob(j, eps)
-			require.NoError(t, err)
-			require.InDelta(t, qb, qa, 1e-9*max(qa, qb)+math.SmallestNonzeroFloat64, "Prob(%d, %v), n=%d step %d", j, eps, r.n, step)
-			edges, err := samplertest.Compare(tr, nv, keys, eps, []float64{u})
-			require.NoError(t, err, "against naive, n=%d step %d", r.n, step)
-			if edges > 0 {
-				if edge {
-					atEdge++
-				} else {
-					disagree++
-				}
-			}
-		}
-		t.Logf("run %d, n=%d: %d steps, %d disagreements at random queries, %d at %d queries on a boundary",
-			k, r.n, r.steps, disagree, atEdge, r.steps/max(10, r.n/20))
-		// A random u or ε lands within rounding of a boundary with
-		// probability about 1e-15: away from the boundary queries, the two
-		// backends must agree exactly.
-		require.Zero(t, disagree, "n=%d: disagreements away from boundaries", r.n)
-	}
-}
-
-// edgeQuery returns a bound ε at which the predicate of Lemma 1 is tight at
-// a random rank, in float arithmetic, and a u on the boundary between two
-// items under that ε: the queries where rounding decides.
-func edgeQuery(rng *rand.Rand, keys []float64, s reweighted.Sampler) (eps, u float64) {
-	n := len(keys)
-	sorted := slices.Clone(keys)
-	slices.SortFunc(sorted, func(a, b float64) int { return cmp.Compare(b, a) })
-	prefix := make([]float64, n+1)
-	for r, a := range sorted {
-		prefix[r+1] = prefix[r] + a
-	}
-	r := 1 + rng.IntN(n)
-	a := sorted[r-1]
-	// a·(1 − (n−r)ε) = ε·S(r) at ε = a/(S(r) + (n−r)a).
-	eps = 0
-	if d := prefix[r] + float64(n-r)*a; d > 0 {
-		eps = min(a/d, 1/float64(n))
-	}
-	rho, lambda, err := s.Solve(eps)
-	if err != nil || lambda == 0 {
-		return eps, rng.Float64()
-	}
-	q := 1 + rng.IntN(rho)
-	u = prefix[q] / lambda
-	if rng.IntN(2) == 0 {
-		u = math.Nextafter(u, 0)
-	}
-	if !(u >= 0 && u < 1) {
-		u = rng.Float64()
-	}
-	return eps, u
 }

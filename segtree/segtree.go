@@ -111,11 +111,15 @@ type node struct {
 
 // Sampler is the crit-bit trie backend; it satisfies reweighted.Sampler.
 // Use New.
-// Its methods come from the shared driver, so go doc does not list them:
-// those of reweighted.Sampler (Len, Key, Set, Solve, Sample, Prob), and
-// Load(keys []float64) error, which sets all keys at once,
-// Probs(eps float64, dst []float64) ([]float64, error), which returns every
-// Prob, and Check() error, which verifies the structure's invariants.
+// Its methods are those of the embedded driver.Driver (go doc
+// driver.Driver): Len, Key, Set, Solve, Sample and Prob of
+// reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
+// structure's invariants) and Index. Set, Solve, Sample and Prob cost O(depth), at most 96 steps; the trie
+// takes 48 bytes per item.
+// Set, Solve, Sample and Prob allocate nothing, but for the rare exact
+// decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)
+// write nothing and may run concurrently; Set and Load may not run
+// concurrently with anything.
 type Sampler struct {
 	driver.Driver
 	t trie
