@@ -23,12 +23,8 @@ package fuzz
 import (
 	"encoding/binary"
 
-	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/samplertest"
 )
-
-// Backends lists every backend of the module.
-var Backends = backends.All
 
 // Reader decodes fuzz bytes into values; past the end it yields zeros, so
 // every byte string decodes to some program.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/samplertest"
 )
 
@@ -61,7 +62,7 @@ func Histories(t *testing.T, newSampler func(int) reweighted.Sampler, long bool)
 	}
 	for k, r := range runs {
 		rng := rand.New(rand.NewPCG(uint64(k), 0x5eed))
-		tr, nv := newSampler(r.n), Backends[0].New(r.n)
+		tr, nv := newSampler(r.n), naive.New(r.n)
 		keys := make([]float64, r.n)
 		disagree, atEdge := 0, 0
 		for step := range r.steps {

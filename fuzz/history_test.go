@@ -3,7 +3,12 @@ package fuzz
 import (
 	"flag"
 	"testing"
+
+	"github.com/reweighted/reweighted/internal/backends"
 )
+
+// Backends lists every backend of the module, naive (the reference) first.
+var Backends = backends.All
 
 var long = flag.Bool("long", false, "run the long state machines (up to 3,000 items) and histories (10^4 items, 10^5 steps); use -timeout 60m")
 
