@@ -3,9 +3,12 @@ package driver_test
 import (
 	"fmt"
 	"sort"
+	"testing"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/bench"
 	"github.com/reweighted/reweighted/driver"
+	"github.com/reweighted/reweighted/fuzz"
 	"github.com/reweighted/reweighted/samplertest"
 )
 
@@ -52,14 +55,16 @@ func (x *sorted) Build(keys []float64) {
 
 func (x *sorted) Update(i int, a float64) {
 	x.key[i] = a
+	from := x.rank[i]
 	for r := x.rank[i]; r > 1 && x.before(i, x.order[r-2]); r-- {
 		x.swap(r - 1)
 	}
 	for r := x.rank[i]; r < len(x.key) && x.before(x.order[r], i); r++ {
 		x.swap(r)
 	}
-	for r, j := range x.order {
-		x.sum[r+1] = x.sum[r] + x.key[j]
+	// The sums of the ranks before both the old and the new one stay.
+	for r := min(from, x.rank[i]) - 1; r < len(x.key); r++ {
+		x.sum[r+1] = x.sum[r] + x.key[x.order[r]]
 	}
 }
 
@@ -83,14 +88,16 @@ func (x *sorted) Walk(from, to int, f func(item int, key float64)) {
 	}
 }
 
+// newSortedSampler is the constructor a backend hands the suite.
+func newSortedSampler(n int) reweighted.Sampler {
+	d := driver.New(newSorted(n))
+	return &d
+}
+
 // A sampler made from an index written outside the module passes the whole
 // conformance kit, exact oracle included, through the public interface.
 func Example_index() {
-	newSampler := func(n int) reweighted.Sampler {
-		d := driver.New(newSorted(n))
-		return &d
-	}
-	s := newSampler(3)
+	s := newSortedSampler(3)
 	for i, a := range []float64{1, 2, 0} {
 		if err := s.Set(i, a); err != nil {
 			panic(err)
@@ -98,8 +105,18 @@ func Example_index() {
 	}
 	i, p, _ := s.Sample(0, 0.5)
 	fmt.Printf("u = 0.5 draws item %d with p = %.4f\n", i, p)
-	fmt.Println("conformance:", samplertest.Check(newSampler))
+	fmt.Println("conformance:", samplertest.Check(newSortedSampler))
 	// Output:
 	// u = 0.5 draws item 1 with p = 0.6667
 	// conformance: <nil>
+}
+
+// The same constructor gets the module's long histories, compared item for
+// item with naive and checked against the exact oracle, and its benchmarks.
+func TestOutsideBackend(t *testing.T) {
+	fuzz.Histories(t, newSortedSampler, false)
+}
+
+func BenchmarkOutsideBackend(b *testing.B) {
+	bench.Run(b, bench.Step, bench.Sizes(10, 14), bench.Impl{Name: "sorted", MaxN: 1 << 14, New: newSortedSampler})
 }
