@@ -1,24 +1,36 @@
 package reweighted_test
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// The README's example is Example_srg, word for word, so that it compiles
-// and runs.
-func TestReadmeQuotesExample(t *testing.T) {
+// Every Go block of the README is quoted word for word from a test file of
+// the module (an Example, a Test or a Benchmark), so that it compiles and
+// runs with go test.
+func TestReadmeQuotesTests(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
-	src, err := os.ReadFile("example_test.go")
+	var tests strings.Builder
+	err = filepath.WalkDir(".", func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && strings.HasSuffix(p, "_test.go") {
+			b, err := os.ReadFile(p)
+			tests.Write(b)
+			return err
+		}
+		return err
+	})
 	require.NoError(t, err)
-	code := string(src)
-	start := strings.Index(code, "func Example_srg() {")
-	require.GreaterOrEqual(t, start, 0)
-	end := strings.Index(code[start:], "\n}\n")
-	require.Positive(t, end)
-	require.Contains(t, string(readme), code[start:start+end+3])
+	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(string(readme), -1)
+	require.NotEmpty(t, blocks)
+	for _, b := range blocks {
+		require.Contains(t, tests.String(), b[1], "a Go block of the README that no test file holds")
+	}
+	require.Contains(t, string(readme), "func Example_srg() {", "the README shows SRG's inner loop")
 }
