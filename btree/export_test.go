@@ -31,10 +31,6 @@ func (s *Sampler) Fill() float64 {
 // LeafCap is the number of slots of a leaf.
 const LeafCap = leafCap
 
-// Check verifies the tree's invariants and the driver's count of zeros.
-// (The driver's Check, promoted through core, does both; this names it for
-// the internal tests.)
-
 // Corrupt breaks one invariant of New(300), a tree of two inner levels,
 // for testing that Check reports it.
 func (s *Sampler) Corrupt(what string) {
