@@ -145,6 +145,7 @@ type optimizer struct {
 	draws []draw
 	coef  []float64
 	marg  []float64
+	rowSq []float64 // SRG: ‖a_i‖² of each draw, summed in the pass of a_iᵀx
 
 	items []int     // SRG, and SGD and SVRG without replacement: the batch drawn
 	probs []float64 // SRG: the probabilities of its items
@@ -213,6 +214,7 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 			opt.items = make([]int, o.Batch)
 			opt.probs = make([]float64, o.Batch)
 		}
+		opt.rowSq = make([]float64, o.Batch)
 		opt.updItems = make([]int, 0, o.Batch)
 		opt.updKeys = make([]float64, 0, o.Batch)
 		newSampler := o.NewSampler
@@ -351,7 +353,14 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	var wsum float64
 	for j, dr := range opt.draws {
 		idx, val := p.Rows.Row(dr.i)
-		t := x.dot(idx, val)
+		var t float64
+		if isSRG {
+			// ‖a_i‖² for the key, from the row already in cache rather than
+			// from p.rowSq[i], a likely cache miss.
+			t, opt.rowSq[j] = x.dotSq(idx, val)
+		} else {
+			t = x.dot(idx, val)
+		}
 		opt.marg[j] = t
 		opt.coef[j] = p.deriv(dr.i, t)
 		wsum += dr.w
@@ -374,7 +383,7 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 			continue
 		}
 		items = append(items, dr.i)
-		keys = append(keys, p.gradNorm(dr.i, opt.coef[j], opt.marg[j], sq))
+		keys = append(keys, normOf(opt.coef[j], opt.marg[j], opt.rowSq[j], sq, mu))
 	}
 	// A repeated example (with replacement) gets the same key from each
 	// draw, all at the same x, so SetBatch's last-key rule changes nothing.
