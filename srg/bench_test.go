@@ -93,6 +93,87 @@ func BenchmarkIteration(b *testing.B) {
 	}
 }
 
+// BenchmarkBatch times one iteration on a mini-batch of m = 128 (the
+// paper's experiments), without and with replacement, for SGD and for SRG on
+// each tree backend, on the synthetic problem of BenchmarkIteration with
+// d = 10 and SRG's keys filled at x0. It reports the time per example
+// (ns/example, and the thread's cpu-ns/example), which an epoch multiplies
+// by n.
+func BenchmarkBatch(b *testing.B) {
+	const m, d = 128, 10
+	base := libsvm.Synthetic(1, period, d)
+	for _, lg := range []int{14, 20} {
+		n := 1 << lg
+		var p *Problem
+		var x0 []float64
+		setup := func(b *testing.B) {
+			if p != nil {
+				return
+			}
+			y := make([]float64, n)
+			for i := range y {
+				y[i] = base.Labels[i%period]
+			}
+			var err error
+			if p, err = NewProblem(periodic{base, n}, y, Squared, 0); err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(2, 3))
+			x0 = make([]float64, d)
+			for j := range x0 {
+				x0[j] = rng.NormFloat64()
+			}
+		}
+		for _, proto := range []Protocol{WithoutReplacement, WithReplacement} {
+			size := fmt.Sprintf("protocol=%s/n=%d", [...]string{"with", "without"}[proto], n)
+			b.Run("impl=sgd/"+size, func(b *testing.B) {
+				setup(b)
+				benchBatch(b, p, Options{Method: SGD, Schedule: benchSchedule(p), Batch: m, Protocol: proto, X0: x0})
+			})
+			for _, be := range all.All {
+				if be.LinearSet {
+					continue
+				}
+				b.Run("impl=srg-"+be.Name+"/"+size, func(b *testing.B) {
+					setup(b)
+					benchBatch(b, p, Options{Method: SRG, Schedule: benchSchedule(p), Batch: m, Protocol: proto, X0: x0,
+						NewSampler: be.New})
+				})
+			}
+		}
+	}
+}
+
+// benchBatch runs iterations of o (SRG's keys filled at x0) and reports the
+// time per example.
+func benchBatch(b *testing.B, p *Problem, o Options) {
+	opt, err := newOptimizer(p, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if o.Method == SRG {
+		for i, a := range p.GradNorms(o.X0) {
+			if err := opt.smp.Set(i, a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, ok := threadCPU()
+	for b.Loop() {
+		if err := opt.step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	examples := float64(b.N * o.Batch)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/examples, "ns/example")
+	if c1, ok1 := threadCPU(); ok && ok1 {
+		b.ReportMetric(float64(c1-c0)/examples, "cpu-ns/example")
+	}
+}
+
 // benchSchedule is the synthetic experiment's constant schedule.
 func benchSchedule(p *Problem) Schedule {
 	return Constant{Alpha: 0.5 / p.Lmax(), Eps: 0.5 / float64(p.Len())}

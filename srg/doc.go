@@ -22,6 +22,9 @@
 // SVRG take m distinct examples uniformly, and SRG takes them by ordered
 // successive sampling from p_k (reweighted.DrawBatch) and weights them with
 // Des Raj's estimator (DesRajWeights), which is unbiased for this design.
+// Under either protocol SRG draws a mini-batch with one reweighted.DrawBatch
+// and sets its new keys with one reweighted.SetBatch, so a sampler's batch
+// paths serve every iteration.
 //
 // Synthetic and Dataset reproduce Section 5 and Appendices C–D of the paper.
 package srg

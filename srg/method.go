@@ -131,7 +131,7 @@ type optimizer struct {
 	k    int
 	// evals counts per-example gradient evaluations.
 	evals int
-	// keyUpdates counts Set calls on the sampler.
+	// keyUpdates counts the keys updated in the sampler.
 	keyUpdates int
 
 	smp reweighted.Sampler // SRG
@@ -145,11 +145,15 @@ type optimizer struct {
 	draws []draw
 	coef  []float64
 	marg  []float64
+	rowSq []float64 // SRG: ‖a_i‖² of each draw, summed in the pass of a_iᵀx
 
-	items []int     // WithoutReplacement: the batch drawn
-	probs []float64 // and the probabilities of its items (SRG)
+	items []int     // SRG, and SGD and SVRG without replacement: the batch drawn
+	probs []float64 // SRG: the probabilities of its items
 	ws    []float64 // SRG's Des Raj weights
 	upos  []int     // SGD and SVRG: the permutation of the partial shuffle
+
+	updItems []int     // SRG: the examples whose keys the batch updates
+	updKeys  []float64 // and their new keys
 }
 
 func newOptimizer(p *Problem, o Options) (*optimizer, error) {
@@ -206,6 +210,13 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		}
 		opt.pos = n
 	case SRG:
+		if opt.items == nil {
+			opt.items = make([]int, o.Batch)
+			opt.probs = make([]float64, o.Batch)
+		}
+		opt.rowSq = make([]float64, o.Batch)
+		opt.updItems = make([]int, 0, o.Batch)
+		opt.updKeys = make([]float64, 0, o.Batch)
 		newSampler := o.NewSampler
 		if newSampler == nil {
 			newSampler = defaultSampler
@@ -271,11 +282,11 @@ func (opt *optimizer) sampleBatch(eps float64) error {
 			opt.pos++
 		}
 	case SRG:
-		for j := range opt.draws {
-			i, p, err := opt.smp.Sample(eps, opt.rng.Float64())
-			if err != nil {
-				return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
-			}
+		if err := reweighted.DrawBatch(opt.smp, eps, opt.src, true, opt.items, opt.probs); err != nil {
+			return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
+		}
+		for j, i := range opt.items {
+			p := opt.probs[j]
 			opt.draws[j] = draw{i: i, w: weight(opt.n, eps, p), p: p}
 		}
 	}
@@ -338,10 +349,18 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	p, x, mu := opt.prob, opt.x, opt.prob.Mu
 	mf := float64(opt.m)
 	sq := x.sqnorm()
+	isSRG := opt.o.Method == SRG
 	var wsum float64
 	for j, dr := range opt.draws {
 		idx, val := p.Rows.Row(dr.i)
-		t := x.dot(idx, val)
+		var t float64
+		if isSRG {
+			// ‖a_i‖² for the key, from the row already in cache rather than
+			// from p.rowSq[i], a likely cache miss.
+			t, opt.rowSq[j] = x.dotSq(idx, val)
+		} else {
+			t = x.dot(idx, val)
+		}
 		opt.marg[j] = t
 		opt.coef[j] = p.deriv(dr.i, t)
 		wsum += dr.w
@@ -355,19 +374,31 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 		idx, val := p.Rows.Row(dr.i)
 		x.addRow(-alpha/mf*dr.w*opt.coef[j], idx, val)
 	}
-	if opt.o.Method != SRG {
+	if !isSRG {
 		return nil
 	}
+	items, keys := opt.updItems[:0], opt.updKeys[:0]
 	for j, dr := range opt.draws {
 		if opt.o.Bernoulli && !(opt.rng.Float64() < eps/dr.p) {
 			continue
 		}
-		a := p.gradNorm(dr.i, opt.coef[j], opt.marg[j], sq)
-		if err := opt.smp.Set(dr.i, a); err != nil {
-			return fmt.Errorf("srg: iteration %d: key of example %d: %w", opt.k, dr.i, err)
-		}
-		opt.keyUpdates++
+		items = append(items, dr.i)
+		keys = append(keys, normOf(opt.coef[j], opt.marg[j], opt.rowSq[j], sq, mu))
 	}
+	// A repeated example (with replacement) gets the same key from each
+	// draw, all at the same x, so SetBatch's last-key rule changes nothing.
+	// A single key (m = 1, or one Bernoulli success) goes to Set, which
+	// SetBatch of one entry equals and which no batch path can beat.
+	var err error
+	if len(items) == 1 {
+		err = opt.smp.Set(items[0], keys[0])
+	} else {
+		err = reweighted.SetBatch(opt.smp, items, keys)
+	}
+	if err != nil {
+		return fmt.Errorf("srg: iteration %d: key update: %w", opt.k, err)
+	}
+	opt.keyUpdates += len(items)
 	return nil
 }
 

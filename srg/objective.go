@@ -107,10 +107,16 @@ func (p *Problem) margin(i int, x []float64) float64 {
 
 // gradNorm returns ‖c·a_i + μx‖ from c, t = a_iᵀx and sq = ‖x‖².
 func (p *Problem) gradNorm(i int, c, t, sq float64) float64 {
-	if p.Mu == 0 {
-		return math.Abs(c) * math.Sqrt(p.rowSq[i])
+	return normOf(c, t, p.rowSq[i], sq, p.Mu)
+}
+
+// normOf returns ‖c·a + μx‖ from c, t = aᵀx, aa = ‖a‖², sq = ‖x‖² and μ:
+// the square is c²‖a‖² + μ(2ct + μ‖x‖²).
+func normOf(c, t, aa, sq, mu float64) float64 {
+	if mu == 0 {
+		return math.Abs(c) * math.Sqrt(aa)
 	}
-	v := c*c*p.rowSq[i] + p.Mu*(2*c*t+p.Mu*sq)
+	v := c*c*aa + mu*(2*c*t+mu*sq)
 	return math.Sqrt(math.Max(v, 0))
 }
 

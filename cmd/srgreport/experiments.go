@@ -160,6 +160,7 @@ func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Sample
 		return
 	}
 	d.Result = &res
+	d.EpochCost = epochCost(&res)
 	for _, sc := range []struct {
 		name   string
 		curves []srg.Curve

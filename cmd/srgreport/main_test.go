@@ -203,7 +203,12 @@ func TestGeneratedDataset(t *testing.T) {
 					Max      []float64 `json:"log10_err_max"`
 				} `json:"constant"`
 			} `json:"result"`
-			TimeTo []map[string]any `json:"time_to_accuracy"`
+			TimeTo    []map[string]any `json:"time_to_accuracy"`
+			EpochCost *struct {
+				SGD   float64 `json:"sgd_us_per_example"`
+				SRG   float64 `json:"srg_us_per_example"`
+				Ratio float64 `json:"srg_over_sgd"`
+			} `json:"epoch_cost"`
 		} `json:"datasets"`
 	}
 	require.NoError(t, json.Unmarshal(b, &s))
@@ -222,6 +227,15 @@ func TestGeneratedDataset(t *testing.T) {
 		rows += len(c.Epochs)
 	}
 	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
+	// The epoch cost is the curves' last seconds per example, and is in
+	// the cost section.
+	require.NotNil(t, d.EpochCost)
+	require.Equal(t, "SGD", d.Result.Constant[0].Method)
+	require.Equal(t, "SRG", d.Result.Constant[1].Method)
+	last := len(d.Result.Constant[0].Seconds) - 1
+	require.InEpsilon(t, d.Result.Constant[1].Seconds[last]/d.Result.Constant[0].Seconds[last], d.EpochCost.Ratio, 1e-9)
+	require.InEpsilon(t, d.EpochCost.SRG/d.EpochCost.SGD, d.EpochCost.Ratio, 1e-9)
+	require.Contains(t, string(md), "| Data set | n | SGD µs per example | SRG µs per example | SRG / SGD |")
 
 	csvb, err := os.ReadFile(filepath.Join(out, "curves.csv"))
 	require.NoError(t, err)

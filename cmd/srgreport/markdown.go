@@ -245,6 +245,7 @@ func (m *mdWriter) scaling(r *Report) {
 	m.printf("\n## 3. Cost per SRG step\n\n")
 	if len(sc.Points) == 0 && sc.Err == "" {
 		m.printf("Not measured in this run.\n")
+		m.epochCost(r)
 		return
 	}
 	m.printf("One SRG step is `Sample` then `Set` of the drawn item to a fresh key (`bench.Prepare`), timed by ")
@@ -301,7 +302,8 @@ func (m *mdWriter) scaling(r *Report) {
 
 	if len(sc.Ratios) > 0 {
 		m.printf("\nTime per step relative to gonum's Weighted at the same n (below 1: faster than gonum). ")
-		m.printf("*ε = 0* compares the same work; *ε = 1/(2n)* is the backend's SRG step against gonum's ε = 0 step:\n")
+		m.printf("*ε = 0* compares the same work; *ε = 1/(2n)* is the backend's SRG step against gonum's ε = 0 step; ")
+		m.printf("*batch* is the backend's batch step per item against gonum's (see below):\n")
 		var impls []string
 		for _, q := range sc.Ratios {
 			if !slices.Contains(impls, q.Impl) {
@@ -310,18 +312,18 @@ func (m *mdWriter) scaling(r *Report) {
 		}
 		head := []string{"n"}
 		for _, impl := range impls {
-			head = append(head, impl+" ε = 0", impl+" ε = 1/(2n)")
+			head = append(head, impl+" ε = 0", impl+" ε = 1/(2n)", impl+" batch")
 		}
 		m.table(head...)
 		for _, n := range ns {
 			cells := []string{fmt.Sprintf("2^%d", bitLen(n))}
 			any := false
 			for _, impl := range impls {
-				q := Ratio{Eps0: math.NaN(), Step: math.NaN()} // shown as dashes
+				q := Ratio{Eps0: math.NaN(), Step: math.NaN(), Batch: math.NaN()} // shown as dashes
 				if k := slices.IndexFunc(sc.Ratios, func(o Ratio) bool { return o.Impl == impl && o.N == n }); k >= 0 {
 					q, any = sc.Ratios[k], true
 				}
-				cells = append(cells, fmtF(q.Eps0, 2), fmtF(q.Step, 2))
+				cells = append(cells, fmtF(q.Eps0, 2), fmtF(q.Step, 2), fmtF(q.Batch, 2))
 			}
 			if any {
 				m.row(cells...)
@@ -329,18 +331,93 @@ func (m *mdWriter) scaling(r *Report) {
 		}
 	}
 
+	m.batchCost(r, ns)
+	m.epochCost(r)
+
 	m.printf("\nHeap bytes per item taken by the structure (measured by `bench.Prepare` at the largest n):\n")
 	m.table("Impl", "n", "Bytes per item")
 	for _, impl := range bench.Impls {
 		var last Point
 		for _, p := range sc.Points {
-			if p.Impl == impl.Name && p.N >= last.N {
+			if p.Impl == impl.Name && p.Op != string(batchStep) && p.N >= last.N {
 				last = p
 			}
 		}
 		if last.N > 0 {
 			m.row(impl.Name, fmt.Sprintf("2^%d", bitLen(last.N)), fmtF(last.BytesPerItem, 1))
 		}
+	}
+}
+
+// batchCost writes the batch step per item beside the single step, for
+// every impl that has both.
+func (m *mdWriter) batchCost(r *Report, ns []int) {
+	points := r.Scaling.Points
+	type pair struct{ impl, single string }
+	var cols []pair
+	for _, impl := range bench.Impls {
+		single := string(bench.Step)
+		if impl.New == nil {
+			single = string(bench.StepEps0)
+		}
+		if len(series(points, impl.Name, string(batchStep))) > 0 && len(series(points, impl.Name, single)) > 0 {
+			cols = append(cols, pair{impl.Name, single})
+		}
+	}
+	if len(cols) == 0 {
+		return
+	}
+	m.printf("\nThe same work in mini-batches, as SRG does it in the experiments of section 4: a batch step draws m = %d ", batchSize)
+	m.printf("items without replacement at ε = 1/(2n) (`reweighted.DrawBatch`) and then sets their %d keys (`reweighted.SetBatch`); ", batchSize)
+	m.printf("gonum's Weighted does %d `Take` then %d `Reweight` (ε = 0, no batch path). ", batchSize, batchSize)
+	m.printf("Measured from n = 2m. Nanoseconds per item, beside the single step of the table above:\n")
+	head := []string{"n"}
+	for _, c := range cols {
+		head = append(head, c.impl+" "+opLabel(c.single), c.impl+" batch, per item")
+	}
+	m.table(head...)
+	for _, n := range ns {
+		cells := []string{fmt.Sprintf("2^%d", bitLen(n))}
+		any := false
+		for _, c := range cols {
+			single, b := "—", "—"
+			if p, ok := series(points, c.impl, c.single)[n]; ok {
+				single = fmtF(p.NsPerOp, 0)
+			}
+			if p, ok := series(points, c.impl, string(batchStep))[n]; ok {
+				b, any = fmtF(p.NsPerOp, 0), true
+			}
+			cells = append(cells, single, b)
+		}
+		if any {
+			m.row(cells...)
+		}
+	}
+}
+
+// epochCost writes what an SRG epoch costs against an SGD epoch, per
+// example, on each data set of the experiments.
+func (m *mdWriter) epochCost(r *Report) {
+	var rows [][]string
+	for _, d := range r.Datasets {
+		if c := d.EpochCost; c != nil {
+			rows = append(rows, []string{d.Name, fmt.Sprint(d.Result.N), fmtG(c.SGD, 2), fmtG(c.SRG, 2), fmtF(c.Ratio, 2)})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	m.printf("\nWhat this costs in an epoch: the wall-clock time per example of SGD and of SRG on the data sets of section 4 ")
+	proto := "without"
+	if withReplacement(r) {
+		proto = "with"
+	}
+	m.printf("(constant step, mini-batches drawn %s replacement as there, SRG on `%s`; the mean curve's seconds after its ", proto, r.Sampler)
+	m.printf("last epoch divided by the examples drawn), and SRG's time over SGD's. An SRG example does SGD's work and ")
+	m.printf("adds its share of a batch step as above, its key (the gradient norm, from quantities the gradient computes) and its weight:\n")
+	m.table("Data set", "n", "SGD µs per example", "SRG µs per example", "SRG / SGD")
+	for _, row := range rows {
+		m.row(row...)
 	}
 }
 
@@ -500,21 +577,9 @@ func (m *mdWriter) stepCost(r *Report) {
 		if d.Result == nil {
 			continue
 		}
-		var sgd, srgT, epochs float64
-		for _, c := range d.Result.Constant {
-			last := c.Seconds[len(c.Seconds)-1]
-			epochs = c.Evals[len(c.Evals)-1]
-			switch c.Method {
-			case methodSGD:
-				sgd = last
-			case methodSRG:
-				srgT = last
-			}
-		}
-		if sgd > 0 && srgT > 0 {
-			perEx := 1e6 / (epochs * float64(d.Result.N)) // µs per example
-			parts = append(parts, fmt.Sprintf("%s %s× (%s µs against %s µs per example)", d.Name, fmtF(srgT/sgd, 1),
-				fmtG(srgT*perEx, 2), fmtG(sgd*perEx, 2)))
+		if c := d.EpochCost; c != nil {
+			parts = append(parts, fmt.Sprintf("%s %s× (%s µs against %s µs per example)", d.Name, fmtF(c.Ratio, 1),
+				fmtG(c.SRG, 2), fmtG(c.SGD, 2)))
 		}
 		if _, s, g, ok := deepest(d, func(srgOK, sgdOK bool) bool { return srgOK && sgdOK }); ok {
 			if s > g {
@@ -532,7 +597,7 @@ func (m *mdWriter) stepCost(r *Report) {
 	}
 	m.printf("\nAn epoch of SRG took, in wall-clock time, this many times an epoch of SGD (constant step, mean over runs): %s. ",
 		strings.Join(parts, ", "))
-	m.printf("SRG adds to each example a draw from the sampler and an update of its key (section 3 gives their cost against n), ")
+	m.printf("SRG adds to each example a draw from the sampler and an update of its key (section 3 gives their cost against n, alone and in batches), ")
 	m.printf("next to a gradient that, for a sparse row, costs little. ")
 	switch {
 	case slower > 0 && faster == 0:

@@ -38,9 +38,11 @@ func fixture() *Report {
 				{Impl: "gonum-weighted", Op: "step-eps0", N: 512, NsPerOp: 210, BytesPerItem: 8},
 				{Impl: "naive", Op: "step", N: 256, NsPerOp: 900, BytesPerItem: 40},
 				{Impl: "floor", Op: "two-descents", N: 256, NsPerOp: 300},
+				{Impl: "ost", Op: "batch-step", N: 256, NsPerOp: 345.6},
+				{Impl: "gonum-weighted", Op: "batch-step", N: 256, NsPerOp: 150},
 			},
 			Fits:   []Fit{{Impl: "ost", Op: "step", Model: "log2", Slope: 51.25, R2: 0.987, From: 256, To: 1 << 20}},
-			Ratios: []Ratio{{Impl: "ost", N: 256, Eps0: 5, Step: 6.172}},
+			Ratios: []Ratio{{Impl: "ost", N: 256, Eps0: 5, Step: 6.172, Batch: 2.304}},
 		},
 		Synthetic: &Synthetic{Runs: 100, Epochs: 30, Result: &srg.SyntheticResult{N: 1000, D: 10, RatioR: 48.25, Log10ErrSGD: -1.5, Log10ErrSRG: -3.25,
 			SigmaStar2: 2},
@@ -54,6 +56,8 @@ func fixture() *Report {
 						{Method: "SGD", Evals: []float64{0, 2}, Seconds: []float64{0, 0.001}, Log10Err: []float64{0, -1.5}},
 						{Method: "SRG", Evals: []float64{0, 2}, Seconds: []float64{0, 0.01}, Log10Err: []float64{0, -2.5}},
 					}},
+				// 0.001 and 0.01 seconds for 2 epochs of 8124 examples.
+				EpochCost: &EpochCost{SGD: 1e3 / 16248, SRG: 1e4 / 16248, Ratio: 10},
 				TimeTo: []TimeTo{{Schedule: "constant", Method: "SGD", Log10: -1, Epochs: 1.25, Seconds: 0.5},
 					{Schedule: "constant", Method: "SGD", Log10: -2, Epochs: math.NaN(), Seconds: math.NaN()},
 					{Schedule: "constant", Method: "SRG", Log10: -1, Epochs: 1.2, Seconds: 5},
@@ -96,7 +100,15 @@ func TestMarkdownSections(t *testing.T) {
 		"R² well below 1 means the cost is not linear in log2 n",
 		"naive is measured up to n = 2^8 only",
 		"| ost | ε = 1/(2n) | ns = a + b·log2 n | 51.2 ns/doubling | 0.987 | 2^8 … 2^20 |",
-		"| 2^8 | 5.00 | 6.17 |",
+		"| n | ost ε = 0 | ost ε = 1/(2n) | ost batch |", "| 2^8 | 5.00 | 6.17 | 2.30 |",
+		// the batch step per item beside the single step; no row at 2^9,
+		// where no batch was measured
+		"| n | ost ε = 1/(2n) | ost batch, per item | gonum-weighted ε = 0 | gonum-weighted batch, per item |",
+		"| 2^8 | 1234 | 346 | 200 | 150 |",
+		"draws m = 128 items without replacement",
+		// an SRG epoch against an SGD epoch, per example
+		"| Data set | n | SGD µs per example | SRG µs per example | SRG / SGD |",
+		"| mushrooms | 8124 | 0.062 | 0.62 | 10.00 |",
 		"| gonum-weighted | 2^9 | 8.0 |",
 		"fastest of 3 measurements of 10ms",
 		// the figure, embedded with its caption
@@ -132,6 +144,45 @@ func TestMarkdownSections(t *testing.T) {
 	}
 	require.Less(t, strings.Index(md, "data set w8a: experiment failed"), strings.Index(md, "## 1."),
 		"problems are listed before the first section")
+	require.NotContains(t, md, "| 2^9 | 1234", "no batch row where no batch was measured")
+	// The batch and epoch tables belong to section 3.
+	sec3, sec4 := strings.Index(md, "## 3."), strings.Index(md, "## 4.")
+	for _, want := range []string{"| 2^8 | 1234 | 346 | 200 | 150 |", "| mushrooms | 8124 | 0.062 | 0.62 | 10.00 |"} {
+		k := strings.Index(md, want)
+		require.True(t, sec3 < k && k < sec4, "%q in section 3", want)
+	}
+}
+
+// The epoch cost stored for a data set is the one its constant-step curves
+// give: seconds after the last epoch over epochs × n, in µs, and SRG's over
+// SGD's; without an SRG curve there is none.
+func TestEpochCostFromCurves(t *testing.T) {
+	d := fixture().Datasets[0]
+	got := epochCost(d.Result)
+	require.NotNil(t, got)
+	require.InEpsilon(t, d.EpochCost.SGD, got.SGD, 1e-12)
+	require.InEpsilon(t, d.EpochCost.SRG, got.SRG, 1e-12)
+	require.InEpsilon(t, d.EpochCost.Ratio, got.Ratio, 1e-12)
+	require.InEpsilon(t, got.SRG/got.SGD, got.Ratio, 1e-12)
+
+	res := *d.Result
+	res.Constant = res.Constant[:1] // SGD only
+	require.Nil(t, epochCost(&res))
+	res.Constant = []srg.Curve{
+		{Method: "SGD", Evals: []float64{0, 2}, Seconds: []float64{0, 0}},
+		{Method: "SRG", Evals: []float64{0, 2}, Seconds: []float64{0, 1}},
+	}
+	require.Nil(t, epochCost(&res), "SGD took no measurable time")
+}
+
+func TestMarkdownEpochCostWithoutScaling(t *testing.T) {
+	r := fixture()
+	r.Scaling = Scaling{}
+	var b bytes.Buffer
+	require.NoError(t, writeMarkdown(&b, r))
+	md := b.String()
+	require.Contains(t, md, "Not measured in this run.")
+	require.Contains(t, md, "| mushrooms | 8124 | 0.062 | 0.62 | 10.00 |", "the epoch cost needs no benchmark")
 }
 
 func TestMarkdownEmptyReport(t *testing.T) {
@@ -170,6 +221,10 @@ func TestSummaryJSONSchema(t *testing.T) {
 	require.Nil(t, final["decreasing/SGD"], "−∞ is encoded as null")
 	tt := mush["time_to_accuracy"].([]any)
 	require.Nil(t, tt[1].(map[string]any)["seconds"], "not reached is null")
+	ec := mush["epoch_cost"].(map[string]any)
+	require.Equal(t, 10.0, ec["srg_over_sgd"])
+	require.Equal(t, 1e3/16248, ec["sgd_us_per_example"])
+	require.Nil(t, ds[1].(map[string]any)["epoch_cost"], "no curves, no epoch cost")
 	w8a := ds[2].(map[string]any)
 	require.Contains(t, w8a["error"], "diverged")
 	require.Nil(t, w8a["result"])
@@ -186,11 +241,13 @@ func TestSummaryJSONSchema(t *testing.T) {
 
 	sc := s["scaling"].(map[string]any)
 	pts := sc["points"].([]any)
-	require.Len(t, pts, 6, "every point, the floor included")
+	require.Len(t, pts, 8, "every point, the floor and the batches included")
 	p0 := pts[0].(map[string]any)
 	require.Equal(t, "ost", p0["impl"])
 	require.Equal(t, 1234.4, p0["ns_per_op"])
 	require.Equal(t, float64(256), p0["n"])
+	r0 := sc["gonum_ratios"].([]any)[0].(map[string]any)
+	require.Equal(t, 2.304, r0["batch_over_gonum"])
 
 	require.Len(t, s["errors"].([]any), 4)
 }

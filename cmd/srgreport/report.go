@@ -97,7 +97,11 @@ type Differential struct {
 	FirstFailure string `json:"first_failure,omitempty"`
 }
 
-// Point is one benchmark measurement.
+// Point is one benchmark measurement. NsPerOp is the time of one call of
+// the workload, except for the batch step ("batch-step"), where it is the
+// time per item (the batch's divided by its size); AllocsPerOp counts per
+// call, a whole batch for the batch step. BytesPerItem is 0 for the batch
+// step, which does not measure it.
 type Point struct {
 	Impl         string  `json:"impl"`
 	Op           string  `json:"op"`
@@ -123,12 +127,14 @@ type Fit struct {
 
 // Ratio is a backend's time per step divided by gonum's Weighted at the
 // same n: Eps0 compares the ε = 0 steps, which do the same work; Step
-// compares the backend's ε = 1/(2n) step.
+// compares the backend's ε = 1/(2n) step; Batch compares the batch steps
+// per item (NaN where either was not measured).
 type Ratio struct {
-	Impl string  `json:"impl"`
-	N    int     `json:"n"`
-	Eps0 float64 `json:"eps0_over_gonum"`
-	Step float64 `json:"step_over_gonum"`
+	Impl  string  `json:"impl"`
+	N     int     `json:"n"`
+	Eps0  float64 `json:"eps0_over_gonum"`
+	Step  float64 `json:"step_over_gonum"`
+	Batch float64 `json:"batch_over_gonum"`
 }
 
 // Scaling is the cost-per-step stage.
@@ -185,11 +191,42 @@ type Dataset struct {
 	Result *srg.DatasetResult `json:"result"`
 	// TimeTo holds, per schedule and method, the epochs and seconds the
 	// mean curve takes to reach each accuracy of accuracyLevels.
-	TimeTo  []TimeTo      `json:"time_to_accuracy"`
-	Elapsed time.Duration `json:"elapsed_seconds"`
-	Err     string        `json:"error,omitempty"`
+	TimeTo []TimeTo `json:"time_to_accuracy"`
+	// EpochCost compares an SRG epoch with an SGD epoch; nil if either was
+	// not measured.
+	EpochCost *EpochCost    `json:"epoch_cost"`
+	Elapsed   time.Duration `json:"elapsed_seconds"`
+	Err       string        `json:"error,omitempty"`
 
 	data *libsvm.Dataset // read before the long stages
+}
+
+// EpochCost is the wall-clock time per example of SGD and of SRG under the
+// constant step: a mean curve's seconds at its last checkpoint divided by
+// the examples drawn by then (epochs × n), in µs, and their ratio SRG/SGD.
+type EpochCost struct {
+	SGD   float64 `json:"sgd_us_per_example"`
+	SRG   float64 `json:"srg_us_per_example"`
+	Ratio float64 `json:"srg_over_sgd"`
+}
+
+// epochCost returns the EpochCost of res, or nil if its constant-step
+// curves lack SGD or SRG or either took no measurable time.
+func epochCost(res *srg.DatasetResult) *EpochCost {
+	// µs per example of the curve of method; 0 if not measured.
+	perExample := func(method string) float64 {
+		for _, c := range res.Constant {
+			if c.Method == method && len(c.Seconds) > 0 {
+				return 1e6 * c.Seconds[len(c.Seconds)-1] / (c.Evals[len(c.Evals)-1] * float64(res.N))
+			}
+		}
+		return 0
+	}
+	sgd, srgT := perExample(methodSGD), perExample(methodSRG)
+	if !(sgd > 0 && srgT > 0) {
+		return nil
+	}
+	return &EpochCost{SGD: sgd, SRG: srgT, Ratio: srgT / sgd}
 }
 
 // TimeTo is how long one method's mean curve takes to reach a relative

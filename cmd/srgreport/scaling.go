@@ -1,21 +1,100 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/bench"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/sampleuv"
 )
 
 // scalingOps are the workloads of the scaling table: the SRG step at
 // ε = 1/(2n) (backends only) and at ε = 0 (all, including gonum's Weighted).
 var scalingOps = []bench.Op{bench.Step, bench.StepEps0}
+
+// batchStep is the workload of the batch table: the step of an SRG
+// iteration on a mini-batch of batchSize, that is, batchSize draws without
+// replacement at ε = 1/(2n) (reweighted.DrawBatch) and then the batchSize
+// key updates (reweighted.SetBatch). gonum's Weighted, which has neither a
+// bound ε nor a batch path, does batchSize Take (its draw without
+// replacement) and then batchSize Reweight. Its points hold the time per
+// item: the batch's time divided by batchSize.
+const batchStep bench.Op = "batch-step"
+
+// batchSize is m, the mini-batch of the paper's experiments.
+const batchSize = 128
+
+// measured reports whether measureScaling measures op for impl at size n:
+// the batch only where n ≥ 2m, so that the items left keep half the mass.
+func measured(impl bench.Impl, op bench.Op, n, naiveMax int) bool {
+	if impl.Name == "naive" && n > naiveMax {
+		return false
+	}
+	if op == batchStep {
+		return n <= impl.MaxN && n >= 2*batchSize
+	}
+	return impl.Supports(op, n)
+}
+
+// prepareBatch builds impl at size n with the keys bench.Prepare gives it
+// (|N(0, 1)| from seed, in canonical order for a SortedFill backend) and
+// returns one batch step as a function.
+func prepareBatch(impl bench.Impl, n int, seed uint64) (run func(), err error) {
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	key := func() float64 { return math.Abs(rng.NormFloat64()) }
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = key()
+	}
+	items := make([]int, batchSize)
+	if impl.New == nil {
+		w := sampleuv.NewWeighted(keys, rand.NewPCG(seed, 1))
+		return func() {
+			for k := range items {
+				i, ok := w.Take()
+				if !ok {
+					panic("srgreport: gonum Weighted is empty")
+				}
+				items[k] = i
+			}
+			for _, i := range items {
+				w.Reweight(i, key())
+			}
+		}, nil
+	}
+	if impl.SortedFill {
+		slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
+	}
+	s := impl.New(n)
+	for i, a := range keys {
+		if err := s.Set(i, a); err != nil {
+			return nil, err
+		}
+	}
+	probs, fresh := make([]float64, batchSize), make([]float64, batchSize)
+	src, eps := rand.NewPCG(seed, 2), 1/float64(2*n)
+	return func() {
+		if err := reweighted.DrawBatch(s, eps, src, false, items, probs); err != nil {
+			panic(err)
+		}
+		for k := range fresh {
+			fresh[k] = key()
+		}
+		if err := reweighted.SetBatch(s, items, fresh); err != nil {
+			panic(err)
+		}
+	}, nil
+}
 
 var initTesting sync.Once
 
@@ -45,12 +124,19 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 	}
 	var jobs []job
 	for _, impl := range bench.Impls {
-		for _, op := range scalingOps {
+		for _, op := range append(scalingOps, batchStep) {
 			for _, n := range bench.Sizes(lo, hi) {
-				if impl.Supports(op, n) && (impl.Name != "naive" || n <= naiveMax) {
-					prep := func() (func(), float64, error) { return bench.Prepare(impl, op, n, seed) }
-					jobs = append(jobs, job{Point{Impl: impl.Name, Op: string(op), N: n}, fmt.Sprintf("%s %s n=%d", impl.Name, op, n), prep})
+				if !measured(impl, op, n, naiveMax) {
+					continue
 				}
+				prep := func() (func(), float64, error) { return bench.Prepare(impl, op, n, seed) }
+				if op == batchStep {
+					prep = func() (func(), float64, error) {
+						run, err := prepareBatch(impl, n, seed)
+						return run, 0, err
+					}
+				}
+				jobs = append(jobs, job{Point{Impl: impl.Name, Op: string(op), N: n}, fmt.Sprintf("%s %s n=%d", impl.Name, op, n), prep})
 			}
 		}
 	}
@@ -75,6 +161,9 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 		if p.NsPerOp, p.AllocsPerOp, err = fastest(run, reps); err != nil {
 			sc.Err = fmt.Sprintf("%s: %v", j.label, err)
 			break
+		}
+		if p.Op == string(batchStep) {
+			p.NsPerOp /= batchSize
 		}
 		sc.Points = append(sc.Points, p)
 		pr.Step()
@@ -106,7 +195,7 @@ func fastest(run func(), reps int) (ns float64, allocs int64, err error) {
 
 // fitScaling fits every (impl, op) series, ns against log2 n for the trees
 // and log ns against log n for naive, and divides each backend's time by
-// gonum's at the same n.
+// gonum's at the same n (the batch step's by gonum's batch step).
 func fitScaling(points []Point) ([]Fit, []Ratio) {
 	type key struct{ impl, op string }
 	series := map[key][]Point{}
@@ -154,9 +243,13 @@ func fitScaling(points []Point) ([]Fit, []Ratio) {
 		if !ok || p.Impl == bench.GonumWeighted || p.Op != string(bench.StepEps0) {
 			continue
 		}
-		r := Ratio{Impl: p.Impl, N: p.N, Eps0: p.NsPerOp / g, Step: math.NaN()}
+		r := Ratio{Impl: p.Impl, N: p.N, Eps0: p.NsPerOp / g, Step: math.NaN(), Batch: math.NaN()}
 		if s, ok := ns[at{p.Impl, string(bench.Step), p.N}]; ok {
 			r.Step = s / g
+		}
+		b, okB := ns[at{p.Impl, string(batchStep), p.N}]
+		if gb, ok := ns[at{bench.GonumWeighted, string(batchStep), p.N}]; ok && okB {
+			r.Batch = b / gb
 		}
 		ratios = append(ratios, r)
 	}

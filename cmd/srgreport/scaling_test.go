@@ -48,13 +48,18 @@ func TestFitScalingModels(t *testing.T) {
 	ps = append(ps, points("ost", "step", func(n float64) float64 { return 100 + 50*math.Log2(n) }, sizes...)...)
 	ps = append(ps, points("ost", "step-eps0", func(n float64) float64 { return 40 + 10*math.Log2(n) }, sizes...)...)
 	ps = append(ps, points("gonum-weighted", "step-eps0", func(n float64) float64 { return 20 + 5*math.Log2(n) }, sizes[:3]...)...)
+	// Batch steps per item: ost 30 + 4·log2 n, gonum 10 + 2·log2 n, both
+	// only from n = 2^10.
+	ps = append(ps, points("ost", "batch-step", func(n float64) float64 { return 30 + 4*math.Log2(n) }, sizes[1:]...)...)
+	ps = append(ps, points("gonum-weighted", "batch-step", func(n float64) float64 { return 10 + 2*math.Log2(n) }, sizes[1:]...)...)
 	fits, ratios := fitScaling(ps)
 
 	byKey := map[[2]string]Fit{}
 	for _, f := range fits {
 		byKey[[2]string{f.Impl, f.Op}] = f
 	}
-	require.Len(t, byKey, 5)
+	require.Len(t, byKey, 7)
+	require.InDelta(t, 4, byKey[[2]string{"ost", "batch-step"}].Slope, 1e-9)
 	naive := byKey[[2]string{"naive", "step"}]
 	require.Equal(t, "loglog", naive.Model)
 	require.InDelta(t, 1, naive.Slope, 1e-12, "3n is linear in n")
@@ -73,9 +78,16 @@ func TestFitScalingModels(t *testing.T) {
 		require.NotEqual(t, "gonum-weighted", q.Impl)
 		require.Less(t, q.N, 1<<14)
 		g := 20 + 5*math.Log2(float64(q.N))
+		lg := math.Log2(float64(q.N))
+		switch {
+		case q.Impl == "ost" && q.N >= 1<<10:
+			require.InDelta(t, (30+4*lg)/(10+2*lg), q.Batch, 1e-12, "batch per item over gonum's")
+		default:
+			require.True(t, math.IsNaN(q.Batch), "%s at n = %d: no batch measured", q.Impl, q.N)
+		}
 		if q.Impl == "ost" {
-			require.InDelta(t, (40+10*math.Log2(float64(q.N)))/g, q.Eps0, 1e-12)
-			require.InDelta(t, (100+50*math.Log2(float64(q.N)))/g, q.Step, 1e-12)
+			require.InDelta(t, (40+10*lg)/g, q.Eps0, 1e-12)
+			require.InDelta(t, (100+50*lg)/g, q.Step, 1e-12)
 		}
 	}
 	for i := 1; i < len(ratios); i++ {
@@ -112,4 +124,29 @@ func TestMeasureScalingTiny(t *testing.T) {
 	}
 	require.Equal(t, 2, floor)
 	require.Contains(t, out.String(), "scaling done")
+}
+
+// From n = 2m the stage times the batch step of every impl, gonum's
+// included, per item; the batch ratios to gonum follow.
+func TestMeasureScalingBatch(t *testing.T) {
+	var out bytes.Buffer
+	sc := measureScaling(8, 8, 1<<8, time.Millisecond, 1, 1, newProgress(&out, false))
+	require.Empty(t, sc.Err)
+	require.Equal(t, 2*batchSize, 1<<8)
+	batch := map[string]Point{}
+	for _, p := range sc.Points {
+		if p.Op == string(batchStep) {
+			batch[p.Impl] = p
+		}
+	}
+	require.Len(t, batch, len(bench.Impls), "every impl, gonum's included")
+	for impl, p := range batch {
+		require.Equal(t, 256, p.N)
+		require.Greater(t, p.NsPerOp, 0.0, impl)
+		require.False(t, math.IsInf(p.NsPerOp, 0), impl)
+	}
+	require.Len(t, sc.Ratios, len(backends.All))
+	for _, q := range sc.Ratios {
+		require.InEpsilon(t, batch[q.Impl].NsPerOp/batch[bench.GonumWeighted].NsPerOp, q.Batch, 1e-12, q.Impl)
+	}
 }
