@@ -55,6 +55,8 @@ func (s *Sampler) Corrupt(what string) {
 		mid.psum[1] = 1
 	case "separator":
 		mid.lastItem[0]++
+	case "separator key":
+		mid.last[0] = 1
 	case "fill":
 		// Split leaf 0 into two leaves of which the first is a quarter
 		// full: order, counts, sums and links stay right, the fill does not.

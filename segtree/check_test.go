@@ -59,6 +59,8 @@ func TestCheckCatches(t *testing.T) {
 		}, "sums to"},
 		{"count", func(tr *trie) { tr.nodes[inner].cnt[1]++ }, "counts"},
 		{"negative zero", func(tr *trie) { tr.nodes[1].key = math.Copysign(0, -1) }, "invalid key"},
+		{"infinite key", func(tr *trie) { tr.nodes[1].key = math.Inf(1) }, "invalid key"},
+		{"NaN key", func(tr *trie) { tr.nodes[1].key = math.NaN() }, "invalid key"},
 		{"parent link", func(tr *trie) { tr.nodes[inner].up = last }, "parent link"},
 		{"critical bit order", func(tr *trie) { tr.nodes[tr.nodes[inner].child[1]].crit = tr.nodes[inner].crit }, "critical bit"},
 		{"swapped halves", func(tr *trie) {
