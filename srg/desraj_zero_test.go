@@ -208,3 +208,29 @@ func TestDrawBatchZeroProbabilitiesLast(t *testing.T) {
 		}
 	})
 }
+
+// constSource returns the same number at every call: a uniform u held
+// fixed through the rejections and the fallback of DrawBatch.
+type constSource uint64
+
+func (c constSource) Uint64() uint64 { return uint64(c) }
+
+// DesRajWeights relies on DrawBatch drawing uniformly among the items left
+// once they all have p* = 0. Property: with keys (1, 0, 0, 0) at ε = 0 the
+// second draw of a batch is one of items 1, 2, 3, each for exactly a third
+// of a grid of uniform numbers u, held fixed through every draw.
+func TestDrawBatchFallbackIsUniform(t *testing.T) {
+	s := naive.New(4)
+	require.NoError(t, s.Set(0, 1))
+	const grid = 300
+	counts := map[int]int{}
+	items, probs := make([]int, 2), make([]float64, 2)
+	for k := range grid {
+		u := (float64(k) + 0.5) / grid
+		require.NoError(t, reweighted.DrawBatch(s, 0, constSource(uint64(u*0x1p53)<<11), false, items, probs))
+		require.Equal(t, []int{0}, items[:1])
+		require.Equal(t, []float64{1, 0}, probs)
+		counts[items[1]]++
+	}
+	require.Equal(t, map[int]int{1: grid / 3, 2: grid / 3, 3: grid / 3}, counts)
+}
