@@ -51,6 +51,8 @@ func (s *Sampler) Corrupt(what string) {
 		mid.psum[1] = 1
 	case "separator":
 		mid.lastItem[0]++
+	case "separator key":
+		mid.last[0] = 1
 	case "fill":
 		// Split leaf 0 into two leaves of which the first is a quarter
 		// full: order, counts, sums and links stay right, the fill does not.
@@ -75,6 +77,36 @@ func (s *Sampler) Corrupt(what string) {
 		lf.key[leafCap-1] = 1
 	case "item":
 		lf.item[0] = int32(len(t.where))
+	case "leaf link out of range":
+		mid.child[1] = int32(len(t.leaves))
+	case "nil leaf link":
+		mid.child[1] = nilNode
+	case "inner link out of range":
+		root.child[1] = int32(len(t.inners))
+	case "inner node twice":
+		root.child[1] = root.child[0]
+	case "inner parent":
+		t.inners[root.child[1]].parent = root.child[0]
+	case "inner fill":
+		root.n = 1
+	case "root":
+		t.root = nilNode
+	case "lost item":
+		// Leaf 0 drops its last item, and the counts and separators above
+		// follow (every key is 0): only the number of items reached is
+		// wrong.
+		if lf.n <= minLeaf {
+			panic("Corrupt: leaf 0 too small to lose an item")
+		}
+		lf.n--
+		lf.item[lf.n] = 0
+		for k := range mid.n {
+			mid.cnt[k]--
+		}
+		mid.lastItem[0] = lf.item[lf.n-1]
+		for k := range root.n {
+			root.cnt[k]--
+		}
 	default:
 		panic("Corrupt: unknown invariant " + what)
 	}

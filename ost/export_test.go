@@ -62,6 +62,16 @@ func (s *Sampler) Corrupt(what string) {
 		t.nodes[p].child[0] = nilNode
 		t.nodes[f].parent = nilNode
 		t.fixUp(p)
+	case "infinite key":
+		r.key = math.Inf(1)
+	case "NaN key":
+		r.key = math.NaN()
+	case "link out of range":
+		r.child[0] = int32(len(t.nodes))
+	case "root out of range":
+		t.root = int32(len(t.nodes))
+	case "root parent":
+		r.parent = r.child[0]
 	default:
 		panic("Corrupt: unknown invariant " + what)
 	}

@@ -71,6 +71,12 @@ func TestCheckReportsCorruption(t *testing.T) {
 		"order":        "in-order",
 		"cycle":        "has parent", // caught by the parent link before the repeat
 		"unreachable":  "tree reaches",
+
+		"infinite key":      "invalid key +Inf",
+		"NaN key":           "invalid key NaN",
+		"link out of range": "link 15 out of range",
+		"root out of range": "root 15 out of range with 15 items",
+		"root parent":       "want nil",
 	}, func(what string) (samplertest.Checker, func()) {
 		tr := ost.New(15)
 		if what == "unreachable" {

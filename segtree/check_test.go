@@ -1,6 +1,7 @@
 package segtree
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -30,6 +31,23 @@ func TestCheckCatches(t *testing.T) {
 		}
 	}
 	require.NotEqual(t, int32(-1), inner)
+	// An internal node whose halves are both leaves, and an internal child
+	// of the root.
+	twoLeaves, sub := int32(-1), int32(-1)
+	for s := range tr.nodes {
+		nd := &tr.nodes[s]
+		if int32(s) != last && nd.child[0] < 0 && nd.child[1] < 0 {
+			twoLeaves = int32(s)
+		}
+	}
+	for _, c := range tr.nodes[tr.root].child {
+		if c >= 0 {
+			sub = c
+		}
+	}
+	require.NotEqual(t, int32(-1), twoLeaves)
+	require.NotEqual(t, int32(-1), sub)
+	n := int32(len(tr.nodes))
 	cases := []struct {
 		name    string
 		corrupt func(tr *trie)
@@ -41,6 +59,8 @@ func TestCheckCatches(t *testing.T) {
 		}, "sums to"},
 		{"count", func(tr *trie) { tr.nodes[inner].cnt[1]++ }, "counts"},
 		{"negative zero", func(tr *trie) { tr.nodes[1].key = math.Copysign(0, -1) }, "invalid key"},
+		{"infinite key", func(tr *trie) { tr.nodes[1].key = math.Inf(1) }, "invalid key"},
+		{"NaN key", func(tr *trie) { tr.nodes[1].key = math.NaN() }, "invalid key"},
 		{"parent link", func(tr *trie) { tr.nodes[inner].up = last }, "parent link"},
 		{"critical bit order", func(tr *trie) { tr.nodes[tr.nodes[inner].child[1]].crit = tr.nodes[inner].crit }, "critical bit"},
 		{"swapped halves", func(tr *trie) {
@@ -58,6 +78,20 @@ func TestCheckCatches(t *testing.T) {
 			tr.fix(p)
 		}, "split at bit"},
 		{"stale free slot", func(tr *trie) { tr.nodes[last].crit = 5 }, "stale"},
+		{"leaf link out of range", func(tr *trie) { tr.nodes[inner].child[0] = ^n }, fmt.Sprintf("segtree: slot %d: link %d to no item", inner, ^n)},
+		{"nil link", func(tr *trie) { tr.nodes[inner].child[0] = nilRef }, fmt.Sprintf("segtree: slot %d: link %d to no item", inner, int32(nilRef))},
+		{"slot link out of range", func(tr *trie) { tr.nodes[inner].child[1] = n }, fmt.Sprintf("segtree: slot %d: link to slot %d out of range", inner, n)},
+		{"leaf linked twice", func(tr *trie) {
+			nd := &tr.nodes[twoLeaves]
+			nd.child[1] = nd.child[0]
+		}, fmt.Sprintf("segtree: leaf of item %d reached twice", ^tr.nodes[twoLeaves].child[0])},
+		{"critical bit too large", func(tr *trie) { tr.nodes[inner].crit = wordBits }, "critical bit 96 not in"},
+		{"root of a subtree", func(tr *trie) {
+			// A valid subtree of the whole: every check below the root
+			// passes, but it misses items.
+			tr.nodes[sub].up = noUp
+			tr.root = sub
+		}, fmt.Sprintf("segtree: root counts %d items, want 12", tr.count(sub))},
 		{"subtree linked twice", func(tr *trie) {
 			nd := &tr.nodes[inner]
 			nd.child[0] = nd.child[1]

@@ -50,17 +50,29 @@ func (p Protocol) String() string {
 // correction without stating it; Des Raj's is the classical unbiased
 // estimator for ordered successive sampling and is what this package uses.
 //
-// An item with p = 0 can only be drawn when every item left has p = 0
-// (reweighted.DrawBatch at ε = 0); its weight is then 0, and the estimate is
-// unbiased provided those items have y = 0, as importance sampling assumes.
-// w and probs must have the same length m; w may alias no other slice.
+// An item with p = 0 is drawn only once every item left has p = 0
+// (reweighted.DrawBatch at ε = 0 then draws uniformly among them and reports
+// p = 0), and so are the items after it. If the first r items drawn have
+// p > 0, the other m − r are a uniform sample without replacement of the
+// z = n − r items of p = 0, whose total no t_k with k < r sees: every t_k
+// takes it as the expansion estimate z/(m − r)·Σ of their y, which gives each
+// of them the same weight m·z/((m − r)·n) (a weight varying with the
+// position would only add variance, their order being exchangeable). The
+// estimate is then unbiased whatever their y; a batch that draws none of
+// them (m ≤ r) is unbiased provided they have y = 0, as importance sampling
+// assumes. w and probs must have the same length m; w may alias no other
+// slice.
 func DesRajWeights(n int, probs, w []float64) {
 	m := len(probs)
 	nf := float64(n)
 	used := 0.0
+	r := -1 // the position of the first item of p = 0
 	for k, p := range probs {
 		if p == 0 {
-			w[k] = float64(m-1-k) / nf
+			if r < 0 {
+				r = k
+			}
+			w[k] = float64(m) * float64(n-r) / (float64(m-r) * nf)
 		} else {
 			w[k] = ((1-used)/p + float64(m-1-k)) / nf
 		}

@@ -65,6 +65,11 @@ func TestSyntheticSmall(t *testing.T) {
 	require.InEpsilon(t, sigma2/sigmaStar2, res.RatioR, 1e-9)
 	require.True(t, res.RatioR >= 10 && res.RatioR <= 200, "r = %v is outside a loose sanity range", res.RatioR)
 	require.LessOrEqual(t, res.GradNorm, 1e-12)
+	var xSq float64
+	for _, v := range sol.X {
+		xSq += v * v
+	}
+	require.InEpsilon(t, xSq, res.XStarSq, 1e-9, "‖x*‖²")
 	require.Len(t, res.Curves, 2)
 	for _, c := range res.Curves {
 		checkCurve(t, c, 12*4+1, true)
