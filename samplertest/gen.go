@@ -62,14 +62,23 @@ func Eps(n int) *rapid.Generator[float64] {
 	)
 }
 
-// U draws a uniform number in [0, 1), with its two edges on purpose.
+// U draws a uniform number in [0, 1), with its edges on purpose: the
+// floats next to 0 and 1 that Draw makes (multiples of 2^-53 up to
+// 1 − 2^-53, the float below 1) and the smallest floats above 0.
 func U() *rapid.Generator[float64] {
 	return rapid.OneOf(
-		rapid.Just(0.0),
-		rapid.Just(math.Nextafter(1, 0)),
+		rapid.SampledFrom(NearEdgeU),
+		rapid.Map(rapid.IntRange(0, 8), func(k int) float64 { return float64(k) * 0x1p-53 }),
+		rapid.Map(rapid.IntRange(1, 8), func(k int) float64 { return 1 - float64(k)*0x1p-53 }),
 		rapid.Map(rapid.Float64Range(0, 1), func(u float64) float64 { return min(u, math.Nextafter(1, 0)) }),
 	)
 }
+
+// NearEdgeU lists uniform numbers at the ends of [0, 1): 0, the smallest
+// floats above it, the smallest multiples of 2^-53 (what Draw makes) and the
+// largest floats below 1 (math.Nextafter(1, 0) = 1 − 2^-53).
+var NearEdgeU = []float64{0, math.SmallestNonzeroFloat64, 0x1p-1022, 0x1p-53, 0x1p-52, 0x3p-53,
+	1 - 0x3p-53, 1 - 0x1p-52, math.Nextafter(1, 0)}
 
 // EdgeEps lists the bounds every check visits for n items.
 func EdgeEps(n int) []float64 {
@@ -224,4 +233,50 @@ func nudge(x *big.Rat, k int) float64 {
 		u = math.Nextafter(u, 0)
 	}
 	return u
+}
+
+// TinyKeys draws instances of 1 to maxN items with subnormal and tiny keys
+// at either end of the canonical order, at ε = 0 or a tiny ε: either every
+// key is tiny (a subnormal key may come first), or a few keys at one scale
+// (1 or 2^600) lie above keys so much smaller (subnormal, near the smallest
+// normal, or 2^-50 to 2^-1100 of that scale) that their p* is tiny or
+// rounds to 0, with zeros after them. These are the items whose exact
+// interval is narrower than a float's spacing, at the ends of [0, 1).
+func TinyKeys(maxN int) *rapid.Generator[Instance] {
+	return rapid.Custom(func(t *rapid.T) Instance {
+		n := rapid.IntRange(1, max(1, maxN)).Draw(t, "n")
+		scale, large := 0, rapid.IntRange(0, 2).Draw(t, "large scale")
+		if large > 0 {
+			scale = []int{0, 0, 600}[large]
+		}
+		mantissa := rapid.OneOf(rapid.IntRange(1, 4), rapid.IntRange(1, 1<<20))
+		keys := make([]float64, n)
+		for i := range keys {
+			switch k := rapid.IntRange(0, 4).Draw(t, "kind"); {
+			case k == 0:
+				keys[i] = 0
+			case k == 1:
+				keys[i] = math.Ldexp(float64(mantissa.Draw(t, "subnormal")), -1074)
+			case k == 2:
+				// The smallest normals and the subnormals just below.
+				keys[i] = math.Nextafter(0x1p-1022, float64(rapid.IntRange(-1, 1).Draw(t, "side")))
+			case k == 3:
+				m := float64(mantissa.Draw(t, "mantissa"))
+				keys[i] = math.Ldexp(m, scale-20-rapid.IntRange(50, 1100).Draw(t, "binades below"))
+			case large > 0:
+				m := float64(mantissa.Draw(t, "mantissa"))
+				keys[i] = math.Ldexp(m, scale-20+rapid.IntRange(0, 8).Draw(t, "exponent"))
+			}
+		}
+		if rapid.Bool().Draw(t, "shuffle") {
+			keys = rapid.Permutation(keys).Draw(t, "order")
+		}
+		top := 1 / float64(n)
+		eps := rapid.OneOf(
+			rapid.Just(0.0),
+			rapid.Map(rapid.IntRange(1, 4), func(k int) float64 { return math.Ldexp(float64(k), -1074) }),
+			rapid.Map(rapid.IntRange(30, 1074), func(k int) float64 { return math.Min(math.Ldexp(1, -k), top) }),
+		).Draw(t, "eps")
+		return Instance{Keys: keys, Eps: eps}
+	})
 }

@@ -63,6 +63,7 @@ var checks = []struct {
 	{"DrawsRankRho", testDrawsRankRho},
 	{"NearCutoffRegression", testNearCutoffRegression},
 	{"NearCutoff", property(nearCutoffProperty)},
+	{"TinyKeys", property(tinyKeysProperty)},
 	{"ExactMaxSum", testExactMaxSum},
 	{"NegativeZero", testNegativeZero},
 	{"BadInput", testBadInput},

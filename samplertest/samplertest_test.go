@@ -247,8 +247,19 @@ func TestGeneratorsCoverKinds(t *testing.T) {
 		}
 		u := U().Example(seed)
 		require.True(t, u >= 0 && u < 1)
+		switch {
+		case u == 0:
+			seen["u = 0"] = true
+		case u <= 0x8p-53:
+			seen["u a few 2^-53 above 0"] = true
+		case u == math.Nextafter(1, 0):
+			seen["u = 1 − 2^-53"] = true
+		case u >= 1-0x8p-53:
+			seen["u a few 2^-53 below 1"] = true
+		}
 	}
-	require.Subset(t, seen, []string{"zero", "subnormal", "huge", "normal", "tie", "ε = 0", "ε = 1/n", "ε just below 1/n", "subnormal ε"},
+	require.Subset(t, seen, []string{"zero", "subnormal", "huge", "normal", "tie", "ε = 0", "ε = 1/n", "ε just below 1/n", "subnormal ε",
+		"u = 0", "u a few 2^-53 above 0", "u = 1 − 2^-53", "u a few 2^-53 below 1"},
 		"the generators never drew some kinds")
 }
 
@@ -330,4 +341,48 @@ func TestCheckOutsideTests(t *testing.T) {
 	err := Check(func(n int) reweighted.Sampler { s := newBrute(n); s.skipRho = true; return s })
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "DrawsRankRho:")
+}
+
+// TinyKeys draws what it promises: a subnormal or tiny key first in the
+// canonical order, and a positive key last in the head whose exact p* rounds
+// to 0 or is tiny, at ε = 0, at a subnormal ε and at a tiny normal ε.
+func TestTinyKeysCoversClasses(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := range 600 {
+		in := TinyKeys(16).Example(seed)
+		n := len(in.Keys)
+		require.True(t, in.Eps >= 0 && in.Eps <= 1/float64(n), "ε = %v for n = %d", in.Eps, n)
+		switch {
+		case in.Eps == 0:
+			seen["ε = 0"] = true
+		case in.Eps < 0x1p-1022:
+			seen["subnormal ε"] = true
+		case in.Eps < 0x1p-29:
+			seen["tiny ε"] = true
+		}
+		ex := Oracle(in.Keys, in.Eps)
+		if ex.AllZero {
+			continue
+		}
+		switch first := in.Keys[ex.Order[0]]; {
+		case first < 0x1p-1022:
+			seen["subnormal first"] = true
+		case first < 0x1p-1000:
+			seen["tiny first"] = true
+		}
+		// The last positive key of the head.
+		last := -1
+		for r := 1; r <= ex.Rho; r++ {
+			if i := ex.Order[r-1]; ex.Keys[i].Sign() > 0 {
+				last = i
+			}
+		}
+		if p := ratFloat(ex.P[last]); p == 0 {
+			seen["p rounds to 0 at the bottom"] = true
+		} else if p < 0x1p-1000 && in.Keys[ex.Order[0]] >= 1 {
+			seen["tiny p at the bottom"] = true
+		}
+	}
+	require.Subset(t, seen, []string{"ε = 0", "subnormal ε", "tiny ε", "subnormal first", "tiny first",
+		"p rounds to 0 at the bottom", "tiny p at the bottom"}, "TinyKeys never drew some classes")
 }
