@@ -75,6 +75,7 @@ var checks = []struct {
 	{"HistoryIndependence", property(history)},
 	{"Load", property(loadProperty)},
 	{"Probs", property(probsProperty)},
+	{"IndexSums", property(indexSumsProperty)},
 	{"ConcurrentReads", testConcurrentReads},
 	{"ChiSquare", testChiSquare},
 	{"ZeroAllocs", testZeroAllocs},

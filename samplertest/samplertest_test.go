@@ -2,8 +2,10 @@ package samplertest
 
 import (
 	"cmp"
+	"flag"
 	"math"
 	"math/big"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +32,7 @@ type bruteIndex struct {
 	order     []int     // canonical order
 	prefix    []float64 // plain prefix sums in that order
 	floatPred bool      // ρ from the plain float predicate a·c ≥ ε·S
+	depth1    bool      // SumDepth claims 1, far below the n of its sums
 }
 
 func newBrute(n int) *brute {
@@ -124,7 +127,12 @@ func (x *bruteIndex) SelectSum(target, scale float64) (int, int, float64) {
 }
 
 // SumDepth: prefix sums add the keys one by one, n roundings deep.
-func (x *bruteIndex) SumDepth() int { return len(x.keys) }
+func (x *bruteIndex) SumDepth() int {
+	if x.depth1 {
+		return 1
+	}
+	return len(x.keys)
+}
 
 func (x *bruteIndex) Walk(from, to int, f func(int, float64)) {
 	for _, i := range x.order[from-1 : max(from-1, to)] {
@@ -150,12 +158,16 @@ func TestKitCatchesPlantedBugs(t *testing.T) {
 		{"predicate underflows for subnormal keys", testEdges, func(s *brute) { s.idx.floatPred = true }},
 		{"float predicate a few ulps from the cutoff", testNearCutoffRegression, func(s *brute) { s.idx.floatPred = true }},
 		{"Set half-applies before rejecting", testBadInput, func(s *brute) { s.halfSet = true }},
+		{"SumDepth below the depth of the sums", property(indexSumsProperty), func(s *brute) { s.idx.depth1 = true }},
 	}
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {
 			require.Empty(t, failures("mutant", m.check, func(n int) reweighted.Sampler { return newBrute(n) }),
 				"the unmutated backend passes this check")
-			failed := failures("mutant", m.check, func(n int) reweighted.Sampler { s := newBrute(n); m.plant(s); return s })
+			var failed []string
+			planted(t, func() {
+				failed = failures("mutant", m.check, func(n int) reweighted.Sampler { s := newBrute(n); m.plant(s); return s })
+			})
 			require.NotEmpty(t, failed, "the kit missed the planted bug")
 			t.Logf("caught: %.300s", strings.Join(strings.Fields(failed[0]), " "))
 		})
@@ -338,7 +350,10 @@ func TestCheckOutsideTests(t *testing.T) {
 	// The mutant fails many properties; shrinking each for long adds
 	// nothing to which checks fail.
 	SetDefaultFlag(t, "rapid.shrinktime", "1s")
-	err := Check(func(n int) reweighted.Sampler { s := newBrute(n); s.skipRho = true; return s })
+	var err error
+	planted(t, func() {
+		err = Check(func(n int) reweighted.Sampler { s := newBrute(n); s.skipRho = true; return s })
+	})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "DrawsRankRho:")
 }
@@ -385,4 +400,21 @@ func TestTinyKeysCoversClasses(t *testing.T) {
 	}
 	require.Subset(t, seen, []string{"ε = 0", "subnormal ε", "tiny ε", "subnormal first", "tiny first",
 		"p rounds to 0 at the bottom", "tiny p at the bottom"}, "TinyKeys never drew some classes")
+}
+
+// planted runs f, which runs checks on a backend with a bug planted on
+// purpose, with rapid's fail files off (-rapid.nofailfile), and requires
+// that it wrote none: rapid replays every fail file on later runs, so a
+// fail file must always mean a real failure.
+func planted(t *testing.T, f func()) {
+	const name = "rapid.nofailfile"
+	old := flag.Lookup(name).Value.String()
+	require.NoError(t, flag.Set(name, "true"))
+	defer func() { require.NoError(t, flag.Set(name, old)) }()
+	before, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
+	require.NoError(t, err)
+	f()
+	after, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
+	require.NoError(t, err)
+	require.Equal(t, before, after, "a run that fails on purpose wrote fail files")
 }
