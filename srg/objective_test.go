@@ -25,6 +25,29 @@ func TestConstantsTinyFeatures(t *testing.T) {
 	}
 }
 
+// Regression, found by TestDenseMatchesSparse at 100 times its checks: a
+// row with features 1 and 1e-131 leaves a block of tiny entries in the
+// tridiagonal form of its Gram matrix, where gonum's EigenSym panicked even
+// after scaling. L falls back to Lmax, which for one example is the same
+// ‖a‖²/4 of the logistic loss, and StrongConvexity to μ.
+func TestConstantsTinyBlock(t *testing.T) {
+	a := []float64{6.525304467998525e-54, 1.00042724609375, 4.5082903407156913e-131, 1.015625}
+	m, err := srg.NewDense([][]float64{a})
+	require.NoError(t, err)
+	p, err := srg.NewProblem(m, []float64{1}, srg.Logistic, 0)
+	require.NoError(t, err)
+	sq := 0.0
+	for _, v := range a {
+		sq += v * v
+	}
+	require.InEpsilon(t, sq/4, p.L(), 1e-12)
+	require.Equal(t, p.Lmax(), p.L())
+	p, err = srg.NewProblem(m, []float64{1}, srg.Squared, 0.5)
+	require.NoError(t, err)
+	require.InEpsilon(t, sq+0.5, p.L(), 1e-12)
+	require.Equal(t, 0.5, p.StrongConvexity(), "one example in four dimensions: λ_min = 0")
+}
+
 // Solve reports a problem without a unique minimiser — least squares with
 // more features than examples and μ = 0 — instead of returning one of its
 // minimisers as x*.
