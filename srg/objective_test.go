@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/srg"
 )
 
@@ -46,6 +48,30 @@ func TestConstantsTinyBlock(t *testing.T) {
 	require.NoError(t, err)
 	require.InEpsilon(t, sq+0.5, p.L(), 1e-12)
 	require.Equal(t, 0.5, p.StrongConvexity(), "one example in four dimensions: λ_min = 0")
+}
+
+// Regression, found by TestVariancesClosedForm at 100 times its checks: a
+// gradient norm so small against the others that its p* rounds to 0 made
+// σ*² NaN (a² underflows, and 0/0). Its exact term is negligible: σ*² is
+// the closed form (Σ‖∇f_i‖)²/n².
+func TestVariancesTinyNorm(t *testing.T) {
+	m, err := srg.NewDense([][]float64{{1}, {2e-162}})
+	require.NoError(t, err)
+	p, err := srg.NewProblem(m, []float64{-1000, 0}, srg.Squared, 0)
+	require.NoError(t, err)
+	x := []float64{3}
+	norms := p.GradNorms(x)
+	s := naive.New(2)
+	for i, a := range norms {
+		require.NoError(t, s.Set(i, a))
+	}
+	p1, err := s.Prob(1, 0)
+	require.NoError(t, err)
+	require.True(t, norms[1] > 0 && p1 == 0, "a positive gradient norm %v whose p* rounds to 0", norms[1])
+	s2, ss2, err := srg.Variances(p, x, func(n int) reweighted.Sampler { return naive.New(n) })
+	require.NoError(t, err)
+	require.Equal(t, norms[0]*norms[0]/4, ss2)
+	require.Equal(t, (norms[0]*norms[0]+norms[1]*norms[1])/2, s2)
 }
 
 // Solve reports a problem without a unique minimiser — least squares with
