@@ -40,7 +40,9 @@
 // The first c = 1 − (n − ρ)ε of the unit interval is shared by the ρ largest
 // keys in proportion to their keys: u < c selects the item of smallest rank
 // whose partial sum S(rank) exceeds λu, so an item with p = 0 is never
-// drawn. The rest of the interval is cut into n − ρ slices of width ε, the
+// drawn, nor one whose p rounds to 0 (a subnormal key, small against the
+// sum of the keys): the p Sample returns is never 0, and callers may divide
+// by it. The rest of the interval is cut into n − ρ slices of width ε, the
 // first belonging to rank n and the last to rank ρ + 1.
 //
 // # Drawing with a source of randomness

@@ -26,7 +26,8 @@ type Sampler interface {
 	// from the float keys and ε. With all keys 0 it returns ρ = n and λ = 0.
 	Solve(eps float64) (rho int, lambda float64, err error)
 	// Sample maps u in [0, 1) to an item as Algorithm 4 does and returns the
-	// item together with its probability p*_i, as Prob would return it.
+	// item together with its probability p*_i, as Prob would return it,
+	// which is never 0: an item whose p*_i rounds to 0 is never returned.
 	Sample(eps, u float64) (i int, p float64, err error)
 	// Prob returns p*_i for the bound ε.
 	Prob(i int, eps float64) (float64, error)

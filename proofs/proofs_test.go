@@ -116,15 +116,25 @@ func TestLemma1(t *testing.T) {
 func TestProposition1(t *testing.T) {
 	run(t, "Proposition1")
 	// Property: in exact arithmetic, the ranks r where a_π(r) ≥ ελ(r) holds
-	// form a prefix that starts at rank 1 (so they are 1..ρ), and after ρ the
-	// ratio a_π(r)/(ελ(r)) is < 1 even once rounded to float64.
+	// form a prefix that starts at rank 1 (so they are 1..ρ); after ρ the
+	// ratio a_π(r)/(ελ(r)) is < 1 exactly, and ≤ 1 once rounded to float64
+	// (a ratio within 2^-54 of 1 rounds to 1). prefixShape reports the
+	// largest rounded ratio after ρ.
 	rapid.Check(t, func(rt *rapid.T) {
 		keys := genKeys.Draw(rt, "keys")
 		e := samplertest.Oracle(keys, genEps(rt, len(keys), 1))
 		worst, _, err := prefixShape(e)
 		require.NoError(rt, err, "predicate is not a prefix of ranks")
-		require.Less(rt, worst, 1.0)
+		require.Equal(rt, worst, requireProposition1(rt, e))
 	})
+	// Regression: at ε = float64(1/11)/2, just above 1/22, the key 1 at rank
+	// 4 of these keys is 4.1e-17 below its cutoff, within 2^-54: the exact
+	// ratio is below 1 and the rounded one is 1.
+	e := samplertest.Oracle([]float64{1, 5, 0, 0, 5, 0, 0, 0, 0, 0, 4}, 1/11.0/2)
+	worst, _, err := prefixShape(e)
+	require.NoError(t, err)
+	require.Equal(t, worst, requireProposition1(t, e))
+	require.Equal(t, 1.0, worst, "the exact ratio below 1 rounds to 1")
 	// Property: the same prefix shape on instances built with an exact tie
 	// a_π(t) = ελ(t) of the predicate, and each of them does have a tie.
 	rapid.Check(t, func(rt *rapid.T) {
@@ -134,6 +144,28 @@ func TestProposition1(t *testing.T) {
 		require.NoError(rt, err, "predicate is not a prefix of ranks at an exact tie")
 		require.Positive(rt, ties, "tie instance without an exact tie")
 	})
+}
+
+// requireProposition1 requires, from the oracle's exact terms, that the
+// ratio a_π(r)·c(r)/(ε·S(r)) is ≥ 1 at ranks 1..ρ and < 1 after ρ, and
+// returns the largest ratio after ρ rounded to float64, which is ≤ 1.
+func requireProposition1(t require.TestingT, e *samplertest.Exact) float64 {
+	worst := 0.0
+	for r := 1; r <= e.N; r++ {
+		lhs := new(big.Rat).Mul(e.Keys[e.Order[r-1]], e.C(r))
+		rhs := new(big.Rat).Mul(e.Eps, e.Prefix[r])
+		if r <= e.Rho {
+			require.GreaterOrEqual(t, lhs.Cmp(rhs), 0, "the predicate fails at rank %d ≤ ρ = %d", r, e.Rho)
+			continue
+		}
+		require.Positive(t, rhs.Sign(), "ε·S(%d) = 0 after ρ = %d", r, e.Rho)
+		q := new(big.Rat).Quo(lhs, rhs)
+		require.Negative(t, q.Cmp(big.NewRat(1, 1)), "exact ratio %v ≥ 1 at rank %d > ρ = %d", q, r, e.Rho)
+		f, _ := q.Float64()
+		require.LessOrEqual(t, f, 1.0)
+		worst = math.Max(worst, f)
+	}
+	return worst
 }
 
 func TestLemma2(t *testing.T) {

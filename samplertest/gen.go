@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"math/rand/v2"
 
 	"github.com/reweighted/reweighted"
 	"pgregory.net/rapid"
@@ -62,14 +63,23 @@ func Eps(n int) *rapid.Generator[float64] {
 	)
 }
 
-// U draws a uniform number in [0, 1), with its two edges on purpose.
+// U draws a uniform number in [0, 1), with its edges on purpose: the
+// floats next to 0 and 1 that Draw makes (multiples of 2^-53 up to
+// 1 − 2^-53, the float below 1) and the smallest floats above 0.
 func U() *rapid.Generator[float64] {
 	return rapid.OneOf(
-		rapid.Just(0.0),
-		rapid.Just(math.Nextafter(1, 0)),
+		rapid.SampledFrom(NearEdgeU),
+		rapid.Map(rapid.IntRange(0, 8), func(k int) float64 { return float64(k) * 0x1p-53 }),
+		rapid.Map(rapid.IntRange(1, 8), func(k int) float64 { return 1 - float64(k)*0x1p-53 }),
 		rapid.Map(rapid.Float64Range(0, 1), func(u float64) float64 { return min(u, math.Nextafter(1, 0)) }),
 	)
 }
+
+// NearEdgeU lists uniform numbers at the ends of [0, 1): 0, the smallest
+// floats above it, the smallest multiples of 2^-53 (what Draw makes) and the
+// largest floats below 1 (math.Nextafter(1, 0) = 1 − 2^-53).
+var NearEdgeU = []float64{0, math.SmallestNonzeroFloat64, 0x1p-1022, 0x1p-53, 0x1p-52, 0x3p-53,
+	1 - 0x3p-53, 1 - 0x1p-52, math.Nextafter(1, 0)}
 
 // EdgeEps lists the bounds every check visits for n items.
 func EdgeEps(n int) []float64 {
@@ -224,4 +234,66 @@ func nudge(x *big.Rat, k int) float64 {
 		u = math.Nextafter(u, 0)
 	}
 	return u
+}
+
+// TinyKeys draws instances of 1 to maxN items with subnormal and tiny keys
+// at either end of the canonical order, at ε = 0 or a tiny ε: either every
+// key is tiny (a subnormal key may come first), or a few keys at one scale
+// (1 or 2^600, with full mantissas, so that their sums round) lie above keys
+// so much smaller (subnormal, near the smallest
+// normal, or 2^-50 to 2^-1100 of that scale) that their p* is tiny or
+// rounds to 0, with zeros after them. These are the items whose exact
+// interval is narrower than a float's spacing, at the ends of [0, 1).
+func TinyKeys(maxN int) *rapid.Generator[Instance] {
+	return rapid.Custom(func(t *rapid.T) Instance {
+		scale := rapid.SampledFrom([]int{0, 600}).Draw(t, "large scale")
+		// The size, the large keys and the order come from a seeded source:
+		// rapid would draw few items and the simplest mantissa, 2^52, whose
+		// sums are exact.
+		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 5))
+		n := 1 + rng.IntN(max(1, maxN))
+		// Mostly large keys above one to three tiny ones, at least two
+		// large ones so that their sums round; or all keys tiny.
+		large := 0
+		if rng.IntN(6) > 0 {
+			large = max(min(n, 2), n-1-rng.IntN(3))
+		}
+		keys := make([]float64, n)
+		for i := range keys {
+			switch {
+			case i < large:
+				// Full 53-bit mantissas, so that the partial sums round and
+				// different paths through a tree round them differently.
+				m := float64(1<<52 | rng.Uint64()>>12)
+				keys[i] = math.Ldexp(m, scale-52-rng.IntN(4))
+			case i == large:
+				// The smallest subnormals: against large keys, a p* that
+				// rounds to 0.
+				keys[i] = math.Ldexp(float64(rapid.IntRange(1, 4).Draw(t, "smallest")), -1074)
+			default:
+				switch rapid.IntRange(0, 3).Draw(t, "kind") {
+				case 0:
+					keys[i] = math.Ldexp(float64(rapid.IntRange(1, 1<<20).Draw(t, "subnormal")), -1074)
+				case 1:
+					// The smallest normals and the subnormals just below.
+					keys[i] = math.Nextafter(0x1p-1022, float64(rapid.IntRange(-1, 1).Draw(t, "side")))
+				case 2:
+					m := float64(rapid.IntRange(1, 1<<20).Draw(t, "mantissa"))
+					keys[i] = math.Ldexp(m, scale-20-rapid.IntRange(50, 1100).Draw(t, "binades below"))
+				default:
+					keys[i] = 0
+				}
+			}
+		}
+		rng.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		// ε = 0 three times in four: where a p* rounds to 0.
+		eps := 0.0
+		if rng.IntN(4) == 0 {
+			eps = rapid.OneOf(
+				rapid.Map(rapid.IntRange(1, 4), func(k int) float64 { return math.Ldexp(float64(k), -1074) }),
+				rapid.Map(rapid.IntRange(30, 1074), func(k int) float64 { return math.Min(math.Ldexp(1, -k), 1/float64(n)) }),
+			).Draw(t, "eps")
+		}
+		return Instance{Keys: keys, Eps: eps}
+	})
 }

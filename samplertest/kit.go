@@ -13,7 +13,9 @@
 // Like fstest, the kit probes optional methods: a sampler with a
 // Check() error method (Checker) has it called after every action of the
 // state machine, and one with Load([]float64) error or
-// Probs(float64, []float64) ([]float64, error) has those checked too.
+// Probs(float64, []float64) ([]float64, error) has those checked too, and
+// one built on package driver, with Index() driver.Index, has its index
+// checked against exact sums and the exact order (CheckIndex).
 //
 // Two helpers serve a backend's own tests, which see its insides:
 // RejectsBadInput compares a deep copy of the structure before and after
@@ -63,6 +65,7 @@ var checks = []struct {
 	{"DrawsRankRho", testDrawsRankRho},
 	{"NearCutoffRegression", testNearCutoffRegression},
 	{"NearCutoff", property(nearCutoffProperty)},
+	{"TinyKeys", property(tinyKeysProperty)},
 	{"ExactMaxSum", testExactMaxSum},
 	{"NegativeZero", testNegativeZero},
 	{"BadInput", testBadInput},
@@ -74,6 +77,7 @@ var checks = []struct {
 	{"HistoryIndependence", property(history)},
 	{"Load", property(loadProperty)},
 	{"Probs", property(probsProperty)},
+	{"IndexSums", property(indexSumsProperty)},
 	{"ConcurrentReads", testConcurrentReads},
 	{"ChiSquare", testChiSquare},
 	{"ZeroAllocs", testZeroAllocs},

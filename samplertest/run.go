@@ -88,6 +88,15 @@ func edgeCases() map[string][]float64 {
 		// Found by the state machine: a sum of 2^-1073 once made the
 		// power-of-two scale of the target overflow to +Inf.
 		"two smallest": {5e-324, 5e-324},
+		// Issue 20: the key 1e-323 at the bottom of the head has p* about
+		// 1.8e-324, which rounds to 0; at ε = 0 the u below 1 once drew it.
+		"subnormal last":   {0, 2.1286503010020037, 0, 0.503301709312354, 0, 1e-323, 0.375656445219138, 1, 0, 1.5062268981686218, 0},
+		"subnormal bottom": {5e-324, 1, 0x1p-1022, 3e-323, 0.5},
+		// TinyKeys: without the fix, btree and segtree drew the key 5e-324
+		// at u = 1 − 2^-53, and ost the key 2e-323.
+		"subnormal last (trees)": {1.043817185873235, 0.28004137973858634, 0.3706941883833663, 5e-324, 1.0311971326354983},
+		"subnormal last (ost)": {2.0738239881738247e+180, 9.406614964626812e+179, 1.7580979352937294e+180, 2.0446507966956158e+180,
+			2.3761983177346895e+180, 2e-323, 4.7296733892657385e+180, 9.422330494099876e+179, 1.5639030997258718e+180},
 	}
 }
 
@@ -180,6 +189,18 @@ func nearCutoffProperty(newSampler New) func(*rapid.T) {
 			us[k] = min((float64(k)+rapid.Float64Range(0, 1).Draw(t, "du"))/64, math.Nextafter(1, 0))
 		}
 		require.NoError(t, Verify(s, in.Keys, in.Eps, us))
+	}
+}
+
+// Property: with subnormal and tiny keys at either end of the canonical
+// order (TinyKeys), at ε = 0 and tiny ε, the draws at the ends of [0, 1),
+// at the edges and midpoint of every exact interval and at a drawn u have
+// p > 0 and lie within UDist of their exact interval (Verify).
+func tinyKeysProperty(newSampler New) func(*rapid.T) {
+	return func(t *rapid.T) {
+		in := TinyKeys(24).Draw(t, "instance")
+		s := fill(t, newSampler, in.Keys)
+		require.NoError(t, Verify(s, in.Keys, in.Eps, append([]float64{U().Draw(t, "u")}, NearEdgeU...)))
 	}
 }
 
@@ -447,8 +468,9 @@ func testChiSquare(t TB, newSampler New) {
 		ex := Oracle(keys, eps)
 		counts := make([]float64, n)
 		for range draws {
-			i, _, err := s.Sample(eps, rng.Float64())
+			i, p, err := s.Sample(eps, rng.Float64())
 			require.NoError(t, err)
+			require.Positive(t, p, "Sample returned item %d", i)
 			counts[i]++
 		}
 		stat, df := 0.0, -1.0

@@ -2,8 +2,10 @@ package samplertest
 
 import (
 	"cmp"
+	"flag"
 	"math"
 	"math/big"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +32,7 @@ type bruteIndex struct {
 	order     []int     // canonical order
 	prefix    []float64 // plain prefix sums in that order
 	floatPred bool      // ρ from the plain float predicate a·c ≥ ε·S
+	depth1    bool      // SumDepth claims 1, far below the n of its sums
 }
 
 func newBrute(n int) *brute {
@@ -124,7 +127,12 @@ func (x *bruteIndex) SelectSum(target, scale float64) (int, int, float64) {
 }
 
 // SumDepth: prefix sums add the keys one by one, n roundings deep.
-func (x *bruteIndex) SumDepth() int { return len(x.keys) }
+func (x *bruteIndex) SumDepth() int {
+	if x.depth1 {
+		return 1
+	}
+	return len(x.keys)
+}
 
 func (x *bruteIndex) Walk(from, to int, f func(int, float64)) {
 	for _, i := range x.order[from-1 : max(from-1, to)] {
@@ -150,12 +158,16 @@ func TestKitCatchesPlantedBugs(t *testing.T) {
 		{"predicate underflows for subnormal keys", testEdges, func(s *brute) { s.idx.floatPred = true }},
 		{"float predicate a few ulps from the cutoff", testNearCutoffRegression, func(s *brute) { s.idx.floatPred = true }},
 		{"Set half-applies before rejecting", testBadInput, func(s *brute) { s.halfSet = true }},
+		{"SumDepth below the depth of the sums", property(indexSumsProperty), func(s *brute) { s.idx.depth1 = true }},
 	}
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {
 			require.Empty(t, failures("mutant", m.check, func(n int) reweighted.Sampler { return newBrute(n) }),
 				"the unmutated backend passes this check")
-			failed := failures("mutant", m.check, func(n int) reweighted.Sampler { s := newBrute(n); m.plant(s); return s })
+			var failed []string
+			planted(t, func() {
+				failed = failures("mutant", m.check, func(n int) reweighted.Sampler { s := newBrute(n); m.plant(s); return s })
+			})
 			require.NotEmpty(t, failed, "the kit missed the planted bug")
 			t.Logf("caught: %.300s", strings.Join(strings.Fields(failed[0]), " "))
 		})
@@ -247,8 +259,19 @@ func TestGeneratorsCoverKinds(t *testing.T) {
 		}
 		u := U().Example(seed)
 		require.True(t, u >= 0 && u < 1)
+		switch {
+		case u == 0:
+			seen["u = 0"] = true
+		case u <= 0x8p-53:
+			seen["u a few 2^-53 above 0"] = true
+		case u == math.Nextafter(1, 0):
+			seen["u = 1 − 2^-53"] = true
+		case u >= 1-0x8p-53:
+			seen["u a few 2^-53 below 1"] = true
+		}
 	}
-	require.Subset(t, seen, []string{"zero", "subnormal", "huge", "normal", "tie", "ε = 0", "ε = 1/n", "ε just below 1/n", "subnormal ε"},
+	require.Subset(t, seen, []string{"zero", "subnormal", "huge", "normal", "tie", "ε = 0", "ε = 1/n", "ε just below 1/n", "subnormal ε",
+		"u = 0", "u a few 2^-53 above 0", "u = 1 − 2^-53", "u a few 2^-53 below 1"},
 		"the generators never drew some kinds")
 }
 
@@ -327,7 +350,71 @@ func TestCheckOutsideTests(t *testing.T) {
 	// The mutant fails many properties; shrinking each for long adds
 	// nothing to which checks fail.
 	SetDefaultFlag(t, "rapid.shrinktime", "1s")
-	err := Check(func(n int) reweighted.Sampler { s := newBrute(n); s.skipRho = true; return s })
+	var err error
+	planted(t, func() {
+		err = Check(func(n int) reweighted.Sampler { s := newBrute(n); s.skipRho = true; return s })
+	})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "DrawsRankRho:")
+}
+
+// TinyKeys draws what it promises: a subnormal or tiny key first in the
+// canonical order, and a positive key last in the head whose exact p* rounds
+// to 0 or is tiny, at ε = 0, at a subnormal ε and at a tiny normal ε.
+func TestTinyKeysCoversClasses(t *testing.T) {
+	seen := map[string]bool{}
+	for seed := range 600 {
+		in := TinyKeys(16).Example(seed)
+		n := len(in.Keys)
+		require.True(t, in.Eps >= 0 && in.Eps <= 1/float64(n), "ε = %v for n = %d", in.Eps, n)
+		switch {
+		case in.Eps == 0:
+			seen["ε = 0"] = true
+		case in.Eps < 0x1p-1022:
+			seen["subnormal ε"] = true
+		case in.Eps < 0x1p-29:
+			seen["tiny ε"] = true
+		}
+		ex := Oracle(in.Keys, in.Eps)
+		if ex.AllZero {
+			continue
+		}
+		switch first := in.Keys[ex.Order[0]]; {
+		case first < 0x1p-1022:
+			seen["subnormal first"] = true
+		case first < 0x1p-1000:
+			seen["tiny first"] = true
+		}
+		// The last positive key of the head.
+		last := -1
+		for r := 1; r <= ex.Rho; r++ {
+			if i := ex.Order[r-1]; ex.Keys[i].Sign() > 0 {
+				last = i
+			}
+		}
+		if p := ratFloat(ex.P[last]); p == 0 {
+			seen["p rounds to 0 at the bottom"] = true
+		} else if p < 0x1p-1000 && in.Keys[ex.Order[0]] >= 1 {
+			seen["tiny p at the bottom"] = true
+		}
+	}
+	require.Subset(t, seen, []string{"ε = 0", "subnormal ε", "tiny ε", "subnormal first", "tiny first",
+		"p rounds to 0 at the bottom", "tiny p at the bottom"}, "TinyKeys never drew some classes")
+}
+
+// planted runs f, which runs checks on a backend with a bug planted on
+// purpose, with rapid's fail files off (-rapid.nofailfile), and requires
+// that it wrote none: rapid replays every fail file on later runs, so a
+// fail file must always mean a real failure.
+func planted(t *testing.T, f func()) {
+	const name = "rapid.nofailfile"
+	old := flag.Lookup(name).Value.String()
+	require.NoError(t, flag.Set(name, "true"))
+	defer func() { require.NoError(t, flag.Set(name, old)) }()
+	before, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
+	require.NoError(t, err)
+	f()
+	after, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
+	require.NoError(t, err)
+	require.Equal(t, before, after, "a run that fails on purpose wrote fail files")
 }

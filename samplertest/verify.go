@@ -26,8 +26,8 @@ const (
 // the KKT certificate) and Sample at every u of us, at the midpoint of each
 // item's exact interval and at the floats next to each interval's edges
 // (the item drawn has its exact interval, under the exact ρ and λ, within
-// UDist of u, has positive probability, and comes with the p that Prob
-// returns). Midpoints and edges are taken for every item when n ≤ 64 and
+// UDist of u, has positive probability, exactly and as returned, and comes
+// with the p that Prob returns). Midpoints and edges are taken for every item when n ≤ 64 and
 // otherwise for ranks 1, 2, ρ − 1, ρ, ρ + 1, n − 1, n and 31 spread between.
 func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) error {
 	n := len(keys)
@@ -80,6 +80,11 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		}
 		if i < 0 || i >= n {
 			return fmt.Errorf("Sample(%v, %v) = item %d out of range", eps, u, i)
+		}
+		// The caller divides by p: an item whose p rounds to 0 is never
+		// drawn, however close u lies to its interval.
+		if !(p > 0) {
+			return fmt.Errorf("Sample(%v, %v) = item %d (rank %d) with p = %v", eps, u, i, ex.Rank[i], p)
 		}
 		if math.Float64bits(p) != math.Float64bits(probs[i]) {
 			return fmt.Errorf("Sample(%v, %v) = (%d, %v) but Prob(%d) = %v", eps, u, i, p, i, probs[i])
@@ -273,10 +278,10 @@ func KKT(keys []float64, eps float64, p []float64) error {
 
 // Compare checks that a and b, two samplers holding keys, agree item for
 // item at the bound eps: the same ρ, λ within 2·RelLambda of each other,
-// and for every u of us the same item with p within a relative 1e-9,
-// except where u lies within UDist of an edge of the exact interval of
-// either item drawn (where rounding may pick either neighbour). It returns
-// how many u were excused at an edge.
+// and for every u of us items with p > 0, the same item with p within a
+// relative 1e-9, except where u lies within UDist of an edge of the exact
+// interval of either item drawn (where rounding may pick either
+// neighbour). It returns how many u were excused at an edge.
 func Compare(a, b reweighted.Sampler, keys []float64, eps float64, us []float64) (edges int, err error) {
 	ra, la, errA := a.Solve(eps)
 	rb, lb, errB := b.Solve(eps)
@@ -295,6 +300,9 @@ func Compare(a, b reweighted.Sampler, keys []float64, eps float64, us []float64)
 		j, pb, errB := b.Sample(eps, u)
 		if err := errors.Join(errA, errB); err != nil {
 			return edges, err
+		}
+		if !(pa > 0 && pb > 0) {
+			return edges, fmt.Errorf("at ε = %v, u = %v: items %d and %d with p = %v and %v", eps, u, i, j, pa, pb)
 		}
 		if i == j {
 			if !closeFloat(pa, pb, 1e-9) {

@@ -252,12 +252,19 @@ func Variances(p *Problem, x []float64, newSampler func(n int) reweighted.Sample
 		}
 	}
 	ps := make([]float64, len(norms))
+	head := append([]float64(nil), norms...)
 	for i := range ps {
 		if ps[i], err = s.Prob(i, 0); err != nil {
 			return 0, 0, err
 		}
+		if ps[i] == 0 {
+			// A positive norm whose p* rounds to 0: its term a²/p* = a·λ
+			// is p* < 2^-1075 of (Σa)² ≤ n²σ*², below rounding, where a²/0
+			// would be NaN or +Inf.
+			head[i] = 0
+		}
 	}
-	return UniformVariance(norms), Variance(norms, ps), nil
+	return UniformVariance(norms), Variance(head, ps), nil
 }
 
 // average runs o with seeds (seed, stream, run) for run in [0, runs) and

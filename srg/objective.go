@@ -255,7 +255,7 @@ func eigenvalues(h *mat.SymDense) ([]float64, bool) {
 		}
 	}
 	var eig mat.EigenSym
-	if !eig.Factorize(hs, false) {
+	if !factorize(&eig, hs) {
 		return nil, false
 	}
 	vals := eig.Values(nil)
@@ -263,6 +263,24 @@ func eigenvalues(h *mat.SymDense) ([]float64, bool) {
 		vals[k] = math.Ldexp(vals[k], e)
 	}
 	return vals, true
+}
+
+// factorize is eig.Factorize(h, false), but false where gonum (v0.17)
+// panics with "insufficient length of a": its Dsterf rescales a block of
+// the tridiagonal form whose entries are all below about 1e-123 with the
+// stride of the whole matrix, and such a block remains after the scaling
+// above when some entries are tiny against the largest (a row with features
+// 1 and 1e-131). Callers fall back to a bound that needs no eigenvalue.
+func factorize(eig *mat.EigenSym, h *mat.SymDense) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != "lapack: insufficient length of a" {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	return eig.Factorize(h, false)
 }
 
 // gram returns (1/n) Σ w_i a_i a_iᵀ as a dense symmetric matrix.

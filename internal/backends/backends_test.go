@@ -1,6 +1,8 @@
 package backends_test
 
 import (
+	"math"
+
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -48,4 +50,40 @@ func TestList(t *testing.T) {
 	_, ok := backends.ByName("no such backend")
 	require.False(t, ok)
 	require.Len(t, backends.Names(), len(backends.All))
+}
+
+// Regression (issue 20): with a subnormal key at the bottom of the head at
+// ε = 0, u just below 1 lies in the exact interval of the key before it
+// (the subnormal key's p* rounds to 0, its interval is narrower than any
+// float's spacing); segtree returned the subnormal item with p = 0. Every
+// backend must draw an item with p > 0, the one whose exact interval holds
+// u, with the p Prob returns. The second and third key vectors are the
+// first that TinyKeys drew on which btree and segtree, and ost, returned
+// p = 0 without the fix; the last two hold other subnormal keys.
+func TestIssue20NeverDrawsProbZero(t *testing.T) {
+	cases := [][]float64{
+		{0, 2.1286503010020037, 0, 0.503301709312354, 0, 1e-323, 0.375656445219138, 1, 0, 1.5062268981686218, 0},
+		{1.043817185873235, 0.28004137973858634, 0.3706941883833663, 5e-324, 1.0311971326354983},
+		{2.0738239881738247e+180, 9.406614964626812e+179, 1.7580979352937294e+180, 2.0446507966956158e+180,
+			2.3761983177346895e+180, 2e-323, 4.7296733892657385e+180, 9.422330494099876e+179, 1.5639030997258718e+180},
+		{5e-324, 1, 0x1p-1022, 3e-323, 0.5},
+		{3, 0, 5e-324, 5e-324, 1e-320, 0},
+	}
+	us := []float64{math.Nextafter(1, 0), 1 - 0x1p-52, 1 - 0x3p-53}
+	for _, b := range backends.All {
+		for _, keys := range cases {
+			s, err := backends.Load(b.New, keys)
+			require.NoError(t, err)
+			ex := samplertest.Oracle(keys, 0)
+			for _, u := range us {
+				i, p, err := s.Sample(0, u)
+				require.NoError(t, err)
+				require.Equal(t, ex.Locate(u), i, "%s: Sample(0, %v) of %v", b.Name, u, keys)
+				require.Positive(t, p, "%s: Sample(0, %v) = item %d of %v", b.Name, u, i, keys)
+				q, err := s.Prob(i, 0)
+				require.NoError(t, err)
+				require.Equal(t, q, p, "%s: Prob(%d, 0)", b.Name, i)
+			}
+		}
+	}
 }
