@@ -220,3 +220,71 @@ func (t *tree) walkLeaf(l int32, skip, r int, f func(int, float64)) int {
 	}
 	return r - (m - skip)
 }
+
+// SelectSums is SelectSum for many targets, sorted in increasing order, in
+// one traversal: the targets that enter the same child go down together, so
+// each node on their paths is read once, and each leaf's partial sums are
+// formed once. Every comparison is the one SelectSum makes, on the same
+// float sums, so the answers are SelectSum's, bit for bit.
+func (t *tree) SelectSums(targets []float64, scale float64, items, ranks []int, keys []float64) {
+	if len(targets) > 0 {
+		t.selectSums(t.root, t.height, 0, 0, len(t.where)+1, targets, scale, items, ranks, keys)
+	}
+}
+
+// selectSums serves targets in the subtree of v, h levels above the
+// leaves, r0 and s0 counting the items ranked before it, next the rank
+// SelectSum returns when rounding leaves no partial sum in it above a
+// target.
+func (t *tree) selectSums(v int32, h, r0 int, s0 float64, next int, targets []float64, scale float64, items, ranks []int, keys []float64) {
+	if h == 0 {
+		lf := &t.leaves[v]
+		n := int(lf.n)
+		var ps [leafCap]float64
+		s := s0
+		for j := range n {
+			s += lf.key[j]
+			ps[j] = s
+		}
+		j := 0
+		for q, x := range targets {
+			for j < n && !(ps[j]*scale > x) {
+				j++
+			}
+			if j == n {
+				items[q], ranks[q], keys[q] = -1, next, 0
+				continue
+			}
+			items[q], ranks[q], keys[q] = int(lf.item[j]), r0+j+1, lf.key[j]
+		}
+		return
+	}
+	nd := &t.inners[v]
+	n := int(nd.n)
+	for q := 0; q < len(targets); {
+		x := targets[q]
+		k := 0
+		for j := range n {
+			k += b2i((s0+nd.psum[j])*scale <= x)
+		}
+		if k == n {
+			// So for every target from this one on.
+			for ; q < len(targets); q++ {
+				items[q], ranks[q], keys[q] = -1, next, 0
+			}
+			return
+		}
+		// The targets that enter child k: those below its prefix sum.
+		end := q + 1
+		for end < len(targets) && (s0+nd.psum[k])*scale > targets[end] {
+			end++
+		}
+		r, s := r0, s0
+		if k > 0 {
+			r += int(nd.cnt[k-1])
+			s += nd.psum[k-1]
+		}
+		t.selectSums(nd.child[k], h-1, r, s, r0+int(nd.cnt[k])+1, targets[q:end], scale, items[q:end], ranks[q:end], keys[q:end])
+		q = end
+	}
+}
