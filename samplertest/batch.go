@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"testing"
 
 	"github.com/reweighted/reweighted"
 	"github.com/stretchr/testify/require"
@@ -383,5 +384,20 @@ func testBatchZeroAllocs(t TB, newSampler New) {
 			_ = reweighted.SetBatch(small, nil, nil)
 		}
 		require.Zero(t, allocs(200, step), "allocations in 200 DrawBatch (replace = %v) and, with the fast path, SetBatch", replace)
+	}
+}
+
+// batchChecks are the checks of the batch operations, a subset of Run's.
+var batchChecks = []string{"BatchDraw", "BatchDrawFallback", "BatchSet", "BadBatch", "BatchZeroAllocs", "StateMachine"}
+
+// RunBatch checks the batch operations of the root package over the
+// sampler that newSampler makes: the batch checks of Run and its state
+// machine, which has batch actions. For testing the root package's
+// fallbacks over a sampler without the fast paths.
+func RunBatch(t *testing.T, newSampler New) {
+	for _, c := range checks {
+		if slices.Contains(batchChecks, c.name) {
+			t.Run(c.name, func(t *testing.T) { c.run(t, newSampler) })
+		}
 	}
 }
