@@ -50,6 +50,29 @@ func BenchmarkSample(b *testing.B) { benchmark(b, bench.Sample) }
 // Lemma 1: the adversarial cost of the exact decision.
 func BenchmarkSampleCutoff(b *testing.B) { benchmark(b, bench.SampleCutoff) }
 
+// BenchmarkBatchStep is one mini-batch step of SRG: m = 128 draws without
+// replacement at ε = 1/(2n), then the m new keys, set as one batch; gonum's
+// Weighted does m Take and m Reweight. ns/item is the time per item of the
+// batch, comparable with BenchmarkStep's ns/op.
+func BenchmarkBatchStep(b *testing.B) {
+	for _, impl := range bench.Impls {
+		for _, n := range bench.Sizes(10, 20) {
+			if n > impl.MaxN {
+				continue
+			}
+			b.Run(fmt.Sprintf("impl=%s/n=%d", impl.Name, n), func(b *testing.B) {
+				run, err := bench.PrepareBatch(impl, n, bench.BatchSize, 1)
+				require.NoError(b, err)
+				b.ReportAllocs()
+				for b.Loop() {
+					run()
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bench.BatchSize), "ns/item")
+			})
+		}
+	}
+}
+
 // Every workload runs without error on every implementation that supports
 // it, and the backends allocate nothing per operation.
 func TestWorkloads(t *testing.T) {
@@ -68,6 +91,16 @@ func TestWorkloads(t *testing.T) {
 		}
 	}
 	_, _, err := bench.Prepare(bench.Impls[0], bench.Step, 1<<17, 1)
+	require.Error(t, err, "naive is not benchmarked past its MaxN")
+	for _, impl := range bench.Impls {
+		run, err := bench.PrepareBatch(impl, 1024, bench.BatchSize, 7)
+		require.NoError(t, err)
+		allocs := testing.AllocsPerRun(20, run)
+		if impl.New != nil {
+			require.Zero(t, allocs, "%s batch step allocations", impl.Name)
+		}
+	}
+	_, err = bench.PrepareBatch(bench.Impls[0], 1<<17, bench.BatchSize, 1)
 	require.Error(t, err, "naive is not benchmarked past its MaxN")
 }
 
