@@ -49,7 +49,10 @@
 // mini-batch of m items, either independently (with replacement) or by
 // ordered successive sampling without replacement, as the paper's
 // experiments do: each item from p* restricted to the items not yet drawn.
-// Both work over any Sampler and allocate nothing.
+// SetBatch applies a mini-batch of new keys, all or nothing. All three work
+// over any Sampler and allocate nothing in steady state; a Sampler may
+// implement BatchSampler and BatchSetter to do a batch's work at once (the
+// module's backends do, through package driver).
 //
 // # Backends
 //

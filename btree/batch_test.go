@@ -81,3 +81,48 @@ func TestSetBatchIsSetEach(t *testing.T) {
 	}
 	require.NoError(t, s.Check())
 }
+
+// TestSelectSumsIsSelectSum checks the property "SelectSums answers every
+// target as SelectSum does, bit for bit" on trees of one to four levels,
+// at targets on and next to every partial sum, summed in rank order (an
+// association other than the tree's, so that some fall off a subtree: no
+// partial sum inside the child entered exceeds them), past the total, and
+// at scales other than 1; sorted, as the driver hands them, and in any
+// order, which the tree must serve too.
+func TestSelectSumsIsSelectSum(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{1, 7, 40, 300, 5000}).Draw(t, "n")
+		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 2))
+		s := btree.New(n)
+		for i := range n {
+			a := rng.Float64() * math.Ldexp(1, rng.IntN(60)-30)
+			if rng.IntN(4) == 0 {
+				a = float64(rng.IntN(3))
+			}
+			require.NoError(t, s.Set(i, a))
+		}
+		scale := rapid.SampledFrom([]float64{1, 0x1p-3, 0x1p200}).Draw(t, "scale")
+		var targets []float64
+		sum := 0.0
+		s.WalkKeys(1, n, func(_ int, a float64) {
+			sum += a
+			x := sum * scale
+			targets = append(targets, x, math.Nextafter(x, 0), math.Nextafter(x, math.Inf(1)))
+		})
+		targets = append(targets, 0, math.Inf(1))
+		if rapid.Bool().Draw(t, "sorted") {
+			slices.Sort(targets)
+		} else {
+			rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+		}
+		m := len(targets)
+		items, ranks, keys := make([]int, m), make([]int, m), make([]float64, m)
+		s.SelectSums(targets, scale, items, ranks, keys)
+		for q, x := range targets {
+			i, r, a := s.SelectSum(x, scale)
+			require.Equal(t, [3]uint64{uint64(i), uint64(r), math.Float64bits(a)},
+				[3]uint64{uint64(items[q]), uint64(ranks[q]), math.Float64bits(keys[q])},
+				"target %v (scale %v): SelectSum (%d, %d, %v), SelectSums (%d, %d, %v)", x, scale, i, r, a, items[q], ranks[q], keys[q])
+		}
+	})
+}

@@ -99,3 +99,11 @@ func (s *Sampler) UpdateEach(items []int, keys []float64) {
 
 // CheckIndex is the tree's own Check, without the driver's count of zeros.
 func (s *Sampler) CheckIndex() error { return s.t.Check() }
+
+// SelectSum and SelectSums are the index's.
+func (s *Sampler) SelectSum(target, scale float64) (int, int, float64) {
+	return s.t.SelectSum(target, scale)
+}
+func (s *Sampler) SelectSums(targets []float64, scale float64, items, ranks []int, keys []float64) {
+	s.t.SelectSums(targets, scale, items, ranks, keys)
+}

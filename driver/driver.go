@@ -35,6 +35,28 @@
 // Holds compares the key with the largest one. With ε = 0 it holds at every
 // rank, and there is no descent.
 //
+// # Batches
+//
+// SampleBatch maps many uniform numbers with one Solve, and SetBatch
+// applies many key changes, all or nothing, with one exact MaxSum check on
+// the total after the batch. An Index may speed them up with two optional
+// methods, which the Driver probes once, in New:
+//
+//   - BatchSelector: SelectSums answers, for targets in increasing order,
+//     exactly what SelectSum answers for each, bit for bit (same item, rank
+//     and key, −1 where SelectSum gives −1), and writes nothing. The
+//     Driver then applies to each answer the same edge rules as Sample, so
+//     a batch draws the items Sample draws.
+//   - BatchUpdater: UpdateBatch applies distinct changes, in increasing
+//     order of items, each a valid key different from the item's own,
+//     already checked against MaxSum. Afterwards the index must satisfy
+//     everything Update one change at a time would leave it satisfying:
+//     the same keys in the same canonical order, its sums formed by
+//     additions within its SumDepth, its Check sound.
+//
+// Without them, SampleBatch calls SelectSum once per number in the head,
+// and SetBatch calls Update once per change.
+//
 // # Exact MaxSum
 //
 // Set refuses a key when the exact sum of all keys would pass MaxSum. The
