@@ -466,8 +466,18 @@ func (d *Driver) Sample(eps, u float64) (int, float64, error) {
 		i, p := d.tailItem(b, rho, c, u)
 		return i, p, nil
 	}
-	scale := headScale(s)
+	scale := 1.0
+	if s < 0x1p-500 {
+		scale = headScale(s)
+	}
 	item, r, a := d.ix.SelectSum(u/c*(s*scale), scale)
+	if item >= 0 && r <= min(rho, n-d.zeros) {
+		// The common case, which headItem leaves as it is, without its
+		// call.
+		if p := b.prob(a, s, rho); p > 0 {
+			return item, p, nil
+		}
+	}
 	item, p := d.headItem(b, rho, s, item, r, a)
 	return item, p, nil
 }
