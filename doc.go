@@ -52,14 +52,18 @@
 // ordered successive sampling without replacement, as the paper's
 // experiments do: each item from p* restricted to the items not yet drawn.
 // Every item either returns is the item Sample returns for the uniform
-// number consumed for it. Both work over any Sampler and allocate nothing.
+// number consumed for it, with the same p. Both work over any Sampler and
+// allocate nothing in steady state; a Sampler may implement BatchSampler to
+// map many uniform numbers at once (the module's backends do, through
+// package driver, with one Solve per batch).
 //
 // # Changing many keys
 //
 // SetBatch changes the keys of a mini-batch at once, all or nothing: every
 // index and key is checked, and the sum after the whole batch against
 // MaxSum, before anything changes. A backend may do it faster than one Set
-// per key (BatchSetter); any Sampler gets a correct fallback.
+// per key (BatchSetter, which every backend of the module implements);
+// any other Sampler gets a correct fallback.
 //
 // # Backends
 //

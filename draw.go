@@ -4,13 +4,29 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
+	"sync"
 )
 
-// ErrBatch reports a batch that cannot be drawn: items and probs of
-// different lengths, or more items without replacement than the sampler
-// holds.
+// ErrBatch reports a batch that cannot be drawn or set: slices of different
+// lengths, or more items without replacement than the sampler holds.
 var ErrBatch = errors.New("reweighted: invalid batch")
+
+// BatchSampler is the optional fast path of DrawBatch, probed as io.Copy
+// probes io.WriterTo: a Sampler that maps many uniform numbers to items at
+// once, sharing the work that Sample would repeat for each (the Solve, and
+// the upper levels of a search tree).
+//
+// SampleBatch sets items[k] and probs[k] to the item and probability that
+// Sample(eps, us[k]) returns, for every k, bit for bit, in the order of us.
+// The three slices have the same length; probs may be us itself (the same
+// slice), which saves DrawBatch a buffer, and any other overlap is not
+// allowed. Errors are those of Sample, checked before anything is written:
+// ErrEmpty, then ErrEpsilon, then ErrUniform for the first bad u in order;
+// and ErrBatch if the lengths differ. It writes nothing to the Sampler, so
+// it may run concurrently with the other read methods.
+type BatchSampler interface {
+	SampleBatch(eps float64, us []float64, items []int, probs []float64) error
+}
 
 // maxRejections is the number of consecutive draws of items already in the
 // batch after which DrawBatch stops rejecting and draws from the explicit
@@ -50,26 +66,52 @@ func Draw(s Sampler, eps float64, src rand.Source) (i int, p float64, err error)
 	return s.Sample(eps, uniform(src))
 }
 
+// sampleMany sets items[k], probs[k] to s.Sample(eps, us[k]) for every k,
+// through the BatchSampler fast path if s has one; probs may be us.
+func sampleMany(s Sampler, eps float64, us []float64, items []int, probs []float64) error {
+	if b, ok := s.(BatchSampler); ok {
+		return b.SampleBatch(eps, us, items, probs)
+	}
+	for k, u := range us {
+		i, p, err := s.Sample(eps, u)
+		if err != nil {
+			return err
+		}
+		items[k], probs[k] = i, p
+	}
+	return nil
+}
+
 // DrawBatch fills items and probs (same length m) with m draws at bound eps.
 // With replace, the draws are independent. Without, they are successive draws
 // from p* restricted to the items not yet drawn (ordered successive sampling):
 // items are distinct and m ≤ n. probs[k] is p*_{items[k]}, the unconditional probability.
 //
-// Without replacement, the k-th item is drawn by rejection: Draw until the
-// item is not among the k already drawn, which gives exactly the conditional
-// distribution p*_i/(1 − Σ_{j<k} p*_{items[j]}) over the items left. After
-// 64 consecutive rejections (likely only when the items drawn hold almost all
-// the mass, as at ε = 0 with a few heavy keys) it draws instead from the
-// explicit conditional distribution, walking the items left with Prob: one
-// more uniform number and O(n log n) work, still exact. If the items left
-// all have p* = 0 (possible only at ε = 0), it draws one of them uniformly
-// and reports probs[k] = 0. Each draw uses one uniform number of src, as
-// Draw does.
+// Every draw takes the next uniform number u of src, as Draw does, and
+// items[k], probs[k] are what s.Sample(eps, u) returns for the u that made
+// draw k. Without replacement, the k-th item is drawn by rejection: the
+// next u until Sample's item is not among the k already drawn, which gives
+// exactly the conditional distribution p*_i/(1 − Σ_{j<k} p*_{items[j]}) over
+// the items left (the batch is the first m distinct items of an i.i.d.
+// stream from p*). After 64 consecutive rejections (likely only when the
+// items drawn hold almost all the mass, as at ε = 0 with a few heavy keys)
+// the next u is used instead to draw from the explicit conditional
+// distribution, by inversion over the items left in index order with Prob:
+// O(n log n) work, still exact. If the items left all have p* = 0
+// (possible only at ε = 0), it draws one of them uniformly and reports
+// probs[k] = 0.
+//
+// A Sampler that implements BatchSampler maps the uniform numbers of a
+// batch at once: all m with replacement, and without, in rounds of as
+// many as there are items still to draw, so that src gives exactly the
+// numbers it gives one draw at a time. Any other Sampler is called once
+// per number. The membership tests take O(1) each, in a pooled bit set of
+// n bits: no allocation in steady state, and calls may run concurrently
+// on the same s.
 //
 // The cost is O(m log n) Sample calls in expectation when the items drawn
 // keep the mass of those left bounded away from 0 (for instance ε > 0 and
-// m ≤ n/2), plus O(m²) integer comparisons for the membership tests; there
-// is no allocation.
+// m ≤ n/2).
 //
 // A call rejected by validation (ErrEmpty, ErrEpsilon, ErrBatch) uses no
 // randomness and leaves items, probs and s unchanged. s is never modified.
@@ -86,42 +128,88 @@ func DrawBatch(s Sampler, eps float64, src rand.Source, replace bool, items []in
 	if !replace && m > n {
 		return fmt.Errorf("%w: %d items without replacement from %d", ErrBatch, m, n)
 	}
-	for k := range items {
-		if replace {
-			i, p, err := s.Sample(eps, uniform(src))
-			if err != nil {
-				return err
-			}
-			items[k], probs[k] = i, p
-			continue
+	if replace {
+		// probs holds the uniform numbers until they are mapped.
+		for k := range probs {
+			probs[k] = uniform(src)
 		}
-		drawn := false
-		for range maxRejections {
-			i, p, err := s.Sample(eps, uniform(src))
-			if err != nil {
-				return err
-			}
-			if !slices.Contains(items[:k], i) {
-				items[k], probs[k], drawn = i, p, true
-				break
-			}
+		return sampleMany(s, eps, probs, items, probs)
+	}
+	sc := getDrawScratch(n, m)
+	k := 0          // items drawn
+	rejections := 0 // consecutive draws of items already drawn
+	for k < m {
+		// A round: one uniform number per item still needed, mapped into
+		// the free tail of items and probs. Every number the one-at-a-time
+		// loop would use before filling the last slot is among them, and
+		// no more.
+		base := k
+		us := sc.us[:m-k]
+		for j := range us {
+			us[j] = uniform(src)
 		}
-		if !drawn {
-			i, p, err := drawRest(s, eps, src, items[:k])
-			if err != nil {
-				return err
+		if err := sampleMany(s, eps, us, items[base:], probs[base:]); err != nil {
+			return err // the scratch is dropped: its set is not clear
+		}
+		for j, u := range us {
+			// Slot k ≤ base + j: the results not yet read are not
+			// overwritten.
+			i, p := items[base+j], probs[base+j]
+			switch {
+			case rejections == maxRejections:
+				var err error
+				if i, p, err = drawRest(s, eps, u, sc, k); err != nil {
+					return err
+				}
+			case sc.has(i):
+				rejections++
+				continue
 			}
+			rejections = 0
+			sc.add(i)
 			items[k], probs[k] = i, p
+			k++
 		}
 	}
+	for _, i := range items {
+		sc.remove(i)
+	}
+	drawPool.Put(sc)
 	return nil
 }
 
-// left calls f with each item not in drawn, in index order, and its p*,
+// drawScratch is the working memory of a draw without replacement: the
+// set of items drawn, as n bits, all clear between calls, and room for
+// the uniform numbers of a round.
+type drawScratch struct {
+	drawn []uint64
+	us    []float64
+}
+
+var drawPool = sync.Pool{New: func() any { return new(drawScratch) }}
+
+// getDrawScratch returns a scratch with room for n items and m numbers.
+func getDrawScratch(n, m int) *drawScratch {
+	sc := drawPool.Get().(*drawScratch)
+	if w := (n + 63) / 64; len(sc.drawn) < w {
+		sc.drawn = make([]uint64, w)
+	}
+	if cap(sc.us) < m {
+		sc.us = make([]float64, m)
+	}
+	sc.us = sc.us[:cap(sc.us)]
+	return sc
+}
+
+func (sc *drawScratch) has(i int) bool { return sc.drawn[i>>6]&(1<<(i&63)) != 0 }
+func (sc *drawScratch) add(i int)      { sc.drawn[i>>6] |= 1 << (i & 63) }
+func (sc *drawScratch) remove(i int)   { sc.drawn[i>>6] &^= 1 << (i & 63) }
+
+// left calls f with each item not drawn, in index order, and its p*,
 // until f returns false.
-func left(s Sampler, eps float64, drawn []int, f func(i int, p float64) bool) error {
+func left(s Sampler, eps float64, sc *drawScratch, f func(i int, p float64) bool) error {
 	for i := range s.Len() {
-		if slices.Contains(drawn, i) {
+		if sc.has(i) {
 			continue
 		}
 		p, err := s.Prob(i, eps)
@@ -135,27 +223,26 @@ func left(s Sampler, eps float64, drawn []int, f func(i int, p float64) bool) er
 	return nil
 }
 
-// drawRest draws an item not in drawn with probability p*_i/Σ_{j∉drawn} p*_j,
-// by inversion over the items left in index order; if they all have p* = 0,
-// uniformly among them. It uses one uniform number of src.
-func drawRest(s Sampler, eps float64, src rand.Source, drawn []int) (int, float64, error) {
+// drawRest maps u to an item not drawn (k of them are) with probability
+// p*_i/Σ_{j not drawn} p*_j, by inversion over the items left in index
+// order; if they all have p* = 0, uniformly among them.
+func drawRest(s Sampler, eps, u float64, sc *drawScratch, k int) (int, float64, error) {
 	var total float64
-	if err := left(s, eps, drawn, func(_ int, p float64) bool { total += p; return true }); err != nil {
+	if err := left(s, eps, sc, func(_ int, p float64) bool { total += p; return true }); err != nil {
 		return 0, 0, err
 	}
-	u := uniform(src)
 	item, p := -1, 0.0
 	var err error
 	if total == 0 {
 		// Every item left has p* = 0: pick the ⌊u·(n − k)⌋-th of them.
-		r := int(u * float64(s.Len()-len(drawn)))
-		err = left(s, eps, drawn, func(i int, _ float64) bool { item = i; r--; return r >= 0 })
+		r := int(u * float64(s.Len()-k))
+		err = left(s, eps, sc, func(i int, _ float64) bool { item = i; r--; return r >= 0 })
 		return item, 0, err
 	}
 	// Rounding may leave t at or past the last partial sum: the last item
 	// with positive probability owns the end of the interval.
 	t, acc := u*total, 0.0
-	err = left(s, eps, drawn, func(i int, q float64) bool {
+	err = left(s, eps, sc, func(i int, q float64) bool {
 		if q > 0 {
 			acc += q
 			item, p = i, q

@@ -173,6 +173,64 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 	return nil, 0, fmt.Errorf("bench: unknown op %q", op)
 }
 
+// BatchSize is the mini-batch of BatchStep, as in the paper's experiments.
+const BatchSize = 128
+
+// PrepareBatch builds impl at size n with random keys from seed and returns
+// one batch step as a function: m draws without replacement at ε = 1/(2n)
+// (reweighted.DrawBatch), then a new key for each item drawn
+// (reweighted.SetBatch). For gonum's Weighted, which has no batch
+// operations and no ε, a step is m Take (its draw without replacement) and
+// m Reweight of the items taken.
+func PrepareBatch(impl Impl, n, m int, seed uint64) (run func(), err error) {
+	if n > impl.MaxN || m > n {
+		return nil, fmt.Errorf("bench: %s does not run a batch of %d at n = %d", impl.Name, m, n)
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = key(rng)
+	}
+	if impl.SortedFill {
+		slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
+	}
+	items, probs, batch := make([]int, m), make([]float64, m), make([]float64, m)
+	if impl.New == nil {
+		w := sampleuv.NewWeighted(keys, rand.NewPCG(seed, 1))
+		return func() {
+			for k := range items {
+				i, ok := w.Take()
+				if !ok {
+					panic("bench: gonum Weighted is empty")
+				}
+				items[k] = i
+			}
+			for _, i := range items {
+				w.Reweight(i, key(rng))
+			}
+		}, nil
+	}
+	s := impl.New(n)
+	for i, a := range keys {
+		if err := s.Set(i, a); err != nil {
+			return nil, err
+		}
+	}
+	eps := 1 / float64(2*n)
+	src := rand.NewPCG(seed, 2)
+	return func() {
+		if err := reweighted.DrawBatch(s, eps, src, false, items, probs); err != nil {
+			panic(err)
+		}
+		for k := range batch {
+			batch[k] = key(rng)
+		}
+		if err := reweighted.SetBatch(s, items, batch); err != nil {
+			panic(err)
+		}
+	}, nil
+}
+
 // cutoffKeys replaces the smaller half of keys by the tie value of Lemma 1
 // for the bound eps: the key a with a·(1 − (n − h − 1)ε) = ε·(S(h) + a), h
 // the number of keys kept. Every tail rank is then exactly on its cutoff

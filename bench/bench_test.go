@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/reweighted/reweighted/bench"
@@ -35,6 +36,41 @@ func BenchmarkSample(b *testing.B) { benchmark(b, bench.Sample) }
 // Lemma 1: the adversarial cost of the exact decision.
 func BenchmarkSampleCutoff(b *testing.B) { benchmark(b, bench.SampleCutoff) }
 
+// BenchmarkBatchStep is one mini-batch step of SRG: m = 128 draws without
+// replacement at ε = 1/(2n), then the m new keys, set as one batch; gonum's
+// Weighted does m Take and m Reweight. ns/item is the time per item of the
+// batch, comparable with BenchmarkStep's ns/op; cpu-ns/item the same in
+// the thread's CPU time (Linux only).
+func BenchmarkBatchStep(b *testing.B) {
+	for _, impl := range bench.Impls {
+		for _, n := range bench.Sizes(10, 20) {
+			if n > impl.MaxN {
+				continue
+			}
+			b.Run(fmt.Sprintf("impl=%s/n=%d", impl.Name, n), func(b *testing.B) {
+				run, err := bench.PrepareBatch(impl, n, bench.BatchSize, 1)
+				require.NoError(b, err)
+				b.ReportAllocs()
+				// The thread's CPU time as well as the wall time: on a
+				// shared machine the wall time also counts the time other
+				// processes hold the core.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				c0, cpuOK := threadCPU()
+				for b.Loop() {
+					run()
+				}
+				c1, _ := threadCPU()
+				items := float64(b.N * bench.BatchSize)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/items, "ns/item")
+				if cpuOK {
+					b.ReportMetric(float64((c1-c0).Nanoseconds())/items, "cpu-ns/item")
+				}
+			})
+		}
+	}
+}
+
 // Every workload runs without error on every implementation that supports
 // it, and the backends allocate nothing per operation.
 func TestWorkloads(t *testing.T) {
@@ -53,6 +89,16 @@ func TestWorkloads(t *testing.T) {
 		}
 	}
 	_, _, err := bench.Prepare(bench.Impls[0], bench.Step, 1<<17, 1)
+	require.Error(t, err, "naive is not benchmarked past its MaxN")
+	for _, impl := range bench.Impls {
+		run, err := bench.PrepareBatch(impl, 1024, bench.BatchSize, 7)
+		require.NoError(t, err)
+		allocs := testing.AllocsPerRun(20, run)
+		if impl.New != nil {
+			require.Zero(t, allocs, "%s batch step allocations", impl.Name)
+		}
+	}
+	_, err = bench.PrepareBatch(bench.Impls[0], 1<<17, bench.BatchSize, 1)
 	require.Error(t, err, "naive is not benchmarked past its MaxN")
 }
 

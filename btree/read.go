@@ -220,3 +220,98 @@ func (t *tree) walkLeaf(l int32, skip, r int, f func(int, float64)) int {
 	}
 	return r - (m - skip)
 }
+
+// SelectSums is SelectSum for many targets, sorted in increasing order.
+//
+// It descends level by level for a chunk of targets at a time rather than
+// one target after another: at each level it first touches the node each
+// target goes to, loads that do not depend on each other, so that their
+// cache misses overlap instead of coming one after the other, and then
+// counts each node's prefix sums as SelectSum does. Every comparison is
+// the one SelectSum makes, on the same float sums, so the answers are
+// SelectSum's, bit for bit. Sorted targets that share a path read the
+// same nodes one after the other, in cache.
+func (t *tree) SelectSums(targets []float64, scale float64, items, ranks []int, keys []float64) {
+	for lo := 0; lo < len(targets); lo += selectChunk {
+		hi := min(lo+selectChunk, len(targets))
+		t.selectChunk(targets[lo:hi], scale, items[lo:hi], ranks[lo:hi], keys[lo:hi])
+	}
+}
+
+// selectChunk is the number of targets SelectSums carries down together:
+// enough misses in flight to fill the memory pipeline, and its state on
+// the stack.
+const selectChunk = 32
+
+// selectChunk is SelectSums for at most selectChunk targets.
+func (t *tree) selectChunk(targets []float64, scale float64, items, ranks []int, keys []float64) {
+	var (
+		node [selectChunk]int32
+		r0   [selectChunk]int
+		s0   [selectChunk]float64
+		next [selectChunk]int
+		live [selectChunk]bool // still descending
+	)
+	m := len(targets)
+	for q := range m {
+		node[q], next[q], live[q] = t.root, len(t.where)+1, true
+	}
+	for h := t.height; h > 0; h-- {
+		touched := 0.0
+		for q := range m {
+			if live[q] {
+				nd := &t.inners[node[q]]
+				touched += nd.psum[0] + nd.psum[innerCap-1]
+			}
+		}
+		for q := range m {
+			if !live[q] {
+				continue
+			}
+			nd := &t.inners[node[q]]
+			n := int(nd.n)
+			k := 0
+			for j := range n {
+				k += b2i((s0[q]+nd.psum[j])*scale <= targets[q])
+			}
+			if k == n {
+				items[q], ranks[q], keys[q], live[q] = -1, next[q], 0, false
+				continue
+			}
+			next[q] = r0[q] + int(nd.cnt[k]) + 1
+			if k > 0 {
+				r0[q] += int(nd.cnt[k-1])
+				s0[q] += nd.psum[k-1]
+			}
+			node[q] = nd.child[k]
+		}
+		if touched < 0 {
+			panic("btree: negative prefix sum") // never: keeps the loads
+		}
+	}
+	touched := 0.0
+	for q := range m {
+		if live[q] {
+			lf := &t.leaves[node[q]]
+			touched += lf.key[0] + lf.key[leafCap-1]
+		}
+	}
+	if touched < 0 {
+		panic("btree: negative key") // never: keeps the loads
+	}
+	for q := range m {
+		if !live[q] {
+			continue
+		}
+		lf := &t.leaves[node[q]]
+		s := s0[q]
+		items[q], ranks[q], keys[q] = -1, next[q], 0
+		for j := range int(lf.n) {
+			s += lf.key[j]
+			if s*scale > targets[q] {
+				items[q], ranks[q], keys[q] = int(lf.item[j]), r0[q]+j+1, lf.key[j]
+				break
+			}
+		}
+	}
+}

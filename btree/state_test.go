@@ -34,6 +34,13 @@ func TestBadInputChangesNothing(t *testing.T) {
 	require.Equal(t, 2, s.Height())
 }
 
+// TestBadBatchChangesNothing checks that every batch SetBatch rejects
+// leaves the structure identical, node for node.
+func TestBadBatchChangesNothing(t *testing.T) {
+	s := btree.New(300)
+	samplertest.RejectsBadBatch(t, s, s.Clone)
+}
+
 // TestLoadReusesNodes checks that Load of the same size reuses the node
 // slices: a steady stream of Loads does not grow the tree.
 func TestLoadReusesNodes(t *testing.T) {

@@ -68,6 +68,28 @@
 // Holds compares the key with the largest one. With ε = 0 it holds at every
 // rank, and there is no descent.
 //
+// # Batches
+//
+// SampleBatch maps many uniform numbers with one Solve, and SetBatch
+// applies many key changes, all or nothing, with one exact MaxSum check on
+// the total after the batch. An Index may speed them up with two optional
+// methods, which the Driver probes once, in New:
+//
+//   - BatchSelector: SelectSums answers, for targets in increasing order,
+//     exactly what SelectSum answers for each, bit for bit (same item, rank
+//     and key, −1 where SelectSum gives −1), and writes nothing. The
+//     Driver then applies to each answer the same edge rules as Sample, so
+//     a batch draws the items Sample draws.
+//   - BatchUpdater: UpdateBatch applies distinct changes, in increasing
+//     order of items, each a valid key different from the item's own,
+//     already checked against MaxSum. Afterwards the index must satisfy
+//     everything Update one change at a time would leave it satisfying:
+//     the same keys in the same canonical order, its sums formed by
+//     additions within its SumDepth, its Check sound.
+//
+// Without them, SampleBatch calls SelectSum once per number in the head,
+// and SetBatch calls Update once per change.
+//
 // # Exact MaxSum
 //
 // Set refuses a key when the exact sum of all keys would pass MaxSum. The
@@ -155,6 +177,11 @@ type Checker interface {
 type Driver struct {
 	ix    Index
 	zeros int // the number of keys equal to 0
+	// The index's optional fast paths, nil if it lacks them: asserted once
+	// here, since a type assertion in a hot path may allocate when the
+	// runtime fills its cache.
+	sel BatchSelector
+	upd BatchUpdater
 }
 
 // CheckSize panics, naming pkg, unless 0 ≤ n ≤ math.MaxInt32: New panics
@@ -181,6 +208,8 @@ func CheckSize(pkg string, n int) {
 //	s.Driver = driver.New(&s.ix)
 func New(ix Index) Driver {
 	d := Driver{ix: ix}
+	d.sel, _ = ix.(BatchSelector)
+	d.upd, _ = ix.(BatchUpdater)
 	for i := range ix.Len() {
 		if ix.Key(i) == 0 {
 			d.zeros++
@@ -465,32 +494,67 @@ func (d *Driver) Sample(eps, u float64) (int, float64, error) {
 	}
 	n := b.n
 	if d.zeros == n {
-		// Rank ⌊un⌋ + 1.
-		return d.ix.Select(min(int(u*float64(n))+1, n)), 1 / float64(n), nil
+		i, p := d.uniformItem(u, n)
+		return i, p, nil
 	}
 	rho, s := d.solve(b)
 	c := b.c(rho)
 	if u >= c {
-		// The ε region: slices of width ε for ranks n, n − 1, …, ρ + 1.
-		q := (u - c) / b.eps
-		r := rho + 1
-		if q < float64(n-rho-1) {
-			r = n - int(q)
-		}
-		return d.ix.Select(r), b.eps, nil
+		i, p := d.tailItem(b, rho, c, u)
+		return i, p, nil
 	}
 	scale := 1.0
 	if s < 0x1p-500 {
-		// Lift s to at least 2^-74, normal with room for n of them, so
-		// that the target keeps full precision.
-		_, e := math.Frexp(s)
-		scale = math.Ldexp(1, min(-e, 1000))
+		scale = headScale(s)
 	}
 	item, r, a := d.ix.SelectSum(u/c*(s*scale), scale)
+	if item >= 0 && r <= min(rho, n-d.zeros) {
+		// The common case, which headItem leaves as it is, without its
+		// call.
+		if p := b.prob(a, s, rho); p > 0 {
+			return item, p, nil
+		}
+	}
+	item, p := d.headItem(b, rho, s, item, r, a)
+	return item, p, nil
+}
+
+// uniformItem is Sample with all keys 0: rank ⌊un⌋ + 1.
+func (d *Driver) uniformItem(u float64, n int) (int, float64) {
+	return d.ix.Select(min(int(u*float64(n))+1, n)), 1 / float64(n)
+}
+
+// tailItem is Sample in the ε region, u ≥ c = 1 − (n − ρ)ε: slices of
+// width ε for ranks n, n − 1, …, ρ + 1.
+func (d *Driver) tailItem(b bound, rho int, c, u float64) (int, float64) {
+	q := (u - c) / b.eps
+	r := rho + 1
+	if q < float64(b.n-rho-1) {
+		r = b.n - int(q)
+	}
+	return d.ix.Select(r), b.eps
+}
+
+// headScale returns the power of two that the target and the partial sums
+// of a descent are multiplied by, for the sum s of the ρ largest keys: 1,
+// unless s is so small that the target would lose precision.
+func headScale(s float64) float64 {
+	if s >= 0x1p-500 {
+		return 1
+	}
+	// Lift s to at least 2^-74, normal with room for n of them, so that
+	// the target keeps full precision.
+	_, e := math.Frexp(s)
+	return math.Ldexp(1, min(-e, 1000))
+}
+
+// headItem finishes Sample in the head from the answer of SelectSum (item,
+// rank r and key a) and returns the item and its p.
+func (d *Driver) headItem(b bound, rho int, s float64, item, r int, a float64) (int, float64) {
 	// Rounding at an edge may point past ρ, or past the last positive key
 	// (never drawn: p = 0): the last positive key of the head owns that
 	// edge.
-	if last := min(rho, n-d.zeros); item < 0 || r > last {
+	if last := min(rho, b.n-d.zeros); item < 0 || r > last {
 		r = min(r, last)
 		item = d.ix.Select(r)
 		a = d.ix.Key(item)
@@ -503,7 +567,7 @@ func (d *Driver) Sample(eps, u float64) (int, float64, error) {
 		// owns it.
 		item, p = d.lastPositive(b, s, rho, r)
 	}
-	return item, p, nil
+	return item, p
 }
 
 // lastPositive returns the item of largest rank below r whose p* rounds

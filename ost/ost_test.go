@@ -37,6 +37,13 @@ func TestBadInputChangesNothing(t *testing.T) {
 	samplertest.RejectsBadInput(t, tr, tr.Clone)
 }
 
+// TestBadBatchChangesNothing checks that every batch SetBatch rejects
+// leaves the structure identical, node for node.
+func TestBadBatchChangesNothing(t *testing.T) {
+	tr := ost.New(40)
+	samplertest.RejectsBadBatch(t, tr, tr.Clone)
+}
+
 // TestSelectSumFallsOffSubtree is a regression test for a boundary case of
 // the descent that maps u to an item: the sum of a subtree exceeds the
 // target but, associated differently, no partial sum inside it does. u lies

@@ -81,6 +81,11 @@ var checks = []struct {
 	{"ConcurrentReads", testConcurrentReads},
 	{"ChiSquare", testChiSquare},
 	{"ZeroAllocs", testZeroAllocs},
+	{"BatchDraw", property(batchDrawProperty)},
+	{"BatchDrawFallback", testBatchDrawFallback},
+	{"BatchSet", property(batchSetProperty)},
+	{"BadBatch", testBadBatch},
+	{"BatchZeroAllocs", testBatchZeroAllocs},
 }
 
 // CheckCatches tests a backend's Check itself: for each case, broken

@@ -95,6 +95,13 @@ func StateMachineN(newSampler New, maxN int) func(*rapid.T) {
 				}
 				require.Equal(t, before, Observe(m.s), "rejected Set(%d, %v) changed the sampler", i, a)
 			},
+			"SetBatch": func(t *rapid.T) {
+				m.setBatch(t, n)
+			},
+			"DrawBatch": func(t *rapid.T) {
+				requireSameBatch(t, m.s, m.eps, rapid.Uint64().Draw(t, "seed"), rapid.Bool().Draw(t, "replace"),
+					rapid.IntRange(0, n).Draw(t, "m"))
+			},
 			"Bound": func(t *rapid.T) {
 				m.eps = Eps(n).Draw(t, "eps")
 			},
@@ -133,6 +140,65 @@ func (m *model) set(t *rapid.T, i int, a float64) {
 	}
 	require.NoError(t, err, "Set(%d, %v) with the exact sum within MaxSum", i, a)
 	m.keys[i] = a + 0
+}
+
+// setBatch draws a batch of up to 8 entries (any key, ties, keys near
+// MaxSum, now and then one bad entry) and calls SetBatch, through the
+// sampler's fast path if it has one: accepted, with each item taking its
+// last key, exactly when every entry is valid and the exact sum of the keys
+// after the batch stays within MaxSum; otherwise rejected with the first
+// bad entry's sentinel, or ErrKey, and nothing changed.
+func (m *model) setBatch(t *rapid.T, n int) {
+	size := rapid.IntRange(0, 8).Draw(t, "size")
+	items, keys := make([]int, size), make([]float64, size)
+	for k := range size {
+		items[k] = rapid.IntRange(0, n-1).Draw(t, "i")
+		keys[k] = rapid.OneOf(Key(n), rapid.SampledFrom(m.keys),
+			rapid.Map(rapid.Float64Range(0.05, 1.2), func(f float64) float64 { return f * reweighted.MaxSum })).Draw(t, "a")
+	}
+	if size > 0 && rapid.IntRange(0, 4).Draw(t, "bad") == 0 {
+		k := rapid.IntRange(0, size-1).Draw(t, "bad entry")
+		if rapid.Bool().Draw(t, "bad index") {
+			items[k] = rapid.SampledFrom([]int{-1, n}).Draw(t, "bad i")
+		} else {
+			keys[k] = rapid.SampledFrom([]float64{math.NaN(), -1, math.Inf(1)}).Draw(t, "bad a")
+		}
+	}
+	// The first bad entry decides the error; a key past MaxSum is bad
+	// even where a later entry replaces it.
+	var want error
+	for k, i := range items {
+		if i < 0 || i >= n {
+			want = reweighted.ErrIndex
+			break
+		}
+		if a := keys[k]; !(a >= 0 && a <= reweighted.MaxSum) {
+			want = reweighted.ErrKey
+			break
+		}
+	}
+	after := append([]float64(nil), m.keys...)
+	if want == nil {
+		for k, i := range items {
+			after[i] = keys[k] + 0
+		}
+		sum := new(big.Rat)
+		for _, a := range after {
+			sum.Add(sum, new(big.Rat).SetFloat64(a))
+		}
+		if sum.Cmp(new(big.Rat).SetFloat64(reweighted.MaxSum)) > 0 {
+			want = reweighted.ErrKey
+		}
+	}
+	before := Observe(m.s)
+	err := batchSetter(m.s)(items, keys)
+	if want != nil {
+		require.ErrorIs(t, err, want, "SetBatch(%v, %v)", items, keys)
+		require.Equal(t, before, Observe(m.s), "a rejected SetBatch(%v, %v) changed the sampler", items, keys)
+		return
+	}
+	require.NoError(t, err, "SetBatch(%v, %v) with the exact sum within MaxSum", items, keys)
+	m.keys = after
 }
 
 // Property: Load(keys), where the sampler has it, over a sampler that held

@@ -197,3 +197,10 @@ func TestSmallChanges(t *testing.T) {
 	}
 	require.Equal(t, fresh, tr)
 }
+
+// TestBadBatchChangesNothing checks that every batch SetBatch rejects
+// leaves the structure identical, node for node.
+func TestBadBatchChangesNothing(t *testing.T) {
+	tr := segtree.New(40)
+	samplertest.RejectsBadBatch(t, tr, tr.Clone)
+}

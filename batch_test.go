@@ -1,0 +1,57 @@
+package reweighted_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/btree"
+	"github.com/reweighted/reweighted/naive"
+	"github.com/reweighted/reweighted/samplertest"
+	"github.com/stretchr/testify/require"
+)
+
+// plain hides every method of a backend but those of Sampler: neither
+// BatchSampler nor BatchSetter, so DrawBatch and SetBatch take their
+// fallbacks.
+type plain struct{ reweighted.Sampler }
+
+// TestFallbacks runs the kit's batch checks over backends without their
+// fast paths: DrawBatch calling Sample once per number, and SetBatch by Set,
+// decreases first, with undo on refusal.
+func TestFallbacks(t *testing.T) {
+	var s reweighted.Sampler = plain{naive.New(1)}
+	_, fast := s.(reweighted.BatchSampler)
+	require.False(t, fast, "plain hides SampleBatch")
+	_, fast = s.(reweighted.BatchSetter)
+	require.False(t, fast, "plain hides SetBatch")
+	t.Run("naive", func(t *testing.T) {
+		samplertest.RunBatch(t, func(n int) reweighted.Sampler { return plain{naive.New(n)} })
+	})
+	t.Run("btree", func(t *testing.T) {
+		samplertest.RunBatch(t, func(n int) reweighted.Sampler { return plain{btree.New(n)} })
+	})
+}
+
+// TestFallbackDrawsAsFastPath: DrawBatch over a sampler without the fast
+// path returns what it returns with it, item for item, from the same seed.
+func TestFallbackDrawsAsFastPath(t *testing.T) {
+	const n = 500
+	rng := rand.New(rand.NewPCG(1, 1))
+	s := btree.New(n)
+	for i := range n {
+		require.NoError(t, s.Set(i, float64(rng.IntN(4))*rng.ExpFloat64()))
+	}
+	for _, eps := range []float64{0, 1.0 / (2 * n), 1.0 / n} {
+		for _, replace := range []bool{false, true} {
+			for seed := range uint64(5) {
+				a, pa := make([]int, 200), make([]float64, 200)
+				b, pb := make([]int, 200), make([]float64, 200)
+				require.NoError(t, reweighted.DrawBatch(s, eps, rand.NewPCG(seed, 2), replace, a, pa))
+				require.NoError(t, reweighted.DrawBatch(plain{s}, eps, rand.NewPCG(seed, 2), replace, b, pb))
+				require.Equal(t, a, b, "ε = %v, replace = %v", eps, replace)
+				require.Equal(t, pa, pb, "ε = %v, replace = %v", eps, replace)
+			}
+		}
+	}
+}

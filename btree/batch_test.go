@@ -1,0 +1,128 @@
+package btree_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/reweighted/reweighted/btree"
+	"github.com/reweighted/reweighted/samplertest"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// TestUpdateBatchIsUpdateEach checks the property "UpdateBatch leaves the
+// tree node for node as Update of each change in turn": the same leaves,
+// inner nodes, free lists, item → leaf map, counts and sums, bit for bit,
+// on trees of one to four levels, with batches that split, borrow and
+// merge, and keys with ties.
+func TestUpdateBatchIsUpdateEach(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{1, 5, 17, 40, 300, 3000}).Draw(t, "n")
+		seed := rapid.Uint64().Draw(t, "seed")
+		rng := rand.New(rand.NewPCG(seed, 1))
+		pool := []float64{1, 2, 0, 0.5}
+		key := func() float64 {
+			if rng.IntN(3) == 0 {
+				return pool[rng.IntN(len(pool))]
+			}
+			return samplertest.KeyFromBits(byte(rng.IntN(6)), rng.Uint64(), 4*n)
+		}
+		s := btree.New(n)
+		for i := range n {
+			require.NoError(t, s.Set(i, key()))
+		}
+		for range rapid.IntRange(1, 4).Draw(t, "batches") {
+			m := rapid.IntRange(1, min(n, 200)).Draw(t, "m")
+			items := rng.Perm(n)[:m]
+			slices.Sort(items)
+			keys := make([]float64, m)
+			for k, i := range items {
+				// A key different from the item's own, as the driver hands.
+				for keys[k] = key(); keys[k] == s.Key(i); keys[k] = key() {
+				}
+			}
+			each := s.Clone()
+			each.UpdateEach(items, keys)
+			s.UpdateBatch(items, keys)
+			// Clone recounts the zeros the raw updates leave stale.
+			require.Equal(t, each.Clone(), s.Clone(), "UpdateBatch of %d changes at n = %d", m, n)
+			require.NoError(t, s.CheckIndex())
+		}
+	})
+}
+
+// TestSetBatchIsSetEach checks the same through the driver, on a tree of
+// four levels whose batches of 128 move items between most leaves: the
+// sampler after SetBatch equals, node for node, the sampler after Set of
+// each distinct change in increasing order of items.
+func TestSetBatchIsSetEach(t *testing.T) {
+	const n, m = 50_000, 128
+	rng := rand.New(rand.NewPCG(3, 3))
+	s := btree.New(n)
+	for i := range n {
+		require.NoError(t, s.Set(i, math.Abs(rng.NormFloat64())))
+	}
+	for range 50 {
+		items := rng.Perm(n)[:m]
+		keys := make([]float64, m)
+		for k := range keys {
+			keys[k] = math.Abs(rng.NormFloat64())
+		}
+		each := s.Clone()
+		order := slices.Clone(items)
+		slices.Sort(order)
+		for _, i := range order {
+			require.NoError(t, each.Set(i, keys[slices.Index(items, i)]))
+		}
+		require.NoError(t, s.SetBatch(items, keys))
+		require.Equal(t, each, s)
+	}
+	require.NoError(t, s.Check())
+}
+
+// TestSelectSumsIsSelectSum checks the property "SelectSums answers every
+// target as SelectSum does, bit for bit" on trees of one to four levels,
+// at targets on and next to every partial sum, summed in rank order (an
+// association other than the tree's, so that some fall off a subtree: no
+// partial sum inside the child entered exceeds them), past the total, and
+// at scales other than 1; sorted, as the driver hands them, and in any
+// order, which the tree must serve too.
+func TestSelectSumsIsSelectSum(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{1, 7, 40, 300, 5000}).Draw(t, "n")
+		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 2))
+		s := btree.New(n)
+		for i := range n {
+			a := rng.Float64() * math.Ldexp(1, rng.IntN(60)-30)
+			if rng.IntN(4) == 0 {
+				a = float64(rng.IntN(3))
+			}
+			require.NoError(t, s.Set(i, a))
+		}
+		scale := rapid.SampledFrom([]float64{1, 0x1p-3, 0x1p200}).Draw(t, "scale")
+		var targets []float64
+		sum := 0.0
+		s.WalkKeys(1, n, func(_ int, a float64) {
+			sum += a
+			x := sum * scale
+			targets = append(targets, x, math.Nextafter(x, 0), math.Nextafter(x, math.Inf(1)))
+		})
+		targets = append(targets, 0, math.Inf(1))
+		if rapid.Bool().Draw(t, "sorted") {
+			slices.Sort(targets)
+		} else {
+			rng.Shuffle(len(targets), func(i, j int) { targets[i], targets[j] = targets[j], targets[i] })
+		}
+		m := len(targets)
+		items, ranks, keys := make([]int, m), make([]int, m), make([]float64, m)
+		s.SelectSums(targets, scale, items, ranks, keys)
+		for q, x := range targets {
+			i, r, a := s.SelectSum(x, scale)
+			require.Equal(t, [3]uint64{uint64(i), uint64(r), math.Float64bits(a)},
+				[3]uint64{uint64(items[q]), uint64(ranks[q]), math.Float64bits(keys[q])},
+				"target %v (scale %v): SelectSum (%d, %d, %v), SelectSums (%d, %d, %v)", x, scale, i, r, a, items[q], ranks[q], keys[q])
+		}
+	})
+}
