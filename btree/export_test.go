@@ -115,16 +115,6 @@ func (s *Sampler) Corrupt(what string) {
 // WalkKeys is the index's Walk.
 func (s *Sampler) WalkKeys(from, to int, f func(int, float64)) { s.t.Walk(from, to, f) }
 
-// UpdateBatch is the index's UpdateBatch, and UpdateEach the same changes
-// by Update one at a time, past the driver (its count of zero keys is
-// left as it was).
-func (s *Sampler) UpdateBatch(items []int, keys []float64) { s.t.UpdateBatch(items, keys) }
-func (s *Sampler) UpdateEach(items []int, keys []float64) {
-	for k, i := range items {
-		s.t.Update(i, keys[k])
-	}
-}
-
 // CheckIndex is the tree's own Check, without the driver's count of zeros.
 func (s *Sampler) CheckIndex() error { return s.t.Check() }
 

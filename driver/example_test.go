@@ -54,6 +54,23 @@ func (x *sorted) Build(keys []float64) {
 }
 
 func (x *sorted) Update(i int, a float64) {
+	x.sums(x.move(i, a))
+}
+
+// UpdateBatch is the fast path of a batch (driver.BatchUpdater): it moves
+// every item to its place, then adds the sums again once, from the lowest
+// rank any move touched.
+func (x *sorted) UpdateBatch(items []int, keys []float64) {
+	from := len(x.key)
+	for k, i := range items {
+		from = min(from, x.move(i, keys[k]))
+	}
+	x.sums(from)
+}
+
+// move gives item i the key a and moves it to its rank; it returns the
+// lowest rank whose item changed.
+func (x *sorted) move(i int, a float64) int {
 	x.key[i] = a
 	from := x.rank[i]
 	for r := x.rank[i]; r > 1 && x.before(i, x.order[r-2]); r-- {
@@ -62,8 +79,12 @@ func (x *sorted) Update(i int, a float64) {
 	for r := x.rank[i]; r < len(x.key) && x.before(x.order[r], i); r++ {
 		x.swap(r)
 	}
-	// The sums of the ranks before both the old and the new one stay.
-	for r := min(from, x.rank[i]) - 1; r < len(x.key); r++ {
+	return min(from, x.rank[i])
+}
+
+// sums adds the partial sums again from rank from on; those before stay.
+func (x *sorted) sums(from int) {
+	for r := from - 1; r < len(x.key); r++ {
 		x.sum[r+1] = x.sum[r] + x.key[x.order[r]]
 	}
 }
