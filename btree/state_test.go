@@ -71,6 +71,10 @@ func TestMemory(t *testing.T) {
 		perItem := float64(s.Bytes()) / float64(n)
 		t.Logf("n=%d: %.1f bytes per item, %.1f items per leaf", n, perItem, s.Fill())
 		require.LessOrEqual(t, perItem, 40.0, "n=%d", n)
+		// And no less than what the items themselves hold: a key (8
+		// bytes) and an item number (4) in a leaf, and a leaf number (4)
+		// in the item → leaf map, so that Bytes cannot under-count.
+		require.GreaterOrEqual(t, perItem, 16.0, "n=%d", n)
 	}
 }
 
