@@ -289,32 +289,7 @@ func (d *Driver) Set(i int, a float64) error {
 // fits reports whether the exact sum of the keys, with a in place of one
 // key old, is at most MaxSum.
 func (d *Driver) fits(old, a float64) bool {
-	n := d.ix.Len()
-	// The float total is within γ_n of the exact sum T ≤ MaxSum; replacing
-	// one key adds at most two roundings of at most MaxSum each.
-	t := (d.ix.Total() - old) + a
-	eta := float64(n+4) * 0x1p-52
-	switch {
-	case t <= reweighted.MaxSum*(1-eta):
-		return true
-	case t > reweighted.MaxSum*(1+eta):
-		return false
-	}
-	s := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(s)
-	acc := &s.acc
-	acc.Reset()
-	skipped := false
-	for j := range n {
-		// Skip one key equal to old: the sum is the same whichever.
-		if k := d.ix.Key(j); k != old || skipped {
-			acc.Add(k)
-		} else {
-			skipped = true
-		}
-	}
-	acc.Add(a)
-	return acc.Int(&s.t).Cmp(maxSumUnits) <= 0
+	return d.fitsBatch([]float64{old}, []float64{a})
 }
 
 // Load replaces all keys by keys, one per item, in O(n) plus the backend's

@@ -1,21 +1,16 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/bench"
 	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/sampleuv"
 )
 
 // scalingOps are the workloads of the scaling table: the SRG step at
@@ -32,7 +27,7 @@ var scalingOps = []bench.Op{bench.Step, bench.StepEps0}
 const batchStep bench.Op = "batch-step"
 
 // batchSize is m, the mini-batch of the paper's experiments.
-const batchSize = 128
+const batchSize = bench.BatchSize
 
 // measured reports whether measureScaling measures op for impl at size n:
 // the batch only where n ≥ 2m, so that the items left keep half the mass.
@@ -44,56 +39,6 @@ func measured(impl bench.Impl, op bench.Op, n, naiveMax int) bool {
 		return n <= impl.MaxN && n >= 2*batchSize
 	}
 	return impl.Supports(op, n)
-}
-
-// prepareBatch builds impl at size n with the keys bench.Prepare gives it
-// (|N(0, 1)| from seed, in canonical order for a SortedFill backend) and
-// returns one batch step as a function.
-func prepareBatch(impl bench.Impl, n int, seed uint64) (run func(), err error) {
-	rng := rand.New(rand.NewPCG(seed, uint64(n)))
-	key := func() float64 { return math.Abs(rng.NormFloat64()) }
-	keys := make([]float64, n)
-	for i := range keys {
-		keys[i] = key()
-	}
-	items := make([]int, batchSize)
-	if impl.New == nil {
-		w := sampleuv.NewWeighted(keys, rand.NewPCG(seed, 1))
-		return func() {
-			for k := range items {
-				i, ok := w.Take()
-				if !ok {
-					panic("srgreport: gonum Weighted is empty")
-				}
-				items[k] = i
-			}
-			for _, i := range items {
-				w.Reweight(i, key())
-			}
-		}, nil
-	}
-	if impl.SortedFill {
-		slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
-	}
-	s := impl.New(n)
-	for i, a := range keys {
-		if err := s.Set(i, a); err != nil {
-			return nil, err
-		}
-	}
-	probs, fresh := make([]float64, batchSize), make([]float64, batchSize)
-	src, eps := rand.NewPCG(seed, 2), 1/float64(2*n)
-	return func() {
-		if err := reweighted.DrawBatch(s, eps, src, false, items, probs); err != nil {
-			panic(err)
-		}
-		for k := range fresh {
-			fresh[k] = key()
-		}
-		if err := reweighted.SetBatch(s, items, fresh); err != nil {
-			panic(err)
-		}
-	}, nil
 }
 
 var initTesting sync.Once
@@ -132,7 +77,7 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 				prep := func() (func(), float64, error) { return bench.Prepare(impl, op, n, seed) }
 				if op == batchStep {
 					prep = func() (func(), float64, error) {
-						run, err := prepareBatch(impl, n, seed)
+						run, err := bench.PrepareBatch(impl, n, batchSize, seed)
 						return run, 0, err
 					}
 				}
