@@ -92,10 +92,11 @@
 //
 // # Exact MaxSum
 //
-// Set refuses a key when the exact sum of all keys would pass MaxSum. The
-// float total is within (n + 4)·2^-52 of the exact one near MaxSum; only
-// when the new total falls inside that band are the keys summed exactly, in
-// O(n).
+// Set and SetBatch refuse a change when the exact sum of all keys after it
+// would pass MaxSum. The float total after m changes is within
+// (n + 3m + 4)·2^-53 of the exact one near MaxSum; only when it falls
+// inside a band at least four times as wide are the keys summed exactly,
+// in O(n).
 package driver
 
 import (
