@@ -1,12 +1,11 @@
 package btree
 
 import (
+	"cmp"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/reweighted/reweighted/driver"
 )
 
 // SelectSum returns the item of smallest rank whose partial sum exceeds the
@@ -26,11 +25,10 @@ func TestSelectSumAtExactBoundaries(t *testing.T) {
 	for i := range order {
 		order[i] = int32(i)
 	}
+	// The canonical order, spelled out here rather than through the
+	// comparator the tree uses: larger keys first, ties by index.
 	slices.SortFunc(order, func(i, j int32) int {
-		if driver.Before(keys[i], i, keys[j], j) {
-			return -1
-		}
-		return 1
+		return cmp.Or(cmp.Compare(keys[j], keys[i]), cmp.Compare(i, j))
 	})
 	sum := 0.0
 	for r, i := range order {
