@@ -11,10 +11,11 @@ import (
 	"pgregory.net/rapid"
 )
 
-// TestSetBatchIsSetEach checks the same through the driver, on a tree of
-// four levels whose batches of 128 move items between most leaves: the
-// sampler after SetBatch equals, node for node, the sampler after Set of
-// each distinct change in increasing order of items.
+// TestSetBatchIsSetEach checks the property "SetBatch leaves the keys and
+// the canonical order that Set of each change in turn leaves, with every
+// invariant of the tree" on a tree of four inner levels whose batches of 128
+// move items between most leaves. The two trees may differ in shape: the
+// batch path rebalances once per batch.
 func TestSetBatchIsSetEach(t *testing.T) {
 	const n, m = 50_000, 128
 	rng := rand.New(rand.NewPCG(3, 3))
@@ -22,22 +23,64 @@ func TestSetBatchIsSetEach(t *testing.T) {
 	for i := range n {
 		require.NoError(t, s.Set(i, math.Abs(rng.NormFloat64())))
 	}
+	each := s.Clone()
 	for range 50 {
 		items := rng.Perm(n)[:m]
 		keys := make([]float64, m)
 		for k := range keys {
 			keys[k] = math.Abs(rng.NormFloat64())
 		}
-		each := s.Clone()
-		order := slices.Clone(items)
-		slices.Sort(order)
-		for _, i := range order {
-			require.NoError(t, each.Set(i, keys[slices.Index(items, i)]))
+		for k, i := range items {
+			require.NoError(t, each.Set(i, keys[k]))
 		}
 		require.NoError(t, s.SetBatch(items, keys))
-		require.Equal(t, each, s)
+		require.Equal(t, order(each), order(s))
+		require.NoError(t, s.Check())
 	}
-	require.NoError(t, s.Check())
+	require.Equal(t, 4, s.Height(), "four inner levels")
+}
+
+// order returns the items of s in canonical order with their keys' bits.
+func order(s *btree.Sampler) [][2]uint64 {
+	var o [][2]uint64
+	s.WalkKeys(1, s.Len(), func(i int, a float64) { o = append(o, [2]uint64{uint64(i), math.Float64bits(a)}) })
+	return o
+}
+
+// TestUpdateBatchRestructures checks the same property where a batch
+// reshapes the tree most: keys drawn from a few values and their
+// neighbours a few ulps off (ties broken by index, near-ties by the key),
+// batches from one item to every item (leaves emptied, merged, split, the
+// root grown and shrunk), items repeated (the last key wins), and keys set
+// to 0.
+func TestUpdateBatchRestructures(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{1, 2, 9, 17, 40, 300, 2000}).Draw(t, "n")
+		base := rapid.SampledFrom([]float64{1, 0x1p-40, 3e20}).Draw(t, "base")
+		key := func() float64 {
+			a := base * float64(rapid.IntRange(0, 4).Draw(t, "value"))
+			for range rapid.IntRange(0, 3).Draw(t, "ulps") {
+				a = math.Nextafter(a, math.Inf(1))
+			}
+			return a
+		}
+		s := btree.New(n)
+		each := s.Clone()
+		for range rapid.IntRange(1, 4).Draw(t, "batches") {
+			m := rapid.IntRange(1, 2*n).Draw(t, "m")
+			items, keys := make([]int, m), make([]float64, m)
+			for k := range items {
+				items[k] = rapid.IntRange(0, n-1).Draw(t, "item")
+				keys[k] = key()
+			}
+			for k, i := range items {
+				require.NoError(t, each.Set(i, keys[k]))
+			}
+			require.NoError(t, s.SetBatch(items, keys))
+			require.Equal(t, order(each), order(s))
+			require.NoError(t, s.Check())
+		}
+	})
 }
 
 // TestSelectSumsIsSelectSum checks the property "SelectSums answers every

@@ -34,6 +34,7 @@ type tree struct {
 	// freeLeaf and freeInner head the lists of released nodes, linked
 	// through their parent fields.
 	freeLeaf, freeInner int32
+	scratch             *batchScratch // UpdateBatch's, made by the first batch
 }
 
 // leaf holds up to leafCap items of consecutive ranks, in canonical order.
@@ -95,7 +96,7 @@ type inner struct {
 // bytes per item, at most 40 after long histories.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)
-// write nothing and may run concurrently; Set and Load may not run
+// write nothing and may run concurrently; Set, SetBatch and Load may not run
 // concurrently with anything.
 type Sampler struct {
 	driver.Driver
@@ -278,8 +279,10 @@ func grow[T any](s []T) []T {
 	return g
 }
 
+// freeLeafNode releases leaf l. A free leaf has n = −1, so that
+// UpdateBatch tells the leaves its merges freed from the ones it emptied.
 func (t *tree) freeLeafNode(l int32) {
-	t.leaves[l] = leaf{parent: t.freeLeaf}
+	t.leaves[l] = leaf{n: -1, parent: t.freeLeaf}
 	t.freeLeaf = l
 }
 

@@ -58,18 +58,27 @@
 //
 // # Batches
 //
-// The tree implements the batch-draw fast path of package driver.
+// The tree implements both fast paths of package driver.
+//
 // SelectSums carries a chunk of 32 draws down the tree level by level: it
 // first touches the node each draw goes to at that level, loads that do not
 // depend on each other, so that their cache misses overlap, then counts
 // the nodes' prefix sums as SelectSum does, with the same float sums, so
-// that every answer is SelectSum's. It has no batch update: an UpdateBatch
-// that moved items inside the leaves and recomputed each inner node once
-// between splits, borrows and merges, node for node what Update leaves,
-// measured 25–40% slower per batch step than the driver's SetBatch with one
-// Update per change (1024 to 2^20 items; about one change in five needs a
-// split, borrow or merge, and each forces the recomputation it was meant
-// to share), so the driver's SetBatch does that.
+// that every answer is SelectSum's.
+//
+// UpdateBatch moves all the items of a batch before it recomputes any
+// entry above the leaves. It routes every new key to its leaf first, by
+// the separators of the tree as it is, 32 keys at a time level by level
+// (routing is monotone in the key, so items put in the leaves they are
+// routed to end in canonical order whatever the order of the puts); then
+// moves each item, splitting a full leaf at once and chaining the pieces;
+// then refills the leaves left below half full; and last, level by level,
+// reads again only the entries whose subtree changed, and the prefix sums
+// from the first of them. Each touched node is recomputed once per batch
+// instead of once per change, and the misses of a batch's descents
+// overlap. The tree it leaves has the keys and the order Update's would
+// have, not always its shape: a batch may empty a leaf, which then leaves
+// the tree, where Update would have borrowed for it.
 //
 // # Costs
 //

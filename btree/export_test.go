@@ -12,6 +12,7 @@ func (s *Sampler) Clone() *Sampler {
 	c.t.leaves = slices.Clone(s.t.leaves)
 	c.t.inners = slices.Clone(s.t.inners)
 	c.t.where = slices.Clone(s.t.where)
+	c.t.scratch = nil
 	c.Driver = driver.New(&c.t)
 	return c
 }

@@ -193,12 +193,14 @@ func (t *tree) fixUpLinks(a, b int32) {
 	t.fixUpFrom(pa, nd.parent, t.innerSummary(pa))
 }
 
-// borrowCount is how many items a leaf of ln items, one below half full,
-// takes from a sibling of sn: enough to even the two out, so that the next
-// deletion from either does not underflow again at once. Each item moved
-// costs a write to the item → leaf map, a cache miss at large n.
+// borrowCount is how many items a leaf of ln items, below half full, takes
+// from a sibling of sn, more than half full: enough to even the two out,
+// so that the next deletion from either does not underflow again at once,
+// but never so many that the sibling falls below half full (a leaf that
+// UpdateBatch emptied may be far below). Each item moved costs a write to
+// the item → leaf map, a cache miss at large n.
 func borrowCount(sn, ln int32) int {
-	return int(max((sn-ln)/2, 1))
+	return int(min(max((sn-ln)/2, 1), sn-minLeaf))
 }
 
 // rebalanceLeaf refills leaf l if it fell below half full, from a sibling
@@ -331,13 +333,13 @@ func (t *tree) rebalanceInner(v int32, level int) {
 
 // insertInto puts item i with key a in leaf l, where it belongs, splitting
 // l and its ancestors as needed; it leaves the entries above l to the walk
-// up that follows.
-func (t *tree) insertInto(l int32, a float64, i int32) {
+// up that follows. It returns the leaf split off l, or nilNode.
+func (t *tree) insertInto(l int32, a float64, i int32) int32 {
 	if lf := &t.leaves[l]; lf.n < leafCap {
 		lf.insertAt(lf.position(a, i), a, i)
 		lf.total = leafSum(&lf.key)
 		t.where[i] = l
-		return
+		return nilNode
 	}
 	r := t.newLeaf() // may move the leaves: take pointers after it
 	lf, rf := &t.leaves[l], &t.leaves[r]
@@ -358,6 +360,7 @@ func (t *tree) insertInto(l int32, a float64, i int32) {
 	t.where[i] = dl
 	lf.total, rf.total = leafSum(&lf.key), leafSum(&rf.key)
 	t.insertChild(l, r, 1)
+	return r
 }
 
 // insertChild puts node nc right after its sibling c, level levels above

@@ -1,8 +1,9 @@
 package driver
 
 import (
-	"cmp"
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -23,9 +24,9 @@ type BatchSelector interface {
 // BatchUpdater is the optional fast path of an Index for SetBatch.
 //
 // UpdateBatch replaces the key of items[k] by keys[k] for every k. The
-// Driver hands it distinct items, in increasing order, with valid keys each
-// different from the item's current key, whose sum with the other keys is
-// within MaxSum. Afterwards the index must hold what Update of each change
+// Driver hands it distinct items, in the order of their last entries in
+// the batch, with valid keys each different from the item's current key,
+// whose sum with the other keys is within MaxSum. Afterwards the index must hold what Update of each change
 // in turn would leave: the same keys in the same canonical order, every
 // invariant of the index (its Check) sound. Its sums may be associated
 // otherwise than those updates would leave them, as long as they are
@@ -39,26 +40,15 @@ type BatchUpdater interface {
 // the reads may run concurrently, and a Driver keeps no state of its own
 // besides its count of zero keys.
 type batchScratch struct {
-	heads   []head // SampleBatch: the draws of the head, by u
+	heads   []uint64 // SampleBatch: the draws of the head, by u
 	targets []float64
 	items   []int
 	ranks   []int
 	keys    []float64
-	entries []entry // SetBatch: the batch by item, then position
-	changed []int   // and the changes that remain: items, new and old keys
+	seen    []uint64 // SetBatch: the items met, as n bits, clear between calls
+	changed []int    // and the changes that remain: items, new and old keys
 	news    []float64
 	olds    []float64
-}
-
-// head is one draw of SampleBatch in the head: its u and its position.
-type head struct {
-	u float64
-	k int
-}
-
-// entry is one entry of SetBatch: its item and position in the batch.
-type entry struct {
-	item, k int
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batchScratch) }}
@@ -118,30 +108,43 @@ func (d *Driver) SampleBatch(eps float64, us []float64, items []int, probs []flo
 	}
 	sc := batchPool.Get().(*batchScratch)
 	defer batchPool.Put(sc)
+	// A head draw is sorted as one integer: the bits of u (a float ≥ 0,
+	// whose bits order as it does) with the low ones replaced by its
+	// position k. That orders the draws by u but for u that agree on all
+	// other bits, which one pass of insertion sort then puts in order.
+	kb := uint(bits.Len(uint(m - 1)))
+	low := uint64(1)<<kb - 1
 	heads := grow(sc.heads, m)[:0]
 	for k, u := range us {
 		if u >= c {
 			items[k], probs[k] = d.tailItem(b, rho, c, u)
 			continue
 		}
-		// u is kept here before probs[k], which may be us[k], is written.
-		heads = append(heads, head{u, k})
+		// us[k] stays unwritten until the answers come back: probs[k],
+		// which may be us[k], is written only for the tail above.
+		heads = append(heads, math.Float64bits(u+0)&^low|uint64(k))
 	}
 	sc.heads = heads
 	if len(heads) == 0 {
 		return nil
 	}
+	slices.Sort(heads)
+	for j := 1; j < len(heads); j++ {
+		for q := j; q > 0 && us[heads[q]&low] < us[heads[q-1]&low]; q-- {
+			heads[q], heads[q-1] = heads[q-1], heads[q]
+		}
+	}
 	// The target is monotone in u (each operation rounds monotonically),
 	// so sorting by u sorts the targets.
-	slices.SortFunc(heads, func(x, y head) int { return cmp.Compare(x.u, y.u) })
 	h := len(heads)
 	sc.targets, sc.items, sc.ranks, sc.keys = grow(sc.targets, m)[:h], grow(sc.items, m)[:h], grow(sc.ranks, m)[:h], grow(sc.keys, m)[:h]
 	for j, x := range heads {
-		sc.targets[j] = x.u / c * (s * scale)
+		sc.targets[j] = us[x&low] / c * (s * scale)
 	}
 	d.sel.SelectSums(sc.targets, scale, sc.items, sc.ranks, sc.keys)
 	for j, x := range heads {
-		items[x.k], probs[x.k] = d.headItem(b, rho, s, sc.items[j], sc.ranks[j], sc.keys[j])
+		k := int(x & low)
+		items[k], probs[k] = d.headItem(b, rho, s, sc.items[j], sc.ranks[j], sc.keys[j])
 	}
 	return nil
 }
@@ -151,8 +154,9 @@ func (d *Driver) SampleBatch(eps float64, us []float64, items []int, probs []flo
 // index and key is checked in order, as Set checks them, and the exact sum
 // of the keys after the whole batch against MaxSum, before anything
 // changes; an item that appears more than once takes its last key. The
-// changes that remain (distinct items whose key changes) go to the Index
-// at once if it is a BatchUpdater, else one Update each.
+// changes that remain (distinct items whose key changes, in the order of
+// their last entries) go to the Index at once if it is a BatchUpdater,
+// else one Update each.
 func (d *Driver) SetBatch(items []int, keys []float64) error {
 	m := len(items)
 	if len(keys) != m {
@@ -172,23 +176,31 @@ func (d *Driver) SetBatch(items []int, keys []float64) error {
 	}
 	sc := batchPool.Get().(*batchScratch)
 	defer batchPool.Put(sc)
-	// The last entry of each item, in increasing order of items.
-	es := grow(sc.entries, m)
-	sc.entries = es
-	for k, i := range items {
-		es[k] = entry{i, k}
+	// The last entry of each item: the entries from the last back, each
+	// item kept the first time it is met, in a bit set of n bits cleared
+	// again below. The changes are then put back in the batch's order.
+	if w := (n + 63) / 64; len(sc.seen) < w {
+		sc.seen = make([]uint64, w)
 	}
-	slices.SortFunc(es, func(x, y entry) int { return cmp.Or(cmp.Compare(x.item, y.item), cmp.Compare(y.k, x.k)) })
+	seen := sc.seen
 	ch, nk, olds := grow(sc.changed, m)[:0], grow(sc.news, m)[:0], grow(sc.olds, m)[:0]
-	for e, x := range es {
-		if e > 0 && es[e-1].item == x.item {
+	for k := m - 1; k >= 0; k-- {
+		i := items[k]
+		if seen[i>>6]&(1<<(i&63)) != 0 {
 			continue
 		}
-		a := keys[x.k] + 0 // −0 is stored as 0
-		if old := d.ix.Key(x.item); a != old {
-			ch, nk, olds = append(ch, x.item), append(nk, a), append(olds, old)
+		seen[i>>6] |= 1 << (i & 63)
+		a := keys[k] + 0 // −0 is stored as 0
+		if old := d.ix.Key(i); a != old {
+			ch, nk, olds = append(ch, i), append(nk, a), append(olds, old)
 		}
 	}
+	for _, i := range items {
+		seen[i>>6] &^= 1 << (i & 63)
+	}
+	slices.Reverse(ch)
+	slices.Reverse(nk)
+	slices.Reverse(olds)
 	sc.changed, sc.news, sc.olds = ch, nk, olds
 	if len(ch) == 0 {
 		return nil

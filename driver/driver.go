@@ -80,9 +80,9 @@
 //     and key, −1 where SelectSum gives −1), and writes nothing. The
 //     Driver then applies to each answer the same edge rules as Sample, so
 //     a batch draws the items Sample draws.
-//   - BatchUpdater: UpdateBatch applies distinct changes, in increasing
-//     order of items, each a valid key different from the item's own,
-//     already checked against MaxSum. Afterwards the index must satisfy
+//   - BatchUpdater: UpdateBatch applies distinct changes, in the order of
+//     their last entries in the batch, each a valid key different from
+//     the item's own, already checked against MaxSum. Afterwards the index must satisfy
 //     everything Update one change at a time would leave it satisfying:
 //     the same keys in the same canonical order, its sums formed by
 //     additions within its SumDepth, its Check sound.
@@ -171,10 +171,10 @@ type Checker interface {
 // Driver implements reweighted.Sampler over an Index: Len, Key, Set,
 // Solve, Sample and Prob, with Load and Probs for whole vectors and Check
 // for the invariants. Embed the Driver that New returns in the backend's
-// type. Its read methods (Len, Key, Solve, Sample,
-// Prob, Probs) write nothing, so they may run concurrently with each other
-// as long as the Index's reads write nothing either; Set and Load may not run
-// concurrently with anything.
+// type. Its read methods (Len, Key, Solve, Sample, SampleBatch, Prob,
+// Probs) write nothing, so they may run concurrently with each other as
+// long as the Index's reads write nothing either; Set, SetBatch and Load
+// may not run concurrently with anything.
 type Driver struct {
 	ix    Index
 	zeros int // the number of keys equal to 0

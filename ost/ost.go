@@ -104,7 +104,7 @@ func (n *node) setRed(red bool) {
 // item.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)
-// write nothing and may run concurrently; Set and Load may not run
+// write nothing and may run concurrently; Set, SetBatch and Load may not run
 // concurrently with anything.
 type Sampler struct {
 	driver.Driver
