@@ -114,6 +114,22 @@
 // separators, the chains of additions of the prefix sums, the scans for a
 // slot or a child, the shifts inside a leaf.
 //
+// A batch step (BenchmarkBatchStep: 128 draws without replacement, then
+// their 128 new keys) costs per item 0.56 µs at n = 2^16 and 1.3 µs at
+// 2^20, against 0.24 and 0.42 µs for gonum's Take and Reweight (count 6).
+// At 2^16 the profile is in-cache work: UpdateBatch takes two thirds of
+// it (the routing's separator counts, a quarter of that; the walk up, four
+// tenths: a leaf total, a search of the parent for the child and the
+// entries' prefix sums for each leaf changed, about four node refreshes
+// per item), SelectSums a seventh, the driver's dedup, old keys and sort
+// the rest. A binary search without branches inside the nodes, for the
+// routing and for SelectSums, a quarter of the instructions of the counts,
+// measured no faster: the counts are not what bounds it, the latency of
+// the node and leaf reads (the tree is twice the size of a core's L2) is.
+// At 2^20 the misses the batch cannot overlap dominate: the walk up's
+// reads of nodes the routing touched long before, and the tail draws'
+// Select, one descent each.
+//
 // What would go further: an implicit sum tree inside each inner node, so
 // that a fix-up touches log2(16) entries instead of up to 16; smaller inner
 // entries (float32 separators with an exact tie-break) to fit a node in
