@@ -489,9 +489,17 @@ func (t *tree) indexOf(v, c int32) int {
 }
 
 // bytes returns the memory the tree holds: the node slices at their
-// capacity and the item → leaf map.
+// capacity, the item → leaf map, and UpdateBatch's scratch once a batch
+// made it (about 4 bytes per leaf and per inner node).
 func (t *tree) bytes() int {
-	return cap(t.leaves)*int(unsafe.Sizeof(leaf{})) + cap(t.inners)*int(unsafe.Sizeof(inner{})) + 4*cap(t.where)
+	b := cap(t.leaves)*int(unsafe.Sizeof(leaf{})) + cap(t.inners)*int(unsafe.Sizeof(inner{})) + 4*cap(t.where)
+	if sc := t.scratch; sc != nil {
+		b += 4 * (cap(sc.to) + cap(sc.next) + cap(sc.split) + cap(sc.leaves) + cap(sc.stale))
+		for _, l := range sc.level {
+			b += 4 * cap(l)
+		}
+	}
+	return b
 }
 
 // leavesInUse returns the number of leaves in the tree.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/btree"
 	"github.com/reweighted/reweighted/samplertest"
 )
@@ -63,18 +64,50 @@ func TestLoadReusesNodes(t *testing.T) {
 // TestMemory checks the memory bound: at most 40 bytes per item, node
 // slices at their capacity, after 10·n SRG steps from a random fill.
 func TestMemory(t *testing.T) {
-	for _, n := range []int{1 << 10, 1 << 16} {
-		rng := rand.New(rand.NewPCG(11, uint64(n)))
-		s := filled(n, rng)
-		srgSteps(s, 10*n, rng)
-		require.NoError(t, s.Check())
-		perItem := float64(s.Bytes()) / float64(n)
-		t.Logf("n=%d: %.1f bytes per item, %.1f items per leaf", n, perItem, s.Fill())
-		require.LessOrEqual(t, perItem, 40.0, "n=%d", n)
-		// And no less than what the items themselves hold: a key (8
-		// bytes) and an item number (4) in a leaf, and a leaf number (4)
-		// in the item → leaf map, so that Bytes cannot under-count.
-		require.GreaterOrEqual(t, perItem, 16.0, "n=%d", n)
+	for _, batch := range []bool{false, true} {
+		for _, n := range []int{1 << 10, 1 << 16} {
+			if batch && n < 1<<16 {
+				// A batch's scratch grows with its size m (about 70 bytes
+				// per entry): only at n ≫ m is it a few bytes per item.
+				continue
+			}
+			rng := rand.New(rand.NewPCG(11, uint64(n)))
+			s := filled(n, rng)
+			if batch {
+				srgBatches(s, 10*n, rng)
+			} else {
+				srgSteps(s, 10*n, rng)
+			}
+			require.NoError(t, s.Check())
+			perItem := float64(s.Bytes()) / float64(n)
+			t.Logf("n=%d, batches %v: %.1f bytes per item, %.1f items per leaf", n, batch, perItem, s.Fill())
+			require.LessOrEqual(t, perItem, 40.0, "n=%d, batches %v", n, batch)
+			// And no less than what the items themselves hold: a key (8
+			// bytes) and an item number (4) in a leaf, and a leaf number (4)
+			// in the item → leaf map, so that Bytes cannot under-count.
+			require.GreaterOrEqual(t, perItem, 16.0, "n=%d, batches %v", n, batch)
+		}
+	}
+}
+
+// srgBatches runs about steps SRG steps in batches of 128, as srg does:
+// DrawBatch without replacement at ε = 1/(2n), then SetBatch of the items
+// drawn to fresh |N(0,1)| keys.
+func srgBatches(s *btree.Sampler, steps int, rng *rand.Rand) {
+	const m = 128
+	eps := 1 / float64(2*s.Len())
+	items, probs, keys := make([]int, m), make([]float64, m), make([]float64, m)
+	for range steps / m {
+		if err := reweighted.DrawBatch(s, eps, rng, false, items, probs); err != nil {
+			panic(err)
+		}
+		for k := range keys {
+			x := rng.NormFloat64()
+			keys[k] = max(x, -x)
+		}
+		if err := s.SetBatch(items, keys); err != nil {
+			panic(err)
+		}
 	}
 }
 
