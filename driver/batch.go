@@ -1,8 +1,8 @@
 package driver
 
 import (
+	"cmp"
 	"fmt"
-	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -41,6 +41,7 @@ type BatchUpdater interface {
 // besides its count of zero keys.
 type batchScratch struct {
 	heads   []uint64 // SampleBatch: the draws of the head, by u
+	spare   []uint64 // and the radix sort's other buffer
 	targets []float64
 	items   []int
 	ranks   []int
@@ -108,10 +109,11 @@ func (d *Driver) SampleBatch(eps float64, us []float64, items []int, probs []flo
 	}
 	sc := batchPool.Get().(*batchScratch)
 	defer batchPool.Put(sc)
-	// A head draw is sorted as one integer: the bits of u (a float ≥ 0,
-	// whose bits order as it does) with the low ones replaced by its
-	// position k. That orders the draws by u but for u that agree on all
-	// other bits, which one pass of insertion sort then puts in order.
+	// A head draw is sorted as one integer: the 16-bit bucket of u in
+	// [0, c) above its position k. Two passes of a radix sort order the
+	// draws by bucket, in O(m + 2^9), and a pass of insertion sort orders
+	// each bucket by u; it gives up, for a comparison sort, if the u are
+	// so bunched that it would cost more than a few moves per draw.
 	kb := uint(bits.Len(uint(m - 1)))
 	low := uint64(1)<<kb - 1
 	heads := grow(sc.heads, m)[:0]
@@ -122,17 +124,27 @@ func (d *Driver) SampleBatch(eps float64, us []float64, items []int, probs []flo
 		}
 		// us[k] stays unwritten until the answers come back: probs[k],
 		// which may be us[k], is written only for the tail above.
-		heads = append(heads, math.Float64bits(u+0)&^low|uint64(k))
+		bucket := min(uint64(u/c*(1<<16)), 1<<16-1)
+		heads = append(heads, bucket<<kb|uint64(k))
 	}
 	sc.heads = heads
 	if len(heads) == 0 {
 		return nil
 	}
-	slices.Sort(heads)
-	for j := 1; j < len(heads); j++ {
+	if len(heads) > 32 {
+		// Fewer go straight to the insertion sort, whose moves they bound.
+		sc.spare = grow(sc.spare, m)
+		sortHeads(heads, sc.spare[:len(heads)], kb)
+	}
+	moves, budget := 0, 4*len(heads)+512
+	for j := 1; j < len(heads) && moves <= budget; j++ {
 		for q := j; q > 0 && us[heads[q]&low] < us[heads[q-1]&low]; q-- {
 			heads[q], heads[q-1] = heads[q-1], heads[q]
+			moves++
 		}
+	}
+	if moves > budget {
+		slices.SortFunc(heads, func(x, y uint64) int { return cmp.Compare(us[x&low], us[y&low]) })
 	}
 	// The target is monotone in u (each operation rounds monotonically),
 	// so sorting by u sorts the targets.
@@ -147,6 +159,29 @@ func (d *Driver) SampleBatch(eps float64, us []float64, items []int, probs []flo
 		items[k], probs[k] = d.headItem(b, rho, s, sc.items[j], sc.ranks[j], sc.keys[j])
 	}
 	return nil
+}
+
+// sortHeads sorts heads by their 16 bits from bit kb on, stably, by two
+// passes of a radix sort through spare, of the same length.
+func sortHeads(heads, spare []uint64, kb uint) {
+	src, dst := heads, spare
+	for pass := range 2 {
+		shift := kb + 8*uint(pass)
+		var count [257]int
+		for _, x := range src {
+			count[(x>>shift)&0xff+1]++
+		}
+		for d := 1; d < len(count); d++ {
+			count[d] += count[d-1]
+		}
+		for _, x := range src {
+			d := (x >> shift) & 0xff
+			dst[count[d]] = x
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	// After an even number of passes the result is back in heads.
 }
 
 // SetBatch sets the key of items[k] to keys[k] for every k, all or nothing:

@@ -1,8 +1,10 @@
 package driver
 
 import (
+	"cmp"
 	"math"
 	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -91,4 +93,27 @@ type lateWalk struct{ *sortedIndex }
 
 func (x lateWalk) Walk(from, to int, f func(int, float64)) {
 	x.sortedIndex.Walk(from+1, to, f)
+}
+
+// TestSortHeads checks the property "sortHeads orders the heads by their
+// 16 bits from bit kb on, keeping the order of equal ones": the comparison
+// sort behind it would hide a radix sort that orders nothing, at a cost in
+// time only.
+func TestSortHeads(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		kb := uint(rapid.IntRange(0, 20).Draw(t, "kb"))
+		h := rapid.IntRange(1, 400).Draw(t, "h")
+		heads := make([]uint64, h)
+		for j := range heads {
+			bucket := rapid.Uint64Range(0, 1<<16-1).Draw(t, "bucket")
+			if rapid.Bool().Draw(t, "small") {
+				bucket %= 4 // many equal buckets
+			}
+			heads[j] = bucket<<kb | uint64(j)&(1<<kb-1)
+		}
+		want := slices.Clone(heads)
+		slices.SortStableFunc(want, func(x, y uint64) int { return cmp.Compare(x>>kb, y>>kb) })
+		sortHeads(heads, make([]uint64, h), kb)
+		require.Equal(t, want, heads)
+	})
 }
