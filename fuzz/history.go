@@ -25,12 +25,13 @@ func randomEps(rng *rand.Rand, n int) float64 {
 	return samplertest.EpsFromBits(byte(rng.IntN(6)), rng.Uint64(), n)
 }
 
-// Histories runs long seeded histories of Set on a sampler that newSampler
-// makes, with every key kind the contract names (zeros, ties, subnormals,
-// huge keys, long runs of ties, narrow bands that crowd a tree's nodes), at
-// sizes around the node capacities of the module's trees, and compares every
-// answer with the naive backend's (samplertest.Compare): the same ρ (exact
-// in both), λ and probabilities, and the same item but where u sits within
+// Histories runs long seeded histories of Set and SetBatch on a sampler
+// that newSampler makes, with every key kind the contract names (zeros,
+// ties, subnormals, huge keys, long runs of ties, narrow bands that crowd a
+// tree's nodes), at sizes around the node capacities of the module's
+// trees, and compares every answer with the naive backend's, which applies
+// a batch as a Set per entry (samplertest.Compare): the same ρ (exact in
+// both), λ and probabilities, and the same item but where u sits within
 // samplertest.UDist of an exact interval's edge. It also checks the sampler
 // against the exact oracle (samplertest.Verify) at regular steps and its
 // invariants (a Check() error method, if it has one) on the way. With long,
@@ -70,9 +71,29 @@ func Histories(t *testing.T, newSampler func(int) reweighted.Sampler, long bool)
 			if rng.IntN(4) == 0 {
 				a = keys[rng.IntN(r.n)] // a tie
 			}
-			require.NoError(t, tr.Set(i, a))
-			require.NoError(t, nv.Set(i, a))
-			keys[i] = a
+			if rng.IntN(8) == 0 {
+				// A batch, through the sampler's fast path if it has one,
+				// against naive's Set of each entry in turn: items
+				// repeated, ties, and the batches of SRG's size.
+				m := 1 + rng.IntN(min(2*r.n, 300))
+				items, batch := make([]int, m), make([]float64, m)
+				for e := range items {
+					items[e], batch[e] = rng.IntN(r.n), r.key(rng, r.n)
+					if rng.IntN(4) == 0 {
+						batch[e] = keys[rng.IntN(r.n)]
+					}
+				}
+				require.NoError(t, reweighted.SetBatch(tr, items, batch))
+				for e, j := range items {
+					require.NoError(t, nv.Set(j, batch[e]))
+					keys[j] = batch[e]
+				}
+				i, a = items[m-1], batch[m-1]
+			} else {
+				require.NoError(t, tr.Set(i, a))
+				require.NoError(t, nv.Set(i, a))
+				keys[i] = a
+			}
 			require.Equal(t, math.Float64bits(a), math.Float64bits(tr.Key(i)), "Key(%d) after Set", i)
 			// Check is O(n): after every step up to 300 items, spaced
 			// out above.
