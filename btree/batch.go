@@ -103,7 +103,7 @@ func (t *tree) UpdateBatch(items []int, keys []float64) {
 	to := sc.to[:m]
 	for lo := 0; lo < m; lo += selectChunk {
 		hi := min(lo+selectChunk, m)
-		t.route(sc, items[lo:hi], keys[lo:hi], to[lo:hi])
+		t.route(items[lo:hi], keys[lo:hi], to[lo:hi])
 	}
 	touched := sc.leaves[:0]
 	for k, i := range items {
@@ -153,7 +153,7 @@ func (t *tree) UpdateBatch(items []int, keys []float64) {
 // hold the items now. At each level it first touches the node each key
 // goes to, loads that do not depend on each other, then counts the
 // separators that precede the key, as findPath does.
-func (t *tree) route(sc *batchScratch, items []int, keys []float64, to []int32) {
+func (t *tree) route(items []int, keys []float64, to []int32) {
 	for q := range to {
 		to[q] = t.root
 	}
@@ -162,10 +162,6 @@ func (t *tree) route(sc *batchScratch, items []int, keys []float64, to []int32) 
 		for _, v := range to {
 			nd := &t.inners[v]
 			touched += nd.last[0] + nd.last[innerCap-1] + float64(nd.lastItem[innerCap-1]+nd.child[innerCap-1])
-			if h == 1 {
-				// The parent of the leaf: the walk up reads its entries.
-				touched += nd.touch()
-			}
 		}
 		for q, i := range items {
 			nd := &t.inners[to[q]]
@@ -182,23 +178,12 @@ func (t *tree) route(sc *batchScratch, items []int, keys []float64, to []int32) 
 	touched := 0.0
 	for q, i := range items {
 		lf, at := &t.leaves[to[q]], &t.leaves[t.where[i]]
-		touched += lf.key[0] + lf.key[leafCap-1] + float64(lf.item[leafCap-1]+sc.next[to[q]]) +
+		touched += lf.key[0] + lf.key[leafCap-1] + float64(lf.item[leafCap-1]) +
 			at.key[0] + at.key[leafCap-1] + float64(at.item[leafCap-1])
-		if at.parent != nilNode {
-			touched += t.inners[at.parent].touch()
-		}
 	}
 	if math.IsNaN(touched) {
 		panic("btree: NaN key") // never: keeps the loads
 	}
-}
-
-// touch loads a word of each cache line of the entries that the walk up
-// after a batch reads and writes, and returns their sum, so that the loads
-// are kept.
-func (nd *inner) touch() float64 {
-	return nd.psum[0] + nd.psum[innerCap-1] + nd.sum[0] + nd.sum[innerCap/2] + nd.sum[innerCap-1] +
-		float64(nd.cnt[innerCap-1]+nd.child[0])
 }
 
 // piece returns the leaf where item i with key a goes, routed to leaf l
