@@ -3,6 +3,7 @@ package reweighted
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // BatchSetter is the optional fast path of SetBatch: a Sampler that applies
@@ -26,7 +27,9 @@ type BatchSetter interface {
 // batch. Any other is changed by Set, first the keys that go down, then the
 // keys that go up, so that no intermediate sum exceeds the final one; if
 // the last Set still refuses (the sum passes MaxSum), the keys already set
-// are restored in reverse order. That fallback allocates m float64s.
+// are restored in reverse order. Its working memory is pooled: it allocates
+// nothing in steady state, and calls on different Samplers may run
+// concurrently.
 func SetBatch(s Sampler, items []int, keys []float64) error {
 	if len(items) != len(keys) {
 		return fmt.Errorf("%w: %d items but %d keys", ErrBatch, len(items), len(keys))
@@ -43,23 +46,32 @@ func SetBatch(s Sampler, items []int, keys []float64) error {
 			return fmt.Errorf("batch entry %d: %w: %v", k, ErrKey, a)
 		}
 	}
-	old := make([]float64, len(items))
+	sc := setPool.Get().(*setScratch)
+	defer setPool.Put(sc)
+	m := len(items)
+	if w := (n + 63) / 64; len(sc.seen) < w {
+		sc.seen = make([]uint64, w)
+	}
+	if cap(sc.last) < m {
+		sc.last, sc.old, sc.done = make([]bool, m), make([]float64, m), make([]int, 0, m)
+	}
+	// last[k] says whether entry k is the last of its item: met first from
+	// the end, in a bit set of n bits cleared again at once.
+	last, old, done := sc.last[:m], sc.old[:m], sc.done[:0]
+	for k := m - 1; k >= 0; k-- {
+		w, b := items[k]>>6, uint64(1)<<(items[k]&63)
+		last[k] = sc.seen[w]&b == 0
+		sc.seen[w] |= b
+	}
+	for _, i := range items {
+		sc.seen[i>>6] &^= 1 << (i & 63)
+	}
 	for k, i := range items {
 		old[k] = s.Key(i)
 	}
-	// last reports whether entry k is the last for its item.
-	last := func(k int) bool {
-		for _, j := range items[k+1:] {
-			if j == items[k] {
-				return false
-			}
-		}
-		return true
-	}
-	var done []int // entries set, in order
 	for _, up := range []bool{false, true} {
 		for k, i := range items {
-			if !last(k) || (keys[k] > s.Key(i)) != up {
+			if !last[k] || (keys[k] > s.Key(i)) != up {
 				continue
 			}
 			if err := s.Set(i, keys[k]); err != nil {
@@ -75,3 +87,15 @@ func SetBatch(s Sampler, items []int, keys []float64) error {
 	}
 	return nil
 }
+
+// setScratch is the working memory of SetBatch's fallback: the items met,
+// as n bits, all clear between calls; which entries are their item's last;
+// the old keys; and the entries set, to undo.
+type setScratch struct {
+	seen []uint64
+	last []bool
+	old  []float64
+	done []int
+}
+
+var setPool = sync.Pool{New: func() any { return new(setScratch) }}
