@@ -19,13 +19,21 @@ type batchScratch struct {
 	split []int32
 	// leaves lists the leaves a batch changed, possibly more than once.
 	leaves []int32
-	// stale[v] has bit k set when the entry of inner node v for its child k
-	// must be read again from the child; all zero between batches.
-	stale []uint32
+	// changed[l] marks a leaf whose total the walk up recomputed, and
+	// state[v] an inner node queued for it (queued) or done (refreshed);
+	// all clear between batches.
+	changed []bool
+	state   []uint8
 	// level[h] lists the inner nodes h + 1 levels above the leaves that
-	// have a stale entry.
+	// have a changed child.
 	level [maxHeight][]int32
 }
+
+// The states of an inner node in the walk up.
+const (
+	queued    = 1
+	refreshed = 2
+)
 
 // reserve makes room for a batch of m changes to tree t: each change
 // touches at most three leaves and splits at most one, and the node slices
@@ -48,15 +56,17 @@ func (sc *batchScratch) reserve(t *tree, m int) {
 	if n := cap(t.leaves) + m; len(sc.next) < n {
 		sc.next = append(sc.next, make([]int32, n-len(sc.next))...)
 	}
-	sc.stale = sc.growStale(t)
+	sc.growMarks(t)
 }
 
-// growStale returns stale with room for every inner node the tree has.
-func (sc *batchScratch) growStale(t *tree) []uint32 {
-	if n := cap(t.inners); len(sc.stale) < n {
-		return append(sc.stale, make([]uint32, n-len(sc.stale))...)
+// growMarks gives changed and state room for every node the tree has.
+func (sc *batchScratch) growMarks(t *tree) {
+	if n := cap(t.leaves); len(sc.changed) < n {
+		sc.changed = append(sc.changed, make([]bool, n-len(sc.changed))...)
 	}
-	return sc.stale
+	if n := cap(t.inners); len(sc.state) < n {
+		sc.state = append(sc.state, make([]uint8, n-len(sc.state))...)
+	}
 }
 
 // The stale entries of an inner node fit the bits of a uint32.
@@ -222,38 +232,57 @@ func (t *tree) dropLeaf(l int32) int32 {
 }
 
 // refreshBatch recomputes the totals of the leaves a batch changed and,
-// level by level, the entries above them, once each.
+// level by level, the entries above them, once each. A node finds its
+// changed children by their marks, in one scan of its children, rather
+// than each child searching its parent for its slot.
 func (t *tree) refreshBatch(sc *batchScratch) {
-	sc.stale = sc.growStale(t) // splits may have added inner nodes
+	sc.growMarks(t) // splits may have added nodes
 	for _, l := range sc.leaves {
 		lf := &t.leaves[l]
-		if lf.n <= 0 {
-			continue // merged into a sibling, and freed
+		if lf.n <= 0 || sc.changed[l] {
+			continue // merged into a sibling and freed, or done
 		}
+		sc.changed[l] = true
 		lf.total = leafSum(&lf.key)
 		if p := lf.parent; p != nilNode {
-			t.markStale(sc, p, t.indexOf(p, l), 0)
+			sc.queue(p, 0)
 		}
 	}
 	for h := range t.height {
 		for _, v := range sc.level[h] {
-			t.refreshEntries(v, sc.stale[v], h == 0)
-			sc.stale[v] = 0
-			if g := t.inners[v].parent; g != nilNode {
-				t.markStale(sc, g, t.indexOf(g, v), h+1)
+			nd := &t.inners[v]
+			var stale uint32
+			for j, c := range nd.child[:nd.n] {
+				if h == 0 {
+					stale |= uint32(b2i(sc.changed[c])) << j
+				} else {
+					stale |= uint32(b2i(sc.state[c] == refreshed)) << j
+				}
 			}
+			t.refreshEntries(v, stale, h == 0)
+			sc.state[v] = refreshed
+			if g := nd.parent; g != nilNode {
+				sc.queue(g, h+1)
+			}
+		}
+	}
+	for _, l := range sc.leaves {
+		sc.changed[l] = false
+	}
+	for h := range sc.level {
+		for _, v := range sc.level[h] {
+			sc.state[v] = 0
 		}
 		sc.level[h] = sc.level[h][:0]
 	}
 }
 
-// markStale marks the entry of inner node v, h + 1 levels above the
-// leaves, for its child k.
-func (t *tree) markStale(sc *batchScratch, v int32, k, h int) {
-	if sc.stale[v] == 0 {
+// queue puts inner node v, h + 1 levels above the leaves, on the walk up.
+func (sc *batchScratch) queue(v int32, h int) {
+	if sc.state[v] == 0 {
+		sc.state[v] = queued
 		sc.level[h] = append(sc.level[h], v)
 	}
-	sc.stale[v] |= 1 << k
 }
 
 // refreshEntries reads the entries of inner node v for the children in

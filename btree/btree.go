@@ -490,11 +490,11 @@ func (t *tree) indexOf(v, c int32) int {
 
 // bytes returns the memory the tree holds: the node slices at their
 // capacity, the item → leaf map, and UpdateBatch's scratch once a batch
-// made it (about 4 bytes per leaf and per inner node).
+// made it (about 5 bytes per leaf and 1 per inner node).
 func (t *tree) bytes() int {
 	b := cap(t.leaves)*int(unsafe.Sizeof(leaf{})) + cap(t.inners)*int(unsafe.Sizeof(inner{})) + 4*cap(t.where)
 	if sc := t.scratch; sc != nil {
-		b += 4 * (cap(sc.to) + cap(sc.next) + cap(sc.split) + cap(sc.leaves) + cap(sc.stale))
+		b += 4*(cap(sc.to)+cap(sc.next)+cap(sc.split)+cap(sc.leaves)) + cap(sc.changed) + cap(sc.state)
 		for _, l := range sc.level {
 			b += 4 * cap(l)
 		}

@@ -122,10 +122,10 @@
 // 2^20, against 0.24 and 0.42 µs for gonum's Take and Reweight (count 6).
 // At 2^16 the profile is in-cache work: UpdateBatch takes two thirds of
 // it (the routing's separator counts, a quarter of that; the walk up, four
-// tenths: a leaf total, a search of the parent for the child and the
-// entries' prefix sums for each leaf changed, about four node refreshes
-// per item), SelectSums a seventh, the driver's dedup, old keys and sort
-// the rest. A binary search without branches inside the nodes, for the
+// tenths: a leaf total for each leaf changed, and for each node above one,
+// a scan of its children for the changed ones and its entries' prefix sums,
+// about four node refreshes per item), SelectSums a seventh, the driver's
+// dedup, old keys and sort the rest. A binary search without branches inside the nodes, for the
 // routing and for SelectSums, a quarter of the instructions of the counts,
 // measured no faster: the counts are not what bounds it, the latency of
 // the node and leaf reads (the tree is twice the size of a core's L2) is.
