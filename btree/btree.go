@@ -92,12 +92,13 @@ type inner struct {
 // Its methods are those of the embedded driver.Driver (go doc
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
-// structure's invariants) and Index. Set, Solve, Sample and Prob cost O(log n); the tree takes about 33
+// structure's invariants), Index, and SampleBatch and SetBatch for
+// mini-batches, which the tree speeds up (see Batches in the package doc). Set, Solve, Sample and Prob cost O(log n); the tree takes about 33
 // bytes per item, at most 40 after long histories.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
-// decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)
-// write nothing and may run concurrently; Set, SetBatch and Load may not run
-// concurrently with anything.
+// decision of ρ (see package driver). The read methods (Len, Key, Solve,
+// Sample, SampleBatch, Prob, Probs) write nothing and may run concurrently;
+// Set, SetBatch and Load may not run concurrently with anything.
 type Sampler struct {
 	driver.Driver
 	t tree
