@@ -147,31 +147,7 @@ func BenchmarkBatch(b *testing.B) {
 // benchBatch runs iterations of o (SRG's keys filled at x0) and reports the
 // time per example.
 func benchBatch(b *testing.B, p *Problem, o Options) {
-	opt, err := newOptimizer(p, o)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if o.Method == SRG {
-		for i, a := range p.GradNorms(o.X0) {
-			if err := opt.smp.Set(i, a); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	b.ReportAllocs()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	c0, ok := threadCPU()
-	for b.Loop() {
-		if err := opt.step(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	examples := float64(b.N * o.Batch)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/examples, "ns/example")
-	if c1, ok1 := threadCPU(); ok && ok1 {
-		b.ReportMetric(float64(c1-c0)/examples, "cpu-ns/example")
-	}
+	benchRun(b, p, o, o.Method == SRG, o.Batch, "example")
 }
 
 // benchSchedule is the synthetic experiment's constant schedule.
@@ -180,6 +156,14 @@ func benchSchedule(p *Problem) Schedule {
 }
 
 func benchSteps(b *testing.B, p *Problem, o Options, fill bool) {
+	benchRun(b, p, o, fill, 1, "op")
+}
+
+// benchRun times iterations of o, SRG's keys filled at x0 if fill, and
+// reports the wall and thread CPU time per unit, per units of an iteration
+// (the thread's CPU time stays meaningful on a machine shared with other
+// work).
+func benchRun(b *testing.B, p *Problem, o Options, fill bool, per int, unit string) {
 	opt, err := newOptimizer(p, o)
 	if err != nil {
 		b.Fatal(err)
@@ -192,8 +176,6 @@ func benchSteps(b *testing.B, p *Problem, o Options, fill bool) {
 		}
 	}
 	b.ReportAllocs()
-	// The thread's CPU time per iteration, reported as cpu-ns/op, stays
-	// meaningful on a machine shared with other work.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	c0, ok := threadCPU()
@@ -202,7 +184,11 @@ func benchSteps(b *testing.B, p *Problem, o Options, fill bool) {
 			b.Fatal(err)
 		}
 	}
+	units := float64(b.N * per)
+	if per > 1 {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/units, "ns/"+unit)
+	}
 	if c1, ok1 := threadCPU(); ok && ok1 {
-		b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(c1-c0)/units, "cpu-ns/"+unit)
 	}
 }
