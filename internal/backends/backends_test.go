@@ -87,3 +87,13 @@ func TestIssue20NeverDrawsProbZero(t *testing.T) {
 		}
 	}
 }
+
+// TestLawConformance runs the kit's law mode on every listed backend: the
+// map-exact backends keep every promise of a law-exact one too.
+func TestLawConformance(t *testing.T) {
+	for _, b := range backends.All {
+		t.Run(b.Name, func(t *testing.T) {
+			samplertest.RunLaw(t, func(n int) reweighted.Distribution { return b.New(n) })
+		})
+	}
+}
