@@ -60,7 +60,7 @@ var lawChecks = []struct {
 	{"NegativeZero", lawNegativeZero},
 	{"BadInput", lawBadInput},
 	{"ErrorOrder", lawErrorOrder},
-	{"StateMachine", lawProperty(lawStateMachine)},
+	{"StateMachine", lawProperty(LawStateMachine)},
 	{"Load", lawProperty(lawLoadProperty)},
 	{"ChiSquare", lawChiSquare},
 	{"BatchChiSquare", lawBatchChiSquare},
@@ -556,14 +556,17 @@ func lawErrorOrder(t TB, newDist NewDist) {
 	}
 }
 
-// lawStateMachine is the model-based property of the law mode: random
-// sequences of Set (every kind of key, invalid ones included), SetBatch
-// and Load against a plain slice of keys, with the sampler's Check after
-// every action and VerifyLaw (exact ρ, λ, p*, draws and per-attempt law)
-// at a drawn bound.
-func lawStateMachine(newDist NewDist) func(*rapid.T) {
+// LawStateMachine is the model-based property of the law mode, on up to 24
+// items: random sequences of Set (every kind of key, invalid ones
+// included), SetBatch and Load against a plain slice of keys, with the
+// sampler's Check after every action and VerifyLaw (exact ρ, λ, p*, draws
+// and per-attempt law) at a drawn bound.
+func LawStateMachine(newDist NewDist) func(*rapid.T) { return LawStateMachineN(newDist, 24) }
+
+// LawStateMachineN is LawStateMachine on up to maxN items.
+func LawStateMachineN(newDist NewDist, maxN int) func(*rapid.T) {
 	return func(t *rapid.T) {
-		n := rapid.IntRange(1, 24).Draw(t, "n")
+		n := rapid.IntRange(1, max(1, maxN)).Draw(t, "n")
 		s := newDist(n)
 		keys := make([]float64, n)
 		t.Repeat(map[string]func(*rapid.T){
