@@ -250,6 +250,7 @@ func TestSVRGStepUnbiased(t *testing.T) {
 			require.NoError(t, err)
 			// The reference point w is the drawn x0; move the iterate to x.
 			opt.x = newIterate(x, false)
+			opt.x.setDirection(opt.h) // as newOptimizer does
 			opt.draws[0] = draw{i: i, w: 1}
 			require.NoError(t, opt.apply(0.4, 0))
 			xi := make([]float64, p.Dim())
