@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/reweighted/reweighted/libsvm"
+	"github.com/reweighted/reweighted/srg"
+)
+
+// likeShapes are the shapes -like generates: text sets too large to embed
+// and that papers on variance reduction report.
+var likeShapes = []libsvm.Shape{libsvm.RCV1, libsvm.News20}
+
+// likeFlags collects repeated -like flags: sets generated from the seed in
+// the shape of a named LIBSVM set.
+type likeFlags []libsvm.Shape
+
+// String implements flag.Value.
+func (l *likeFlags) String() string {
+	var names []string
+	for _, s := range *l {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+// Set implements flag.Value: it takes the name of a shape.
+func (l *likeFlags) Set(name string) error {
+	i := slices.IndexFunc(likeShapes, func(s libsvm.Shape) bool { return s.Name == name })
+	switch {
+	case i < 0:
+		return fmt.Errorf("unknown shape %q: want %s", name, likeNames())
+	case slices.ContainsFunc(*l, func(s libsvm.Shape) bool { return s.Name == name }):
+		return fmt.Errorf("shape %q given twice", name)
+	}
+	*l = append(*l, likeShapes[i])
+	return nil
+}
+
+func likeNames() string {
+	var names []string
+	for _, s := range likeShapes {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// likeName names the set generated in shape s.
+func likeName(s libsvm.Shape) string { return s.Name + "-like" }
+
+// likeSets generates the -like sets from the seed.
+func likeSets(cfg config) []*libsvm.Dataset {
+	var out []*libsvm.Dataset
+	for _, s := range cfg.like {
+		out = append(out, libsvm.TextLike(cfg.seed, s))
+	}
+	return out
+}
+
+// checkMemory refuses a data set whose experiments would need more memory
+// than the machine has (srg.DatasetMemory, estimated before anything is
+// allocated): limit is the memory available, 0 if unknown (no check).
+func checkMemory(ds *libsvm.Dataset, runs int, limit int64) error {
+	need := srg.DatasetMemory(ds.Len(), ds.Dim(), runs, runtime.GOMAXPROCS(0))
+	if limit > 0 && need > limit {
+		return fmt.Errorf("%d features need about %s for x* and the runs, more than the %s available",
+			ds.Dim(), fmtBytes(need), fmtBytes(limit))
+	}
+	return nil
+}
+
+// availableMemory returns the memory the run may use: the kernel's
+// MemAvailable (Linux), lowered to the Go memory limit (GOMEMLIMIT) if one
+// is set; 0 if neither is known.
+func availableMemory() int64 {
+	limit := debug.SetMemoryLimit(-1)
+	if limit == 1<<63-1 {
+		limit = 0
+	}
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return limit
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 3 && f[0] == "MemAvailable:" && f[2] == "kB" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				break
+			}
+			if avail := kb << 10; limit == 0 || avail < limit {
+				limit = avail
+			}
+		}
+	}
+	return limit
+}
+
+// fmtBytes formats a byte count in GB or MB.
+func fmtBytes(b int64) string {
+	if b >= 1e9 {
+		return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+	}
+	return fmt.Sprintf("%.0f MB", float64(b)/1e6)
+}
