@@ -34,3 +34,25 @@ func BenchmarkIterationWide(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSolve times Solve with each solver on logistic regression
+// (μ = 1/n) over 2,000 sparse rows of about 40 non-zeros, for d around
+// DenseMaxDim: where the two take about as long is the switch point.
+func BenchmarkSolve(b *testing.B) {
+	for _, d := range []int{100, 200, 300, 400, 600} {
+		ds := libsvm.TextLike(1, libsvm.Shape{N: 2000, D: d, RowNNZ: 40})
+		p, err := NewProblem(ds, ds.Labels, Logistic, 1.0/2000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range []Solver{DenseNewton, NewtonCG} {
+			b.Run(fmt.Sprintf("impl=%s/d=%d", map[Solver]string{DenseNewton: "dense", NewtonCG: "cg"}[s], d), func(b *testing.B) {
+				for b.Loop() {
+					if _, err := p.SolveWith(1e-12, s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
