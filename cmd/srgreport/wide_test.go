@@ -96,6 +96,8 @@ func TestLikeRCV1Runs(t *testing.T) {
 				N        int     `json:"n"`
 				D        int     `json:"d"`
 				GradNorm float64 `json:"grad_norm_at_xstar"`
+				Floor    float64 `json:"xstar_rel_err_floor"`
+				Solver   string  `json:"solver"`
 				Constant []struct {
 					Method string `json:"method"`
 				} `json:"constant"`
@@ -112,6 +114,10 @@ func TestLikeRCV1Runs(t *testing.T) {
 	require.Equal(t, 20242, d.Result.N)
 	require.Equal(t, 47236, d.Result.D)
 	require.LessOrEqual(t, d.Result.GradNorm, 1e-12)
+	require.Equal(t, "Newton-CG", d.Result.Solver)
+	// The curves are exact far below the 1e-15 that SVRG reaches.
+	require.Less(t, d.Result.Floor, 1e-20)
+	require.Positive(t, d.Result.Floor)
 	require.Len(t, d.Result.Constant, 4)
 	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
 	md, err := os.ReadFile(filepath.Join(out, "index.md"))
