@@ -134,7 +134,7 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 		}
 	}
 	for k, ds := range likeSets(cfg) {
-		if err := add(likeName(cfg.like[k]), generatedName, ds); err != nil {
+		if err := add(likeName(cfg.like[k]), likeSource(cfg.like[k]), ds); err != nil {
 			return nil, err
 		}
 	}

@@ -556,6 +556,8 @@ func (m *mdWriter) datasets(r *Report) {
 			m.printf("- %s: embedded in the command (UCI data, CC BY 4.0; see the README); took %s.\n", d.Name, fmtDuration(d.Elapsed))
 		case d.Source == generatedName:
 			m.printf("- %s: generated from the seed (labels: sign of the synthetic regression target); took %s.\n", d.Name, fmtDuration(d.Elapsed))
+		case strings.HasPrefix(d.Source, generatedName+" "): // -like
+			m.printf("- %s: %s; took %s.\n", d.Name, d.Source, fmtDuration(d.Elapsed))
 		default:
 			m.printf("- %s: read from `%s`; took %s.\n", d.Name, d.Source, fmtDuration(d.Elapsed))
 		}

@@ -56,6 +56,13 @@ func likeNames() string {
 // likeName names the set generated in shape s.
 func likeName(s libsvm.Shape) string { return s.Name + "-like" }
 
+// likeSource describes where the set generated in shape s comes from, for
+// the report; it starts with generatedName.
+func likeSource(s libsvm.Shape) string {
+	return fmt.Sprintf("%s from the seed in the shape of %s (libsvm.TextLike: %d × %d, %d non-zeros a row on average)",
+		generatedName, s.Name, s.N, s.D, s.RowNNZ)
+}
+
 // likeSets generates the -like sets from the seed.
 func likeSets(cfg config) []*libsvm.Dataset {
 	var out []*libsvm.Dataset
