@@ -380,8 +380,11 @@ func (p *Problem) Solve(tol float64) (Solution, error) { return p.SolveWith(tol,
 // (∇²F + λI)⁻¹∇F, λ raised until the step decreases F (for λ ≥ Lmax it
 // always does) and lowered again after each success, so that the last
 // steps are Newton steps. SolveWith fails if tol is negative or NaN, if
-// solver is unknown, if ‖∇F‖ stays above 1e3·tol, or if the Hessian at the
-// result is singular (F may have no unique minimiser: add μ > 0).
+// solver is unknown, if ‖∇F‖ stays above 1e3·tol, or if the Hessian is
+// singular, so that F may have no unique minimiser (add μ > 0): DenseNewton
+// checks its Cholesky factor at the result, NewtonCG refuses μ = 0 with more
+// features than examples (with μ = 0 and n ≥ d its x* is certified by the
+// gradient alone, and DistBound is +Inf).
 func (p *Problem) SolveWith(tol float64, solver Solver) (Solution, error) {
 	if !(tol >= 0) {
 		return Solution{}, fmt.Errorf("srg: Solve tolerance %v, want ≥ 0", tol)
