@@ -79,3 +79,18 @@ func BenchmarkRead(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nnz), "ns/value")
 }
+
+// The largest index an int32 holds, 2³¹ − 1, is read (Dim is then
+// 2³¹ − 1, and the row costs what its values cost); one more cannot be
+// represented and is an ErrFormat naming the line.
+func TestReadIndexLimit(t *testing.T) {
+	ds, err := Read(bytes.NewReader([]byte("1 1:1 2147483647:0.5\n-1 3:1\n")))
+	require.NoError(t, err)
+	require.Equal(t, 2147483647, ds.Dim())
+	idx, val := ds.Row(0)
+	require.Equal(t, []int32{0, 2147483646}, idx)
+	require.Equal(t, []float64{1, 0.5}, val)
+	_, err = Read(bytes.NewReader([]byte("1 1:1\n-1 2147483648:1\n")))
+	require.ErrorIs(t, err, ErrFormat)
+	require.ErrorContains(t, err, "line 2")
+}
