@@ -362,9 +362,9 @@ func (s Solver) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 // DenseNewton and L and StrongConvexity use dense eigenvalues. At and below
 // it are the paper's four data sets (d ≤ 300), on which the two solvers
 // take within 1.4 times as long as each other (dense faster on three) and
-// dense Newton certifies x* to a smaller ‖∇F‖; above it Newton-CG is faster
-// on sparse data (BenchmarkSolve: 2 times at d = 400, 17 at d = 600), and
-// the d×d matrices would cost 8d² bytes each.
+// dense Newton certifies x* to a smaller ‖∇F‖; on sparse rows Newton-CG is
+// faster at every d (BenchmarkSolve: 2 times at d = 400, 17 at d = 600),
+// and above it the d×d matrices grow as 8d² bytes each and d³ time.
 const DenseMaxDim = 300
 
 // Solve is SolveWith(tol, Auto).
