@@ -98,7 +98,7 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 		}
 		ds.NormalizeRows()
 		epochs := sz.dataEpochs
-		if cfg.epochs == 0 && ds.Len() > bigSet {
+		if cfg.epochs == 0 && bigEpochs(ds) {
 			epochs = max(epochs/4, 1)
 		}
 		out = append(out, Dataset{

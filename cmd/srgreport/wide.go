@@ -20,6 +20,16 @@ import (
 // and that papers on variance reduction report.
 var likeShapes = []libsvm.Shape{libsvm.RCV1, libsvm.News20}
 
+// bigNNZ is the number of stored values above which a data set, like one
+// of more than bigSet examples, runs a quarter of the default epochs: an
+// epoch of news20's 9·10⁶ values, spread over 1.35·10⁶ features, costs 20
+// to 40 times one of mushrooms.
+const bigNNZ = 2_000_000
+
+// bigEpochs tells whether ds runs a quarter of the default epochs: more
+// than bigSet examples or bigNNZ values.
+func bigEpochs(ds *libsvm.Dataset) bool { return ds.Len() > bigSet || ds.NNZ() > bigNNZ }
+
 // likeFlags collects repeated -like flags: sets generated from the seed in
 // the shape of a named LIBSVM set.
 type likeFlags []libsvm.Shape

@@ -175,3 +175,17 @@ func TestRowCostNote(t *testing.T) {
 	r.Datasets = r.Datasets[:1]
 	require.Empty(t, rowCostNote(r))
 }
+
+// A set of more than bigNNZ values runs a quarter of the default epochs,
+// as one of more than bigSet examples does (main_test checks the epochs
+// that follow); the shapes -like makes fall on either side.
+func TestBigEpochs(t *testing.T) {
+	set := func(n, nnz int) *libsvm.Dataset {
+		return &libsvm.Dataset{Labels: make([]float64, n), Ptr: make([]int, n+1), Idx: make([]int32, nnz), Val: make([]float64, nnz)}
+	}
+	require.False(t, bigEpochs(set(bigSet, bigNNZ)))
+	require.True(t, bigEpochs(set(bigSet+1, 10)))
+	require.True(t, bigEpochs(set(10, bigNNZ+1)))
+	require.True(t, libsvm.News20.N*libsvm.News20.RowNNZ > bigNNZ, "news20's 9·10⁶ values")
+	require.True(t, libsvm.RCV1.N > bigSet)
+}
