@@ -361,8 +361,8 @@ const (
 	// Auto is DenseNewton up to DenseMaxDim features and NewtonCG above.
 	Auto Solver = iota
 	// DenseNewton takes Newton steps with the d×d Hessian and its Cholesky
-	// factor: O(d²) memory and O(d³) time per step, robust to any
-	// conditioning that float64 can represent.
+	// factor: O(d²) memory and O(d³) time per step, and exact steps however
+	// ill-conditioned the Hessian, up to the rounding of the factor.
 	DenseNewton
 	// NewtonCG is truncated Newton: each step solves the Newton system by
 	// conjugate gradients on Hessian-vector products over the sparse rows,
