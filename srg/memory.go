@@ -7,7 +7,8 @@ import "math"
 // every stage reads in place, whatever their non-zeros), with workers runs
 // in flight and runs runs per curve: the largest
 // of the stages x* (Solve), L and the runs, each on top of what lives
-// through all of them (the row norms, x*, the traces kept for averaging).
+// through all of them (the row norms, x*, the traces kept for averaging),
+// tripled for the garbage collector's headroom.
 // It is what a caller compares with the memory it has before anything is
 // allocated: for d above DenseMaxDim every term is O(n + d), no d×d
 // matrix. The estimate saturates at math.MaxInt64.
@@ -28,15 +29,18 @@ func DatasetMemory(n, d, runs, workers int) int64 {
 		solve = f * (12*df + nf)
 		lmax = f * 4 * df
 	}
-	// One run: the iterate, the dense copy its checkpoints use, the final
-	// x, SVRG's four vectors; SRG's sampler (at most 48 bytes an item) and
-	// key table; the gradient norms of a variance checkpoint. Every trace's
-	// final x is kept until its curve is averaged.
-	run := f*7*df + 64*nf
+	// One run: x0, the iterate, the dense copy its checkpoints use, the
+	// final x, SVRG's four vectors and the scratch of its full gradients;
+	// SRG's sampler (at most 48 bytes an item) and key table. Every
+	// trace's final x is kept until its curve is averaged.
+	run := f*9*df + 64*nf
 	methods := float64(workers)*run + float64(runs)*f*df
 	variances := f*4*nf + 48*nf
 	always := f*nf + f*df // row norms, x*
-	peak := always + math.Max(math.Max(solve, lmax), math.Max(methods, variances))
+	// Go's collector lets the heap grow to twice the live data before it
+	// collects (GOGC=100), a little more while it marks, and every pass of
+	// Solve and every refresh of SVRG leaves a vector behind.
+	peak := 3 * (always + math.Max(math.Max(solve, lmax), math.Max(methods, variances)))
 	if peak >= math.MaxInt64 {
 		return math.MaxInt64
 	}
