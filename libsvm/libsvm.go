@@ -27,6 +27,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 )
 
@@ -121,17 +122,68 @@ func ReadRaw(r io.Reader) (*Dataset, error) {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
 	d := &Dataset{Ptr: []int{0}}
+	// The values are parsed into chunks of whole rows and copied once into
+	// slices of the exact size at the end: appending to one growing slice
+	// copied every value four to five times (a third of the time of a
+	// large read) and left up to a quarter of its capacity unused.
+	var ch chunks
+	d.Idx, d.Val = make([]int32, 0, chunkLen), make([]float64, 0, chunkLen)
 	line := 0
 	for sc.Scan() {
 		line++
-		if err := d.parseLine(sc.Bytes()); err != nil {
+		b := sc.Bytes()
+		// A line of m bytes holds at most m/4 + 1 values ("1:1 "): start
+		// a new chunk if they might not fit, rather than grow this one.
+		if cap(d.Idx)-len(d.Idx) < len(b)/4+1 && len(d.Idx) > 0 {
+			ch.add(d)
+		}
+		rows := len(d.Ptr)
+		if err := d.parseLine(b); err != nil {
 			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		if len(d.Ptr) > rows {
+			d.Ptr[rows] += ch.stored
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("after line %d: %w", line, err)
 	}
+	ch.join(d)
 	return d, nil
+}
+
+// chunkLen is the number of values in a chunk of ReadRaw (12 MB); a
+// variable so that tests can make rows straddle many chunks.
+var chunkLen = 1 << 20
+
+// chunks holds the rows parsed so far, outside the current chunk.
+type chunks struct {
+	idx    [][]int32
+	val    [][]float64
+	stored int // values in idx and val
+}
+
+// add moves the current chunk of d into c and gives d a new one.
+func (c *chunks) add(d *Dataset) {
+	c.idx, c.val = append(c.idx, d.Idx), append(c.val, d.Val)
+	c.stored += len(d.Idx)
+	d.Idx, d.Val = make([]int32, 0, chunkLen), make([]float64, 0, chunkLen)
+}
+
+// join sets d's values to the chunks followed by d's current chunk, in
+// slices of the exact length.
+func (c *chunks) join(d *Dataset) {
+	if c.stored == 0 {
+		d.Idx, d.Val = slices.Clip(d.Idx), slices.Clip(d.Val)
+		return
+	}
+	n := c.stored + len(d.Idx)
+	idx, val := make([]int32, 0, n), make([]float64, 0, n)
+	for k := range c.idx {
+		idx, val = append(idx, c.idx[k]...), append(val, c.val[k]...)
+		c.idx[k], c.val[k] = nil, nil // free each chunk once copied
+	}
+	d.Idx, d.Val = append(idx, d.Idx...), append(val, d.Val...)
 }
 
 // decompress sniffs gzip (1f 8b) and bzip2 ("BZh") magic bytes.

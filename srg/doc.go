@@ -26,5 +26,12 @@
 // and sets its new keys with one reweighted.SetBatch, so a sampler's batch
 // paths serve every iteration.
 //
+// The minimiser x* that the traces measure against is found by dense Newton
+// up to DenseMaxDim features and by Newton-CG, on Hessian-vector products
+// over the sparse rows, above (Problem.SolveWith); L likewise comes from
+// dense eigenvalues or, above DenseMaxDim, from a Lanczos upper bound. No
+// d×d matrix is formed above DenseMaxDim, and DatasetMemory estimates what
+// an experiment needs before it runs.
+//
 // Synthetic and Dataset reproduce Section 5 and Appendices C–D of the paper.
 package srg

@@ -2,13 +2,19 @@ package srg
 
 import "math"
 
-// iterate holds x = s·v so that the shrinkage x ← (1 − αμ)x of the
-// regulariser costs O(1) instead of O(d), and a step along a sparse row
-// costs O(nnz). When track is set it also keeps ‖v‖², from which ‖x‖² (needed
-// for ‖∇f_i(x)‖ when μ > 0) follows in O(1).
+// iterate holds x = s·v + t·h so that the shrinkage x ← (1 − αμ)x of the
+// regulariser costs O(1) instead of O(d), a step along a sparse row costs
+// O(nnz), and so does a step along a fixed dense vector h (SVRG's
+// μw − ∇F(w), fixed between refreshes of w): the standard lazy
+// representation, which keeps an iteration's cost proportional to the
+// non-zeros of its rows whatever d. When track is set it also keeps ‖v‖²,
+// from which ‖x‖² (needed for ‖∇f_i(x)‖ when μ > 0) follows in O(1); track
+// and h are not used together.
 type iterate struct {
 	v     []float64
 	s     float64
+	h     []float64 // nil, or the dense direction of t
+	t     float64
 	sq    float64 // ‖v‖², maintained only when track is set
 	track bool
 }
@@ -23,6 +29,14 @@ func newIterate(x0 []float64, track bool) *iterate {
 func (it *iterate) dot(idx []int32, val []float64) float64 {
 	v := it.v
 	var t float64
+	if h := it.h; h != nil {
+		var u float64
+		for k, j := range idx {
+			t += val[k] * v[j]
+			u += val[k] * h[j]
+		}
+		return it.s*t + it.t*u
+	}
 	for k, j := range idx {
 		t += val[k] * v[j]
 	}
@@ -31,6 +45,12 @@ func (it *iterate) dot(idx []int32, val []float64) float64 {
 
 // dotSq returns a_iᵀx and ‖a_i‖² for the sparse row (idx, val), in one pass.
 func (it *iterate) dotSq(idx []int32, val []float64) (t, aa float64) {
+	if it.h != nil {
+		for _, a := range val {
+			aa += a * a
+		}
+		return it.dot(idx, val), aa
+	}
 	v := it.v
 	for k, j := range idx {
 		a := val[k]
@@ -49,19 +69,39 @@ func (it *iterate) scale(f float64) {
 		return
 	}
 	it.s *= f
+	it.t *= f
 	if a := math.Abs(it.s); a < 0x1p-300 || a > 0x1p300 || f == 0 {
 		it.fold()
 	}
 }
 
-// fold moves s into v; it also recomputes ‖v‖², removing any drift.
+// fold moves s and t·h into v; it also recomputes ‖v‖², removing any
+// drift. It costs O(d): callers fold at checkpoints, at SVRG's refreshes
+// (before h changes) and when s leaves the safe range.
 func (it *iterate) fold() {
-	for j := range it.v {
-		it.v[j] *= it.s
+	if it.h != nil {
+		for j := range it.v {
+			it.v[j] = it.s*it.v[j] + it.t*it.h[j]
+		}
+	} else {
+		for j := range it.v {
+			it.v[j] *= it.s
+		}
 	}
-	it.s = 1
+	it.s, it.t = 1, 0
 	it.sq = dot(it.v, it.v)
 }
+
+// setDirection makes h the dense direction of later addDirection calls,
+// after folding the old one into v. The caller may change h only after
+// another fold (or setDirection).
+func (it *iterate) setDirection(h []float64) {
+	it.fold()
+	it.h = h
+}
+
+// addDirection sets x ← x + c·h in O(1).
+func (it *iterate) addDirection(c float64) { it.t += c }
 
 // addRow sets x ← x + c·a for the sparse row (idx, val).
 func (it *iterate) addRow(c float64, idx []int32, val []float64) {
@@ -96,6 +136,12 @@ func (it *iterate) addDense(c float64, g []float64) {
 
 // dense writes x into dst.
 func (it *iterate) dense(dst []float64) {
+	if h := it.h; h != nil {
+		for j, a := range it.v {
+			dst[j] = it.s*a + it.t*h[j]
+		}
+		return
+	}
 	for j, a := range it.v {
 		dst[j] = it.s * a
 	}

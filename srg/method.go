@@ -238,6 +238,7 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		opt.xOld = make([]float64, d)
 		opt.x.dense(opt.w)
 		opt.refresh()
+		opt.x.setDirection(opt.h)
 	default:
 		return nil, fmt.Errorf("%w: unknown method %v", ErrInput, o.Method)
 	}
@@ -416,13 +417,14 @@ func (opt *optimizer) applySVRG(alpha float64) error {
 		x.dense(opt.xOld)
 	}
 	x.scale(1 - alpha*p.Mu)
-	x.addDense(alpha, opt.h)
+	x.addDirection(alpha) // + α·h in O(1): x keeps h lazily
 	for j, dr := range opt.draws {
 		idx, val := p.Rows.Row(dr.i)
 		x.addRow(-alpha/mf*opt.coef[j], idx, val)
 	}
 	if refresh {
 		opt.w, opt.xOld = opt.xOld, opt.w
+		x.fold() // h changes now: O(d), once per refresh, like ∇F(w)
 		opt.refresh()
 	}
 	return nil

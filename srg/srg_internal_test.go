@@ -250,6 +250,7 @@ func TestSVRGStepUnbiased(t *testing.T) {
 			require.NoError(t, err)
 			// The reference point w is the drawn x0; move the iterate to x.
 			opt.x = newIterate(x, false)
+			opt.x.setDirection(opt.h) // as newOptimizer does
 			opt.draws[0] = draw{i: i, w: 1}
 			require.NoError(t, opt.apply(0.4, 0))
 			xi := make([]float64, p.Dim())
@@ -557,4 +558,21 @@ func TestCorollary2Converges(t *testing.T) {
 	t.Logf("mean relative error after 10, 100, 400 epochs: %.3g, %.3g, %.3g", mean[10], mean[100], mean[400])
 	require.Less(t, mean[100], 1e-2)
 	require.Less(t, mean[400], mean[100]/2, "O(1/k) decay")
+}
+
+// Property: valueGrad, the line search's one pass, returns exactly what
+// Value and FullGrad return, bit for bit, on any problem and point.
+func TestValueGradMatchesValueAndFullGrad(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := genProblem(t)
+		x := genVec(t, p.Dim(), "x")
+		g, comp := make([]float64, p.Dim()), make([]float64, p.Dim())
+		f := p.valueGrad(x, g, comp)
+		want := make([]float64, p.Dim())
+		p.FullGrad(x, want)
+		require.Equal(t, math.Float64bits(p.Value(x)), math.Float64bits(f))
+		for j := range want {
+			require.Equal(t, math.Float64bits(want[j]), math.Float64bits(g[j]), "coordinate %d", j)
+		}
+	})
 }

@@ -85,13 +85,20 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 // error naming it.
 func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 	var out []Dataset
+	memLimit := cfg.memLimit
+	if memLimit == 0 {
+		memLimit = availableMemory()
+	}
 	add := func(name, source string, ds *libsvm.Dataset) error {
 		if err := checkDataset(ds); err != nil {
 			return fmt.Errorf("data set %q (%s): %w", name, source, err)
 		}
+		if err := checkMemory(ds, sz.dataRuns, memLimit); err != nil {
+			return fmt.Errorf("data set %q (%s): %w", name, source, err)
+		}
 		ds.NormalizeRows()
 		epochs := sz.dataEpochs
-		if cfg.epochs == 0 && ds.Len() > bigSet {
+		if cfg.epochs == 0 && bigEpochs(ds) {
 			epochs = max(epochs/4, 1)
 		}
 		out = append(out, Dataset{
@@ -124,6 +131,11 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 			if err := add(s.Name, "embedded", ds); err != nil {
 				return nil, err
 			}
+		}
+	}
+	for k, ds := range likeSets(cfg) {
+		if err := add(likeName(cfg.like[k]), likeSource(cfg.like[k]), ds); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

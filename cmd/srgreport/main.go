@@ -93,6 +93,10 @@ type config struct {
 	data    dataFlags
 	epochs  int  // epochs of the data-set experiments; 0: the mode's default
 	replace bool // draw mini-batches with replacement instead of the paper's protocol
+	like    likeFlags
+	// memLimit is the memory a data set's experiments may need: 0 means
+	// what the machine has (availableMemory), negative no limit.
+	memLimit int64
 
 	// Stages to run; all by default. Tests turn off the slow ones.
 	claims, conformance, scaling, experiments bool
@@ -112,7 +116,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Var(&cfg.data, "libsvm", "a LIBSVM data set as name=path (repeatable), e.g. mushrooms=data/mushrooms.gz")
 	fs.StringVar(&cfg.pngDir, "png", "", "also write PNG copies of the figures into this folder, for viewing")
 	fs.BoolVar(&cfg.replace, "replace", false, "draw the data-set mini-batches with replacement (default: without, as the paper does)")
-	fs.IntVar(&cfg.epochs, "epochs", 0, "epochs of the data-set experiments (default 60 with -quick, 200 without, a quarter of that on sets of more than 20000 examples; SGD and SRG reach their noise floors on mushrooms after about 100)")
+	fs.Var(&cfg.like, "like", "also run a set generated in the shape of a LIBSVM text set, "+likeNames()+" (repeatable), e.g. -like rcv1")
+	fs.IntVar(&cfg.epochs, "epochs", 0, "epochs of the data-set experiments (default 60 with -quick, 200 without, a quarter of that on sets of more than 20000 examples or 2000000 non-zeros; SGD and SRG reach their noise floors on mushrooms after about 100)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: srgreport [flags]\n\nMeasures the SRG project and writes index.md, summary.json and SVG figures.\n\n")
 		fs.PrintDefaults()

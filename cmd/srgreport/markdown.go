@@ -556,6 +556,8 @@ func (m *mdWriter) datasets(r *Report) {
 			m.printf("- %s: embedded in the command (UCI data, CC BY 4.0; see the README); took %s.\n", d.Name, fmtDuration(d.Elapsed))
 		case d.Source == generatedName:
 			m.printf("- %s: generated from the seed (labels: sign of the synthetic regression target); took %s.\n", d.Name, fmtDuration(d.Elapsed))
+		case strings.HasPrefix(d.Source, generatedName+" "): // -like
+			m.printf("- %s: %s; took %s.\n", d.Name, d.Source, fmtDuration(d.Elapsed))
 		default:
 			m.printf("- %s: read from `%s`; took %s.\n", d.Name, d.Source, fmtDuration(d.Elapsed))
 		}
@@ -598,7 +600,7 @@ func (m *mdWriter) stepCost(r *Report) {
 	m.printf("\nAn epoch of SRG took, in wall-clock time, this many times an epoch of SGD (constant step, mean over runs): %s. ",
 		strings.Join(parts, ", "))
 	m.printf("SRG adds to each example a draw from the sampler and an update of its key (section 3 gives their cost against n, alone and in batches), ")
-	m.printf("next to a gradient that, for a sparse row, costs little. ")
+	m.printf("next to a gradient that, for a sparse row, costs little.%s ", rowCostNote(r))
 	switch {
 	case slower > 0 && faster == 0:
 		m.printf("At the smallest relative error both reached, SRG took longer than SGD on every data set: ")
