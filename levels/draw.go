@@ -1,0 +1,459 @@
+package levels
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/reweighted/reweighted"
+)
+
+// The kinds of a row of the proposal table.
+const (
+	rowLevel    = iota // a level wholly in the head
+	rowPartial         // the groups of the straddling level above its straddling group
+	rowStraddle        // the head entries of the straddling group
+	rowTail            // every item of the tail, each with mass t*
+)
+
+// row is one choice of the first stage of a proposal: a kind, its level,
+// its weight and the cumulative weight up to and including it.
+type row struct {
+	w, cum float64
+	l      int32
+	kind   uint8
+}
+
+// table is the proposal of one Solve. Weights are in the top level's unit.
+// An item of a head group g is proposed with weight bound(g) ≥ its key and
+// accepted with probability key/bound(g); every tail item is proposed with
+// weight t* = ε·λ and accepted. So one attempt returns item i with
+// probability m_i/W, m_i = a_i in the head and t* in the tail: p* ∝ m.
+//
+// The rows run from the tail and the lowest head level up, so that a row
+// of tiny weight (keys far below the largest) comes before the large ones
+// and keeps its precision in the cumulative sums, and a uniform number
+// with full relative precision near 0 (fineUniform) reaches it.
+type table struct {
+	rows   []row
+	total  float64
+	partLo uint64 // rowPartial: the Fenwick range [partLo, wb) of its level
+	// The tail, in the order a tail draw counts it: the straddling group's
+	// tail entries, the groups of the straddling level below it, the
+	// levels below (cumulative counts tcum), the zero keys.
+	nTail   int
+	strTail int
+	lvTail  int
+	tlv     []int32
+	tcum    []int
+	heads   []int32 // the levels wholly in the head, top down
+}
+
+// build fills sc.tab for the solution o.
+func (s *Sampler) build(o *sol, sc *scratch) *table {
+	t := &sc.tab
+	t.rows, t.heads = t.rows[:0], t.heads[:0]
+	t.tlv, t.tcum = t.tlv[:0], t.tcum[:0]
+	t.strTail, t.lvTail, t.nTail = 0, 0, 0
+	if o.zero || o.uniform {
+		return t // every item is drawn uniformly
+	}
+	add := func(x float64, l int, kind uint8) {
+		if x > 0 {
+			t.rows = append(t.rows, row{w: x, l: int32(l), kind: kind})
+		}
+	}
+	if o.eps > 0 {
+		t.nTail = o.n - o.rho
+		tstar := o.eps * (o.sSc / o.c())
+		add(float64(t.nTail)*tstar, -1, rowTail)
+	}
+	for l := o.top; l >= 0 && l > o.lvl; l = s.nextLevel(l) {
+		t.heads = append(t.heads, int32(l))
+	}
+	if l := o.lvl; l >= 0 {
+		lv := s.lv[l]
+		if o.grp < 0 {
+			t.heads = append(t.heads, int32(l))
+		} else {
+			add(math.Ldexp(float64(uint64(o.h)*bnd(l, o.grp)), l-bB-o.ts), l, rowStraddle)
+			t.partLo = fenPrefix(&lv.fb, o.grp+1)
+			add(math.Ldexp(float64(lv.wb-t.partLo), l-bB-o.ts), l, rowPartial)
+			t.strTail = len(o.strad) - o.h
+			t.lvTail = int(fenPrefix(&lv.fc, o.grp))
+		}
+		c := t.strTail + t.lvTail
+		for m := s.nextLevel(l); m >= 0; m = s.nextLevel(m) {
+			c += int(s.lv[m].n)
+			t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
+		}
+	}
+	for k := len(t.heads) - 1; k >= 0; k-- {
+		l := int(t.heads[k])
+		add(math.Ldexp(float64(s.lv[l].wb), l-bB-o.ts), l, rowLevel)
+	}
+	w := 0.0
+	for k := range t.rows {
+		w += t.rows[k].w
+		t.rows[k].cum = w
+	}
+	t.total = w
+	return t
+}
+
+// pick returns the row that x in [0, total) falls in.
+func (t *table) pick(x float64) int {
+	lo, hi := 0, len(t.rows)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if x < t.rows[mid].cum {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// below returns a uniform integer in [0, m) from one number of src.
+func below(src rand.Source, m uint64) uint64 {
+	hi, _ := bits.Mul64(src.Uint64(), m)
+	return hi
+}
+
+// uniform returns a number in [0, 1) from one number of src.
+func uniform(src rand.Source) float64 { return float64(src.Uint64()>>11) * 0x1p-53 }
+
+// fineUniform returns a uniform number in [0, 1) with 53 significant bits
+// wherever it lies, however close to 0: the bits of src below its leading
+// one, as many words as that takes. A row of the table whose share is
+// 10^-200 is drawn with that probability, not 0.
+func fineUniform(src rand.Source) float64 {
+	e := 0
+	for {
+		x := src.Uint64()
+		if x == 0 {
+			if e -= 64; e < -1152 {
+				return 0
+			}
+			continue
+		}
+		// x·2^(e−64), its leading bit lz below bit 63: keep 53 bits from
+		// it, taking k more from the next word if x has too few.
+		k := bits.LeadingZeros64(x) - 11
+		if k <= 0 {
+			return math.Ldexp(float64(x>>-k), e-64-k)
+		}
+		m := x<<k | src.Uint64()>>(64-k)
+		return math.Ldexp(float64(m), e-64-k)
+	}
+}
+
+// accept returns the mass of a head key proposed in group j of level l and
+// the bound it was proposed with, both in the level's unit (integers below
+// 2^53, exact): an attempt accepts it with probability m/b. Draw and
+// AttemptProbs both use it.
+func accept(l, j int, key float64) (m, b float64) {
+	return float64(sig(key)), bndLevel(l, j)
+}
+
+// attempt makes one attempt of a draw and returns the item and its p, or
+// −1 if it rejected.
+func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
+	if o.zero || o.uniform {
+		i := int(below(src, uint64(o.n)))
+		return i, o.prob(s.keys[i])
+	}
+	k := t.pick(fineUniform(src) * t.total)
+	r := t.rows[k]
+	l := int(r.l)
+	var e entry
+	var j int
+	switch r.kind {
+	case rowTail:
+		return s.tailItem(o, t, below(src, uint64(t.nTail)))
+	case rowStraddle:
+		j = o.grp
+		e = o.strad[below(src, uint64(o.h))]
+	default:
+		lv := s.lv[l]
+		lo := uint64(0)
+		if r.kind == rowPartial {
+			lo = t.partLo
+		}
+		j, _ = fenFind(&lv.fb, lo+below(src, lv.wb-lo))
+		es := lv.ents[j]
+		e = es[below(src, uint64(len(es)))]
+	}
+	m, b := accept(l, j, e.key)
+	if uniform(src)*b >= m {
+		return -1, 0
+	}
+	p := o.headProb(e.key)
+	if p == 0 {
+		// Its exact p* is below 2^-1074, and callers divide by p.
+		return -1, 0
+	}
+	return int(e.item), p
+}
+
+// tailItem returns the tail item of index r in the table's order, and ε.
+func (s *Sampler) tailItem(o *sol, t *table, r uint64) (int, float64) {
+	x := int(r)
+	if x < t.strTail {
+		return int(o.strad[o.h+x].item), o.eps
+	}
+	prev := t.strTail + t.lvTail
+	if x < prev {
+		lv := s.lv[o.lvl]
+		j, b := fenFind(&lv.fc, uint32(x-t.strTail))
+		return int(lv.ents[j][x-t.strTail-int(b)].item), o.eps
+	}
+	c := t.tcum
+	if len(c) > 0 && x < c[len(c)-1] {
+		lo, hi := 0, len(c)-1
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if x < c[mid] {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		q := lo
+		if q > 0 {
+			prev = c[q-1]
+		}
+		lv := s.lv[t.tlv[q]]
+		j, b := fenFind(&lv.fc, uint32(x-prev))
+		return int(lv.ents[j][x-prev-int(b)].item), o.eps
+	}
+	if len(c) > 0 {
+		prev = c[len(c)-1]
+	}
+	return int(s.zeros[x-prev]), o.eps
+}
+
+// draw makes attempts until one accepts.
+func (s *Sampler) draw(o *sol, t *table, src rand.Source) (int, float64) {
+	for {
+		if i, p := s.attempt(o, t, src); i >= 0 {
+			return i, p
+		}
+	}
+}
+
+// Draw draws one item with probability p*_i (Lemma 1) for the bound eps
+// and returns it with p*_i, as Prob returns it: one Solve, then attempts
+// of O(1) each, every one accepted with probability at least 1/2, each
+// using a few numbers of src. An invalid call (ErrEmpty, ErrEpsilon) uses
+// no randomness.
+func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err error) {
+	if err := s.validate(eps); err != nil {
+		return 0, 0, err
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	t := s.build(&o, sc)
+	i, p = s.draw(&o, t, src)
+	return i, p, nil
+}
+
+// maxRejections is the number of consecutive draws of items already in a
+// batch without replacement after which DrawBatch draws from the explicit
+// conditional distribution, as reweighted.DrawBatch does.
+const maxRejections = 64
+
+// DrawBatch fills items and probs (same length m) with m draws for the
+// bound eps, with one Solve. With replace the draws are independent;
+// without, they are ordered successive sampling, the first m distinct
+// items of an i.i.d. stream from p*: a draw of an item already in the
+// batch is rejected, and after 64 rejections in a row the next item is
+// drawn from the explicit conditional distribution p*_i/Σ_{j left} p*_j,
+// by inversion over the items left in index order, in O(n); if every item
+// left has p* = 0 (possible only at ε = 0), uniformly among them, with
+// probs[k] = 0. probs[k] is the unconditional p* of items[k].
+//
+// Errors, checked before any randomness is used and leaving items and
+// probs unchanged: ErrEmpty, ErrEpsilon, then ErrBatch if the lengths
+// differ or m > n without replacement.
+func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
+	if err := s.validate(eps); err != nil {
+		return err
+	}
+	m, n := len(items), len(s.keys)
+	if len(probs) != m {
+		return fmt.Errorf("%w: %d items but %d probabilities", reweighted.ErrBatch, m, len(probs))
+	}
+	if !replace && m > n {
+		return fmt.Errorf("%w: %d items without replacement from %d", reweighted.ErrBatch, m, n)
+	}
+	if m == 0 {
+		return nil
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	t := s.build(&o, sc)
+	if replace {
+		for k := range items {
+			items[k], probs[k] = s.draw(&o, t, src)
+		}
+		return nil
+	}
+	seen := sc.seenBits(n)
+	rejections := 0
+	for k := 0; k < m; {
+		var i int
+		var p float64
+		if rejections == maxRejections {
+			i, p = s.drawRest(&o, sc, seen, k, uniform(src))
+		} else {
+			i, p = s.draw(&o, t, src)
+			if seen[i>>6]&(1<<(i&63)) != 0 {
+				rejections++
+				continue
+			}
+		}
+		rejections = 0
+		seen[i>>6] |= 1 << (i & 63)
+		items[k], probs[k] = i, p
+		k++
+	}
+	for _, i := range items {
+		seen[i>>6] &^= 1 << (i & 63)
+	}
+	return nil
+}
+
+// drawRest maps u to an item not in seen (k items are) with probability
+// p*_i/Σ_{j left} p*_j, by inversion over the items left in index order;
+// if they all have p* = 0, uniformly among them, with p = 0.
+func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, k int, u float64) (int, float64) {
+	ps := sc.probs[:0]
+	total := 0.0
+	for i, a := range s.keys {
+		p := 0.0
+		if seen[i>>6]&(1<<(i&63)) == 0 {
+			p = o.prob(a)
+		}
+		ps = append(ps, p)
+		total += p
+	}
+	sc.probs = ps
+	if total == 0 {
+		r := int(u * float64(len(s.keys)-k))
+		for i := range s.keys {
+			if seen[i>>6]&(1<<(i&63)) == 0 {
+				if r == 0 {
+					return i, 0
+				}
+				r--
+			}
+		}
+	}
+	// Rounding may leave the target at or past the last partial sum: the
+	// last item with positive probability owns the end.
+	x, acc, item, p := u*total, 0.0, -1, 0.0
+	for i, q := range ps {
+		if q > 0 {
+			acc += q
+			item, p = i, q
+			if x < acc {
+				break
+			}
+		}
+	}
+	return item, p
+}
+
+// AttemptProbs appends, for every item i in index order, the exact
+// probability that one attempt of Draw(eps, ·) proposes item i and accepts
+// it, computed from the proposal table and the acceptance function Draw
+// uses, to dst[:0]. Their sum is the acceptance rate, and each divided by
+// the sum is the law of Draw. For tests.
+func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
+	if err := s.validate(eps); err != nil {
+		return dst, err
+	}
+	n := len(s.keys)
+	dst = append(dst[:0], make([]float64, n)...)
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	if o.zero || o.uniform {
+		for i := range dst {
+			dst[i] = 1 / float64(n)
+		}
+		return dst, nil
+	}
+	t := s.build(&o, sc)
+	head := func(l, j int, es []entry, pe float64) {
+		for _, e := range es {
+			if o.headProb(e.key) == 0 {
+				continue
+			}
+			m, b := accept(l, j, e.key)
+			dst[e.item] += pe * (m / b)
+		}
+	}
+	tail := func(es []entry, pe float64) {
+		for _, e := range es {
+			dst[e.item] += pe
+		}
+	}
+	// groups spreads a level's share pr over its groups j in [from, to)
+	// by the Fenwick tree f, whose range total is the level's, and each
+	// group's share over its slots.
+	groups := func(l int, f func(j int) float64, total float64, from, to int, pr float64, each func(l, j int, es []entry, pe float64)) {
+		lv := s.lv[l]
+		for j := from; j < to; j++ {
+			if es := lv.ents[j]; len(es) > 0 {
+				each(l, j, es, pr*f(j)/total/float64(len(es)))
+			}
+		}
+	}
+	for _, r := range t.rows {
+		pr := r.w / t.total
+		l := int(r.l)
+		switch r.kind {
+		case rowLevel, rowPartial:
+			lv := s.lv[l]
+			fb := func(j int) float64 { return float64(fenPrefix(&lv.fb, j+1) - fenPrefix(&lv.fb, j)) }
+			from, lo := 0, uint64(0)
+			if r.kind == rowPartial {
+				from, lo = o.grp+1, t.partLo
+			}
+			groups(l, fb, float64(lv.wb-lo), from, nG, pr, head)
+		case rowStraddle:
+			head(l, o.grp, o.strad[:o.h], pr/float64(o.h))
+		case rowTail:
+			pe := pr / float64(t.nTail)
+			for _, e := range o.strad[o.h:] {
+				dst[e.item] += pe
+			}
+			fc := func(lv *level) func(j int) float64 {
+				return func(j int) float64 { return float64(fenPrefix(&lv.fc, j+1) - fenPrefix(&lv.fc, j)) }
+			}
+			if o.lvl >= 0 && o.grp >= 0 && t.lvTail > 0 {
+				lv := s.lv[o.lvl]
+				groups(o.lvl, fc(lv), float64(t.lvTail), 0, o.grp, pr*float64(t.lvTail)/float64(t.nTail), func(_, _ int, es []entry, pe float64) { tail(es, pe) })
+			}
+			prev := t.strTail + t.lvTail
+			for q, m := range t.tlv {
+				lv := s.lv[m]
+				c := t.tcum[q] - prev
+				prev = t.tcum[q]
+				groups(int(m), fc(lv), float64(c), 0, nG, pr*float64(c)/float64(t.nTail), func(_, _ int, es []entry, pe float64) { tail(es, pe) })
+			}
+			if z := t.nTail - prev; z > 0 {
+				for _, i := range s.zeros {
+					dst[i] += pe
+				}
+			}
+		}
+	}
+	return dst, nil
+}

@@ -1,0 +1,622 @@
+package levels
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/reweighted/reweighted"
+)
+
+const (
+	// bB is the number of mantissa bits below the leading one that pick a
+	// key's group inside its level: a group spans a ratio of at most
+	// 1 + 2^-bB between its smallest key and its bound.
+	bB = 6
+	// nG is the number of groups per level.
+	nG = 1 << bB
+	// nLevels is the number of levels: a positive finite key is v units of
+	// 2^-1074, v < 2^2098, and its level is the position of v's leading bit.
+	nLevels = 2098
+	// maxSumLevel is the level of MaxSum = 2^831 = 2^1905 units.
+	maxSumLevel = 831 + 1074
+)
+
+// entry is one item of a group: its key beside it, so that a draw reads
+// one slot, not the slot and then the key array.
+type entry struct {
+	key  float64
+	item int32
+}
+
+// u128 is an exact unsigned sum of significands.
+type u128 struct{ hi, lo uint64 }
+
+func (x *u128) add(v uint64) {
+	var c uint64
+	x.lo, c = bits.Add64(x.lo, v, 0)
+	x.hi += c
+}
+
+func (x *u128) sub(v uint64) {
+	var b uint64
+	x.lo, b = bits.Sub64(x.lo, v, 0)
+	x.hi -= b
+}
+
+func (x u128) plus(y u128) u128 {
+	lo, c := bits.Add64(x.lo, y.lo, 0)
+	return u128{x.hi + y.hi + c, lo}
+}
+
+// float returns x rounded, within two roundings.
+func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
+
+// bigInt sets z to x·2^sh and returns z.
+func (x u128) bigInt(z *big.Int, sh uint) *big.Int {
+	z.SetUint64(x.hi)
+	z.Lsh(z, 64)
+	var lo big.Int
+	z.Add(z, lo.SetUint64(x.lo))
+	return z.Lsh(z, sh)
+}
+
+// level holds the keys whose unit integer has its leading bit at one
+// position: 64 groups by the next six bits, with exact integer sums in the
+// level's unit (2^(ℓ−52) units for normal keys, 1 unit for subnormal ones),
+// so that every key of the level is a whole number of that unit.
+type level struct {
+	n    int64  // items
+	sum  u128   // Σ significands
+	wb   uint64 // Σ_j cnt[j]·bnd(j), the groups' bounds in units of 2^(ℓ−6)
+	occ  uint64 // groups that hold items
+	cnt  [nG]int32
+	gsum [nG]u128
+	fb   [nG + 1]uint64 // Fenwick tree of cnt[j]·bnd(j)
+	fc   [nG + 1]uint32 // Fenwick tree of cnt[j]
+	ents [nG][]entry
+}
+
+// Sampler is a law-exact dynamic sampler of p* (Lemma 1) with O(1)
+// expected time per draw and per update; see the package doc.
+type Sampler struct {
+	keys  []float64
+	pos   []int32 // the slot of each item in its group, or in zeros
+	zeros []int32 // the items whose key is 0
+	lv    []*level
+	occ   [(nLevels + 63) / 64]uint64 // levels that hold items
+	free  []*level
+}
+
+// New returns a sampler of n items, all keys 0. It panics for n < 0 or
+// n > math.MaxInt32.
+func New(n int) *Sampler {
+	if n < 0 {
+		panic(fmt.Sprintf("levels: New(%d): negative size", n))
+	}
+	if n > math.MaxInt32 {
+		panic(fmt.Sprintf("levels: New(%d): more than %d items", n, math.MaxInt32))
+	}
+	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels)}
+	for i := range n {
+		s.pos[i], s.zeros[i] = int32(i), int32(i)
+	}
+	return s
+}
+
+// Len returns the number of items.
+func (s *Sampler) Len() int { return len(s.keys) }
+
+// Key returns the key of item i. It panics unless 0 ≤ i < Len().
+func (s *Sampler) Key(i int) float64 { return s.keys[i] }
+
+// locate returns the level and group of a positive finite key.
+func locate(a float64) (l, j int) {
+	b := math.Float64bits(a)
+	e := int(b >> 52)
+	m := b & (1<<52 - 1)
+	if e > 0 {
+		return e + 51, int(m >> (52 - bB))
+	}
+	l = bits.Len64(m) - 1
+	if l >= bB {
+		return l, int(m>>(l-bB)) & (nG - 1)
+	}
+	// Fewer bits than a group takes: one value per group.
+	return l, int(m-1<<l) << (bB - l)
+}
+
+// sig returns a positive finite key in the unit of its level.
+func sig(a float64) uint64 {
+	b := math.Float64bits(a)
+	m := b & (1<<52 - 1)
+	if b>>52 > 0 {
+		return m | 1<<52
+	}
+	return m
+}
+
+// unitShift returns the exponent of level l's unit in units of 2^-1074.
+func unitShift(l int) int { return max(l-52, 0) }
+
+// bnd returns the bound of group j of level l in units of 2^(l−6): the
+// group's exclusive upper edge, or for a level of fewer than 6 bits, whose
+// groups hold one value each, that value.
+func bnd(l, j int) uint64 {
+	if l >= bB {
+		return uint64(nG + j + 1)
+	}
+	return uint64(nG + j)
+}
+
+// bndLevel returns the bound of group j of level l in the level's unit,
+// exactly: an integer below 2^53.
+func bndLevel(l, j int) float64 {
+	return math.Ldexp(float64(bnd(l, j)), l-bB-unitShift(l))
+}
+
+// fenAdd adds d to entry j of a Fenwick tree of 64 entries.
+func fenAdd[T uint64 | uint32](f *[nG + 1]T, j int, d T) {
+	for k := j + 1; k <= nG; k += k & -k {
+		f[k] += d
+	}
+}
+
+// fenPrefix returns the sum of entries 0, …, j − 1.
+func fenPrefix[T uint64 | uint32](f *[nG + 1]T, j int) T {
+	var t T
+	for k := j; k > 0; k -= k & -k {
+		t += f[k]
+	}
+	return t
+}
+
+// fenFind returns the entry j with prefix(j) ≤ r < prefix(j + 1), for r
+// below the total, and prefix(j).
+func fenFind[T uint64 | uint32](f *[nG + 1]T, r T) (int, T) {
+	k := 0
+	var below T
+	for step := nG; step > 0; step >>= 1 {
+		if k+step <= nG && below+f[k+step] <= r {
+			k += step
+			below += f[k]
+		}
+	}
+	return k, below
+}
+
+// insert puts item i with key a in its group; keys[i] is set by the caller.
+func (s *Sampler) insert(i int, a float64) {
+	if a == 0 {
+		s.pos[i] = int32(len(s.zeros))
+		s.zeros = append(s.zeros, int32(i))
+		return
+	}
+	l, j := locate(a)
+	lv := s.lv[l]
+	if lv == nil {
+		lv = s.newLevel()
+		s.lv[l] = lv
+		s.occ[l>>6] |= 1 << (l & 63)
+	}
+	s.pos[i] = int32(len(lv.ents[j]))
+	lv.ents[j] = append(lv.ents[j], entry{a, int32(i)})
+	g := sig(a)
+	b := bnd(l, j)
+	lv.n++
+	lv.sum.add(g)
+	lv.wb += b
+	lv.occ |= 1 << j
+	lv.cnt[j]++
+	lv.gsum[j].add(g)
+	fenAdd(&lv.fb, j, b)
+	fenAdd(&lv.fc, j, 1)
+}
+
+// remove takes item i, whose key is a, out of its group, moving the
+// group's last entry into its slot.
+func (s *Sampler) remove(i int, a float64) {
+	p := s.pos[i]
+	if a == 0 {
+		last := int32(len(s.zeros) - 1)
+		if p != last {
+			moved := s.zeros[last]
+			s.zeros[p] = moved
+			s.pos[moved] = p
+		}
+		s.zeros = s.zeros[:last]
+		return
+	}
+	l, j := locate(a)
+	lv := s.lv[l]
+	es := lv.ents[j]
+	last := int32(len(es) - 1)
+	if p != last {
+		es[p] = es[last]
+		s.pos[es[p].item] = p
+	}
+	lv.ents[j] = es[:last]
+	g := sig(a)
+	b := bnd(l, j)
+	lv.n--
+	lv.sum.sub(g)
+	lv.wb -= b
+	lv.cnt[j]--
+	lv.gsum[j].sub(g)
+	fenAdd(&lv.fb, j, -b)
+	fenAdd(&lv.fc, j, ^uint32(0))
+	if lv.cnt[j] == 0 {
+		lv.occ &^= 1 << j
+	}
+	if lv.n == 0 {
+		s.lv[l] = nil
+		s.occ[l>>6] &^= 1 << (l & 63)
+		s.free = append(s.free, lv)
+	}
+}
+
+// newLevel returns an empty level, reused from an emptied one if any:
+// its groups keep their capacity.
+func (s *Sampler) newLevel() *level {
+	if k := len(s.free); k > 0 {
+		lv := s.free[k-1]
+		s.free = s.free[:k-1]
+		return lv
+	}
+	return new(level)
+}
+
+// topLevel returns the highest level holding items, −1 if none.
+func (s *Sampler) topLevel() int {
+	for w := len(s.occ) - 1; w >= 0; w-- {
+		if x := s.occ[w]; x != 0 {
+			return w*64 + bits.Len64(x) - 1
+		}
+	}
+	return -1
+}
+
+// nextLevel returns the highest level below l holding items, −1 if none.
+func (s *Sampler) nextLevel(l int) int {
+	if l <= 0 {
+		return -1
+	}
+	l--
+	w := l >> 6
+	x := s.occ[w] & (^uint64(0) >> (63 - l&63))
+	for {
+		if x != 0 {
+			return w*64 + bits.Len64(x) - 1
+		}
+		if w--; w < 0 {
+			return -1
+		}
+		x = s.occ[w]
+	}
+}
+
+func checkKey(a float64) (float64, error) {
+	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
+		return 0, fmt.Errorf("%w: %v", reweighted.ErrKey, a)
+	}
+	if a > reweighted.MaxSum {
+		return 0, fmt.Errorf("%w: %v exceeds MaxSum", reweighted.ErrKey, a)
+	}
+	return a + 0, nil // −0 becomes +0
+}
+
+func checkIndex(i, n int) error {
+	if i < 0 || i >= n {
+		return fmt.Errorf("%w: %d not in [0, %d)", reweighted.ErrIndex, i, n)
+	}
+	return nil
+}
+
+// Set replaces the key of item i by a: O(1), the item leaves its group by
+// a swap with the group's last entry and joins its new group at the end.
+func (s *Sampler) Set(i int, a float64) error {
+	if err := checkIndex(i, len(s.keys)); err != nil {
+		return err
+	}
+	a, err := checkKey(a)
+	if err != nil {
+		return err
+	}
+	old := s.keys[i]
+	if a == old {
+		return nil
+	}
+	if a > old && !s.fits(old, a) {
+		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
+	}
+	s.remove(i, old)
+	s.insert(i, a)
+	s.keys[i] = a
+	return nil
+}
+
+// fits reports whether the exact sum of the keys, with a in place of one
+// key old, is at most MaxSum.
+func (s *Sampler) fits(old, a float64) bool {
+	top := s.topLevel()
+	if a > 0 {
+		l, _ := locate(a)
+		top = max(top, l)
+	}
+	// The sum is below n·2^(top+1) units: far below MaxSum needs no more.
+	if top+1+bits.Len(uint(len(s.keys))) <= maxSumLevel {
+		return true
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	t := s.exactTotal(&sc.x, &sc.y)
+	t.Sub(t, unitsInt(&sc.y, old))
+	t.Add(t, unitsInt(&sc.y, a))
+	return t.Cmp(maxSumUnits) <= 0
+}
+
+var maxSumUnits = new(big.Int).Lsh(big.NewInt(1), maxSumLevel)
+
+// exactTotal sets z to the exact sum of all keys in units of 2^-1074.
+func (s *Sampler) exactTotal(z, tmp *big.Int) *big.Int {
+	z.SetUint64(0)
+	for l := s.topLevel(); l >= 0; l = s.nextLevel(l) {
+		z.Add(z, s.lv[l].sum.bigInt(tmp, uint(unitShift(l))))
+	}
+	return z
+}
+
+// unitsInt sets z to a in units of 2^-1074.
+func unitsInt(z *big.Int, a float64) *big.Int {
+	if a == 0 {
+		return z.SetUint64(0)
+	}
+	l, _ := locate(a)
+	z.SetUint64(sig(a))
+	return z.Lsh(z, uint(unitShift(l)))
+}
+
+// Load replaces all keys by keys, one per item, in O(n). It checks every
+// key as Set does and their exact sum against MaxSum; a rejected call
+// changes nothing.
+func (s *Sampler) Load(keys []float64) error {
+	n := len(s.keys)
+	if len(keys) != n {
+		return fmt.Errorf("%w: %d keys for %d items", reweighted.ErrBatch, len(keys), n)
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	total := sc.x.SetUint64(0)
+	for i, a := range keys {
+		a, err := checkKey(a)
+		if err != nil {
+			return fmt.Errorf("key of item %d: %w", i, err)
+		}
+		total.Add(total, unitsInt(&sc.y, a))
+	}
+	if total.Cmp(maxSumUnits) > 0 {
+		return fmt.Errorf("%w: the keys sum to more than MaxSum", reweighted.ErrKey)
+	}
+	for i := n - 1; i >= 0; i-- {
+		s.remove(i, s.keys[i])
+	}
+	for i, a := range keys {
+		a += 0
+		s.keys[i] = a
+		s.insert(i, a)
+	}
+	return nil
+}
+
+// SetBatch sets the key of items[k] to keys[k] for every k, all or
+// nothing, as reweighted.BatchSetter asks: every index and key is checked
+// in order, then the exact sum after the batch against MaxSum, before
+// anything changes; an item that appears more than once takes its last
+// key.
+func (s *Sampler) SetBatch(items []int, keys []float64) error {
+	m := len(items)
+	if len(keys) != m {
+		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, m, len(keys))
+	}
+	n := len(s.keys)
+	for k, i := range items {
+		if err := checkIndex(i, n); err != nil {
+			return fmt.Errorf("batch entry %d: %w", k, err)
+		}
+		if _, err := checkKey(keys[k]); err != nil {
+			return fmt.Errorf("batch entry %d: %w", k, err)
+		}
+	}
+	if m == 0 {
+		return nil
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	// The last entry of each item, met first from the end, in a bit set of
+	// n bits cleared again below.
+	seen := sc.seenBits(n)
+	ch, nk := sc.chItems[:0], sc.chKeys[:0]
+	top := s.topLevel()
+	for k := m - 1; k >= 0; k-- {
+		i := items[k]
+		if seen[i>>6]&(1<<(i&63)) != 0 {
+			continue
+		}
+		seen[i>>6] |= 1 << (i & 63)
+		a := keys[k] + 0
+		if a != s.keys[i] {
+			ch, nk = append(ch, i), append(nk, a)
+			if a > 0 {
+				l, _ := locate(a)
+				top = max(top, l)
+			}
+		}
+	}
+	for _, i := range items {
+		seen[i>>6] &^= 1 << (i & 63)
+	}
+	sc.chItems, sc.chKeys = ch, nk
+	if top+1+bits.Len(uint(n)) > maxSumLevel {
+		t := s.exactTotal(&sc.x, &sc.y)
+		for e, i := range ch {
+			t.Sub(t, unitsInt(&sc.y, s.keys[i]))
+			t.Add(t, unitsInt(&sc.y, nk[e]))
+		}
+		if t.Cmp(maxSumUnits) > 0 {
+			return fmt.Errorf("%w: the keys after the batch would sum to more than MaxSum", reweighted.ErrKey)
+		}
+	}
+	// In the batch's order of last entries, as Set one by one would.
+	for e := len(ch) - 1; e >= 0; e-- {
+		i, a := ch[e], nk[e]
+		s.remove(i, s.keys[i])
+		s.insert(i, a)
+		s.keys[i] = a
+	}
+	return nil
+}
+
+// Bytes returns the memory the sampler holds, in bytes: its arrays, its
+// levels (those emptied included, kept for reuse) and their groups'
+// capacity.
+func (s *Sampler) Bytes() int {
+	b := int(unsafe.Sizeof(*s)) + 8*cap(s.keys) + 4*cap(s.pos) + 4*cap(s.zeros) + 8*cap(s.lv) + 8*cap(s.free)
+	lvBytes := func(lv *level) int {
+		t := int(unsafe.Sizeof(*lv))
+		for _, es := range lv.ents {
+			t += int(unsafe.Sizeof(entry{})) * cap(es)
+		}
+		return t
+	}
+	for _, lv := range s.lv {
+		if lv != nil {
+			b += lvBytes(lv)
+		}
+	}
+	for _, lv := range s.free {
+		b += lvBytes(lv)
+	}
+	return b
+}
+
+// Check recomputes every count, sum, bound weight, Fenwick tree, bitmap and
+// position from the keys and compares; the error names the first broken
+// invariant.
+func (s *Sampler) Check() error {
+	n := len(s.keys)
+	if len(s.pos) != n {
+		return fmt.Errorf("levels: %d positions for %d items", len(s.pos), n)
+	}
+	var want [nLevels]*level
+	zeros := 0
+	for i, a := range s.keys {
+		if a == 0 {
+			zeros++
+			p := int(s.pos[i])
+			if p >= len(s.zeros) || s.zeros[p] != int32(i) {
+				return fmt.Errorf("levels: item %d (key 0) not at its position %d of the zero keys", i, p)
+			}
+			continue
+		}
+		if !(a > 0 && a <= reweighted.MaxSum) {
+			return fmt.Errorf("levels: item %d holds key %v", i, a)
+		}
+		l, j := locate(a)
+		lv := s.lv[l]
+		if lv == nil {
+			return fmt.Errorf("levels: item %d (key %v) in level %d, which is not allocated", i, a, l)
+		}
+		p := int(s.pos[i])
+		if p >= len(lv.ents[j]) || lv.ents[j][p] != (entry{a, int32(i)}) {
+			return fmt.Errorf("levels: item %d (key %v) not at its position %d of level %d group %d", i, a, p, l, j)
+		}
+		w := want[l]
+		if w == nil {
+			w = new(level)
+			want[l] = w
+		}
+		g := sig(a)
+		w.n++
+		w.sum.add(g)
+		w.wb += bnd(l, j)
+		w.occ |= 1 << j
+		w.cnt[j]++
+		w.gsum[j].add(g)
+	}
+	if zeros != len(s.zeros) {
+		return fmt.Errorf("levels: %d zero keys, %d in the list of zeros", zeros, len(s.zeros))
+	}
+	for l := range nLevels {
+		lv, w := s.lv[l], want[l]
+		if (s.occ[l>>6]>>(l&63))&1 != 0 != (w != nil) {
+			return fmt.Errorf("levels: level %d marked occupied %v, holds items %v", l, w == nil, w != nil)
+		}
+		if w == nil {
+			if lv != nil {
+				return fmt.Errorf("levels: level %d allocated but empty", l)
+			}
+			continue
+		}
+		if lv.n != w.n || lv.sum != w.sum {
+			return fmt.Errorf("levels: level %d count/sum %d/%v, recomputed %d/%v", l, lv.n, lv.sum, w.n, w.sum)
+		}
+		if lv.wb != w.wb {
+			return fmt.Errorf("levels: level %d bound weight %d, recomputed %d", l, lv.wb, w.wb)
+		}
+		if lv.occ != w.occ {
+			return fmt.Errorf("levels: level %d group bitmap %x, recomputed %x", l, lv.occ, w.occ)
+		}
+		for j := range nG {
+			if lv.cnt[j] != w.cnt[j] || lv.gsum[j] != w.gsum[j] || len(lv.ents[j]) != int(w.cnt[j]) {
+				return fmt.Errorf("levels: level %d group %d count/sum/entries %d/%v/%d, recomputed %d/%v", l, j, lv.cnt[j], lv.gsum[j], len(lv.ents[j]), w.cnt[j], w.gsum[j])
+			}
+			fenAdd(&w.fb, j, uint64(w.cnt[j])*bnd(l, j))
+			fenAdd(&w.fc, j, uint32(w.cnt[j]))
+		}
+		if lv.fb != w.fb || lv.fc != w.fc {
+			return fmt.Errorf("levels: level %d Fenwick trees differ from the recomputed ones", l)
+		}
+	}
+	return nil
+}
+
+// scratch is the working memory of a call, pooled: the read methods may
+// run concurrently and write nothing shared.
+type scratch struct {
+	x, y, z, w big.Int
+	strad      []entry // the straddling group, sorted by key descending
+	seen       []uint64
+	chItems    []int
+	chKeys     []float64
+	tab        table
+	probs      []float64
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// seenBits returns a clear bit set of n bits.
+func (sc *scratch) seenBits(n int) []uint64 {
+	if w := (n + 63) / 64; len(sc.seen) < w {
+		sc.seen = make([]uint64, w)
+	}
+	return sc.seen
+}
+
+// sortDesc sorts entries by key descending.
+func sortDesc(es []entry) {
+	slices.SortFunc(es, func(x, y entry) int {
+		switch {
+		case x.key > y.key:
+			return -1
+		case x.key < y.key:
+			return 1
+		}
+		return 0
+	})
+}

@@ -1,0 +1,294 @@
+package levels
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/reweighted/reweighted"
+)
+
+// sol is Lemma 1 solved for one ε: ρ, the sum s of the ρ largest keys, and
+// where the head ends. The head is every level above lvl, every group of
+// lvl above grp, and the first h entries of strad (the group grp of lvl
+// sorted by key descending); the rest is the tail. lvl = −1: every
+// positive key is in the head; grp = −1: all of lvl is.
+type sol struct {
+	n       int
+	eps     float64
+	uniform bool // ε == 1/float64(n), read as exactly 1/n
+	zero    bool // every key is 0: p is uniform
+	rho     int
+	s       float64 // the sum of the ρ largest keys
+	sSc     float64 // s in the unit of the top level
+	top     int     // the top level
+	ts      int     // unitShift(top)
+	topKey  float64 // when uniform, the largest key
+	lvl     int
+	grp     int
+	h       int
+	strad   []entry
+}
+
+// c returns 1 − (n − ρ)ε, the mass of the head (ρ/n when uniform).
+func (o *sol) c() float64 {
+	if o.uniform {
+		return float64(o.rho) / float64(o.n)
+	}
+	return math.FMA(-float64(o.n-o.rho), o.eps, 1)
+}
+
+// headProb returns p* of a head key a: a/s·c, a divided by s first so that
+// a subnormal λ keeps its precision.
+func (o *sol) headProb(a float64) float64 { return a / o.s * o.c() }
+
+// inHead reports whether a key a is among the ρ largest (ties all in or
+// all out).
+func (o *sol) inHead(a float64) bool {
+	if o.uniform {
+		return a == o.topKey
+	}
+	if a == 0 {
+		return o.eps == 0
+	}
+	if o.lvl < 0 {
+		return true
+	}
+	l, j := locate(a)
+	switch {
+	case l != o.lvl:
+		return l > o.lvl
+	case o.grp < 0 || j != o.grp:
+		return o.grp < 0 || j > o.grp
+	}
+	return o.h > 0 && a >= o.strad[o.h-1].key
+}
+
+// prob returns p* of a key a.
+func (o *sol) prob(a float64) float64 {
+	switch {
+	case o.zero:
+		return 1 / float64(o.n)
+	case o.inHead(a):
+		return o.headProb(a)
+	}
+	return o.eps
+}
+
+// validate checks ε: ErrEmpty if n = 0, ErrEpsilon unless 0 ≤ ε ≤ 1/n.
+func (s *Sampler) validate(eps float64) error {
+	n := len(s.keys)
+	if n == 0 {
+		return reweighted.ErrEmpty
+	}
+	if !(eps >= 0 && eps <= 1/float64(n)) {
+		return fmt.Errorf("%w: %v not in [0, 1/%d]", reweighted.ErrEpsilon, eps, n)
+	}
+	return nil
+}
+
+// solve solves Lemma 1 for a valid ε, with sc's memory for the straddling
+// group.
+func (s *Sampler) solve(eps float64, sc *scratch) sol {
+	n := len(s.keys)
+	o := sol{n: n, eps: eps, uniform: eps == 1/float64(n), lvl: -1, grp: -1}
+	if len(s.zeros) == n {
+		o.zero, o.rho = true, n
+		return o
+	}
+	o.top = s.topLevel()
+	o.ts = unitShift(o.top)
+	if o.uniform {
+		s.solveUniform(&o)
+		return o
+	}
+	// Walk the levels down, then the groups of the first level whose lower
+	// edge lies below the cutoff t*, keeping the exact count and the float
+	// sum (exact within a level) of the keys above.
+	var (
+		above  int     // items in the levels walked
+		sAbove float64 // their sum, in the top level's unit
+		depth  int     // roundings in sAbove
+	)
+	for l := o.top; l >= 0; l = s.nextLevel(l) {
+		lv := s.lv[l]
+		f := unitShift(l) - o.ts
+		sl := sAbove + math.Ldexp(lv.sum.float(), f)
+		if eps == 0 || s.headAt(&o, sl, 1, l, int(int64(n)-int64(above)-lv.n), depth+3, sc, l, lv.sum) {
+			above += int(lv.n)
+			sAbove = sl
+			depth += 3
+			continue
+		}
+		// t* lies above the level's lower edge: its groups, from the top.
+		o.lvl = l
+		var part u128 // the exact sum of the groups passed, in level units
+		inLevel := 0
+		for occ := lv.occ; occ != 0; {
+			j := bits.Len64(occ) - 1
+			occ &^= 1 << j
+			pj := part.plus(lv.gsum[j])
+			cj := int(lv.cnt[j])
+			if s.headAt(&o, sAbove+math.Ldexp(pj.float(), f), uint64(nG+j), l-bB, n-above-inLevel-cj, depth+3, sc, l, pj) {
+				part, inLevel = pj, inLevel+cj
+				continue
+			}
+			o.grp = j
+			part = s.resolve(&o, sc, lv, l, j, part, sAbove, above+inLevel, depth)
+			inLevel += o.h
+			break
+		}
+		above += inLevel
+		sAbove += math.Ldexp(part.float(), f)
+		break
+	}
+	o.rho = above
+	if eps > 0 {
+		// Zero keys are in the tail for ε > 0 (0 ≥ ε·S fails), and ε = 0
+		// puts every key in the head.
+	} else {
+		o.rho = n
+	}
+	o.sSc = sAbove
+	o.s = math.Ldexp(sAbove, o.ts-1074)
+	return o
+}
+
+// resolve finds the head of the straddling group j of level l: its keys
+// sorted, the predicate tested at the last key of each run of ties. part is
+// the exact sum of the level's groups above j, sAbove and above the sum and
+// count of the levels above. It sets o.strad and o.h and returns part plus
+// the head's sum.
+func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth int) u128 {
+	es := append(sc.strad[:0], lv.ents[j]...)
+	sortDesc(es)
+	sc.strad = es
+	o.strad = es
+	f := unitShift(l) - o.ts
+	pre := part
+	for r := 0; r < len(es); r++ {
+		pre.add(sig(es[r].key))
+		if r+1 < len(es) && es[r+1].key == es[r].key {
+			continue
+		}
+		if !s.headAt(o, sAbove+math.Ldexp(pre.float(), f), sig(es[r].key), unitShift(l), o.n-above-(r+1), depth+3, sc, l, pre) {
+			break
+		}
+		o.h = r + 1
+		part = pre
+	}
+	return part
+}
+
+// headAt reports whether ε·(S + t·k) ≤ t, that is H(t) ≤ 0: every key at
+// or above t is in the head. t = tm·2^te units of 2^-1074, an integer; S
+// is the sum of the keys ≥ t, sSc in the top level's unit with at most
+// depth roundings; k is the number of keys < t. The float answer stands
+// when the two sides differ by more than their error bound; else it is
+// decided exactly from the level sums: the levels above l, plus part (in
+// l's unit) for level l.
+func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *scratch, l int, part u128) bool {
+	tSc := math.Ldexp(float64(tm), te-o.ts)
+	q := o.eps * (sSc + tSc*float64(k))
+	if q >= 0x1p-960 && tSc >= 0x1p-960 {
+		slack := 1 + float64(depth+8)*0x1p-52
+		if q*slack < tSc {
+			return true
+		}
+		if q > tSc*slack {
+			return false
+		}
+	}
+	// Exactly, in units of 2^-1074: E·(S + T·k) ≤ T·2^1074.
+	S := &sc.x
+	S.SetUint64(0)
+	for m := o.top; m > l; m = s.nextLevel(m) {
+		S.Add(S, s.lv[m].sum.bigInt(&sc.y, uint(unitShift(m))))
+	}
+	S.Add(S, part.bigInt(&sc.y, uint(unitShift(l))))
+	T := sc.z.SetUint64(tm)
+	if te >= 0 {
+		T.Lsh(T, uint(te))
+	} else {
+		T.Rsh(T, uint(-te)) // exact: t is a whole number of units
+	}
+	sc.y.SetUint64(uint64(k))
+	sc.y.Mul(&sc.y, T)
+	S.Add(S, &sc.y)
+	unitsInt(&sc.y, o.eps)
+	S.Mul(S, &sc.y)
+	T.Lsh(T, 1074)
+	return S.Cmp(T) <= 0
+}
+
+// solveUniform is Solve at ε = 1/n: ρ is the number of keys equal to the
+// largest, found in the top group.
+func (s *Sampler) solveUniform(o *sol) {
+	lv := s.lv[o.top]
+	j := bits.Len64(lv.occ) - 1
+	top, cnt := 0.0, 0
+	for _, e := range lv.ents[j] {
+		switch {
+		case e.key > top:
+			top, cnt = e.key, 1
+		case e.key == top:
+			cnt++
+		}
+	}
+	o.topKey, o.rho = top, cnt
+	o.s = float64(cnt) * top
+	o.sSc = math.Ldexp(o.s, 1074-o.ts)
+}
+
+// Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps: ρ exact, decided
+// as for real numbers from the float keys and ε. With all keys 0 it
+// returns ρ = n and λ = 0.
+func (s *Sampler) Solve(eps float64) (rho int, lambda float64, err error) {
+	if err := s.validate(eps); err != nil {
+		return 0, 0, err
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	if o.zero {
+		return o.n, 0, nil
+	}
+	if o.uniform {
+		return o.rho, o.s * float64(o.n) / float64(o.rho), nil
+	}
+	return o.rho, o.s / o.c(), nil
+}
+
+// Prob returns p*_i for the bound eps.
+func (s *Sampler) Prob(i int, eps float64) (float64, error) {
+	n := len(s.keys)
+	if n == 0 {
+		return 0, reweighted.ErrEmpty
+	}
+	if err := checkIndex(i, n); err != nil {
+		return 0, err
+	}
+	if err := s.validate(eps); err != nil {
+		return 0, err
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	return o.prob(s.keys[i]), nil
+}
+
+// Probs appends p*_i of every item i, in index order, to dst[:0] and
+// returns it, in O(n): the values Prob returns, bit for bit.
+func (s *Sampler) Probs(eps float64, dst []float64) ([]float64, error) {
+	if err := s.validate(eps); err != nil {
+		return dst, err
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	dst = dst[:0]
+	for _, a := range s.keys {
+		dst = append(dst, o.prob(a))
+	}
+	return dst, nil
+}
