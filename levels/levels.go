@@ -56,12 +56,11 @@ func (x u128) plus(y u128) u128 {
 // float returns x rounded, within two roundings.
 func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
 
-// bigInt sets z to x·2^sh and returns z.
-func (x u128) bigInt(z *big.Int, sh uint) *big.Int {
+// bigInt sets z to x·2^sh, using tmp, and returns z.
+func (x u128) bigInt(z, tmp *big.Int, sh uint) *big.Int {
 	z.SetUint64(x.hi)
 	z.Lsh(z, 64)
-	var lo big.Int
-	z.Add(z, lo.SetUint64(x.lo))
+	z.Add(z, tmp.SetUint64(x.lo))
 	return z.Lsh(z, sh)
 }
 
@@ -203,8 +202,14 @@ func (s *Sampler) insert(i int, a float64) {
 		s.lv[l] = lv
 		s.occ[l>>6] |= 1 << (l & 63)
 	}
-	s.pos[i] = int32(len(lv.ents[j]))
-	lv.ents[j] = append(lv.ents[j], entry{a, int32(i)})
+	es := lv.ents[j]
+	if len(es) == cap(es) {
+		// Grow by a quarter, not append's doubling of small slices: the
+		// groups' spare room is most of the memory above the items' own.
+		es = append(make([]entry, 0, len(es)+len(es)/4+4), es...)
+	}
+	s.pos[i] = int32(len(es))
+	lv.ents[j] = append(es, entry{a, int32(i)})
 	g := sig(a)
 	b := bnd(l, j)
 	lv.n++
@@ -229,6 +234,10 @@ func (s *Sampler) remove(i int, a float64) {
 			s.pos[moved] = p
 		}
 		s.zeros = s.zeros[:last]
+		if c := cap(s.zeros); c > 64 && int(last) < c/4 {
+			// New gives every item a zero key; most leave for good.
+			s.zeros = slices.Clip(slices.Grow(s.zeros[:last:last], int(last)))
+		}
 		return
 	}
 	l, j := locate(a)
@@ -353,7 +362,7 @@ func (s *Sampler) fits(old, a float64) bool {
 	}
 	sc := getScratch()
 	defer scratchPool.Put(sc)
-	t := s.exactTotal(&sc.x, &sc.y)
+	t := s.exactTotal(&sc.x, &sc.y, &sc.z)
 	t.Sub(t, unitsInt(&sc.y, old))
 	t.Add(t, unitsInt(&sc.y, a))
 	return t.Cmp(maxSumUnits) <= 0
@@ -362,10 +371,10 @@ func (s *Sampler) fits(old, a float64) bool {
 var maxSumUnits = new(big.Int).Lsh(big.NewInt(1), maxSumLevel)
 
 // exactTotal sets z to the exact sum of all keys in units of 2^-1074.
-func (s *Sampler) exactTotal(z, tmp *big.Int) *big.Int {
+func (s *Sampler) exactTotal(z, tmp, tmp2 *big.Int) *big.Int {
 	z.SetUint64(0)
 	for l := s.topLevel(); l >= 0; l = s.nextLevel(l) {
-		z.Add(z, s.lv[l].sum.bigInt(tmp, uint(unitShift(l))))
+		z.Add(z, s.lv[l].sum.bigInt(tmp, tmp2, uint(unitShift(l))))
 	}
 	return z
 }
@@ -461,7 +470,7 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	}
 	sc.chItems, sc.chKeys = ch, nk
 	if top+1+bits.Len(uint(n)) > maxSumLevel {
-		t := s.exactTotal(&sc.x, &sc.y)
+		t := s.exactTotal(&sc.x, &sc.y, &sc.z)
 		for e, i := range ch {
 			t.Sub(t, unitsInt(&sc.y, s.keys[i]))
 			t.Add(t, unitsInt(&sc.y, nk[e]))

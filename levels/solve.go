@@ -190,22 +190,23 @@ func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, s
 func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *scratch, l int, part u128) bool {
 	tSc := math.Ldexp(float64(tm), te-o.ts)
 	q := o.eps * (sSc + tSc*float64(k))
-	if q >= 0x1p-960 && tSc >= 0x1p-960 {
-		slack := 1 + float64(depth+8)*0x1p-52
-		if q*slack < tSc {
-			return true
-		}
-		if q > tSc*slack {
-			return false
-		}
+	// Relative errors below slack − 1, and absolute ones, from values
+	// that underflowed, far below 2^-1000 (at most 2^32 of them, each
+	// below 2^-1074).
+	slack := 1 + float64(depth+8)*0x1p-52
+	if q*slack+0x1p-1000 < tSc {
+		return true
+	}
+	if q > tSc*slack+0x1p-1000 {
+		return false
 	}
 	// Exactly, in units of 2^-1074: E·(S + T·k) ≤ T·2^1074.
 	S := &sc.x
 	S.SetUint64(0)
 	for m := o.top; m > l; m = s.nextLevel(m) {
-		S.Add(S, s.lv[m].sum.bigInt(&sc.y, uint(unitShift(m))))
+		S.Add(S, s.lv[m].sum.bigInt(&sc.y, &sc.w, uint(unitShift(m))))
 	}
-	S.Add(S, part.bigInt(&sc.y, uint(unitShift(l))))
+	S.Add(S, part.bigInt(&sc.y, &sc.w, uint(unitShift(l))))
 	T := sc.z.SetUint64(tm)
 	if te >= 0 {
 		T.Lsh(T, uint(te))
