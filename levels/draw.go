@@ -13,8 +13,8 @@ import (
 const (
 	rowLevel    = iota // a level wholly in the head
 	rowPartial         // the groups of the straddling level above its straddling group
-	rowStraddle        // the head entries of the straddling group
-	rowTail            // every item of the tail, each with mass t*
+	rowStraddle        // the straddling group, head and tail items together
+	rowTail            // the other items of the tail
 )
 
 // row is one choice of the first stage of a proposal: a kind, its level,
@@ -25,11 +25,14 @@ type row struct {
 	kind   uint8
 }
 
-// table is the proposal of one Solve. Weights are in the top level's unit.
-// An item of a head group g is proposed with weight bound(g) ≥ its key and
-// accepted with probability key/bound(g); every tail item is proposed with
-// weight t* = ε·λ and accepted. So one attempt returns item i with
-// probability m_i/W, m_i = a_i in the head and t* in the tail: p* ∝ m.
+// table is the proposal of one Solve. Every item i has a mass m_i, a_i in
+// the head and t* = ε·λ in the tail, and a bound b_i ≥ m_i; one attempt
+// proposes i with probability b_i/W and accepts it with probability
+// m_i/b_i, so it returns i with probability m_i/W, and m ∝ p*. The bound
+// of an item of a head group g is g's upper edge; of an item of the
+// straddling group g, max(t*, upper edge of g), its mass tested against
+// θ; of another tail item, t* itself: accepted at once. Weights are in the
+// top level's unit.
 //
 // The rows run from the tail and the lowest head level up, so that a row
 // of tiny weight (keys far below the largest) comes before the large ones
@@ -38,16 +41,17 @@ type row struct {
 type table struct {
 	rows   []row
 	total  float64
-	partLo uint64 // rowPartial: the Fenwick range [partLo, wb) of its level
-	// The tail, in the order a tail draw counts it: the straddling group's
-	// tail entries, the groups of the straddling level below it, the
-	// levels below (cumulative counts tcum), the zero keys.
-	nTail   int
-	strTail int
-	lvTail  int
-	tlv     []int32
-	tcum    []int
-	heads   []int32 // the levels wholly in the head, top down
+	tstar  float64 // t* = ε·λ
+	strB   float64 // the bound of the straddling group's items
+	partLo uint64  // rowPartial: the Fenwick range [partLo, wb) of its level
+	// The tail but the straddling group, in the order a tail draw counts
+	// it: the groups of the straddling level below it, the levels below
+	// (cumulative counts tcum), the zero keys.
+	nTail  int
+	lvTail int
+	tlv    []int32
+	tcum   []int
+	heads  []int32 // the levels wholly in the head, top down
 }
 
 // build fills sc.tab for the solution o.
@@ -55,7 +59,7 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 	t := &sc.tab
 	t.rows, t.heads = t.rows[:0], t.heads[:0]
 	t.tlv, t.tcum = t.tlv[:0], t.tcum[:0]
-	t.strTail, t.lvTail, t.nTail = 0, 0, 0
+	t.lvTail, t.nTail, t.tstar = 0, 0, 0
 	if o.zero || o.uniform {
 		return t // every item is drawn uniformly
 	}
@@ -65,33 +69,38 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 		}
 	}
 	if o.eps > 0 {
+		t.tstar = o.eps * (o.sSc / o.c())
 		t.nTail = o.n - o.rho
-		tstar := o.eps * (o.sSc / o.c())
-		add(float64(t.nTail)*tstar, -1, rowTail)
 	}
 	for l := o.top; l >= 0 && l > o.lvl; l = s.nextLevel(l) {
 		t.heads = append(t.heads, int32(l))
 	}
+	var strad, part float64
 	if l := o.lvl; l >= 0 {
 		lv := s.lv[l]
 		if o.grp < 0 {
 			t.heads = append(t.heads, int32(l))
 		} else {
-			add(math.Ldexp(float64(uint64(o.h)*bnd(l, o.grp)), l-bB-o.ts), l, rowStraddle)
+			c := int(lv.cnt[o.grp])
+			t.strB = max(t.tstar, scale(float64(bnd(l, o.grp)), l-bB-o.ts))
+			strad = float64(c) * t.strB
 			t.partLo = fenPrefix(&lv.fb, o.grp+1)
-			add(math.Ldexp(float64(lv.wb-t.partLo), l-bB-o.ts), l, rowPartial)
-			t.strTail = len(o.strad) - o.h
+			part = scale(float64(lv.wb-t.partLo), l-bB-o.ts)
+			t.nTail -= c - o.h
 			t.lvTail = int(fenPrefix(&lv.fc, o.grp))
 		}
-		c := t.strTail + t.lvTail
+		c := t.lvTail
 		for m := s.nextLevel(l); m >= 0; m = s.nextLevel(m) {
 			c += int(s.lv[m].n)
 			t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
 		}
 	}
+	add(float64(t.nTail)*t.tstar, -1, rowTail)
+	add(strad, o.lvl, rowStraddle)
+	add(part, o.lvl, rowPartial)
 	for k := len(t.heads) - 1; k >= 0; k-- {
 		l := int(t.heads[k])
-		add(math.Ldexp(float64(s.lv[l].wb), l-bB-o.ts), l, rowLevel)
+		add(scale(float64(s.lv[l].wb), l-bB-o.ts), l, rowLevel)
 	}
 	w := 0.0
 	for k := range t.rows {
@@ -150,12 +159,20 @@ func fineUniform(src rand.Source) float64 {
 	}
 }
 
-// accept returns the mass of a head key proposed in group j of level l and
-// the bound it was proposed with, both in the level's unit (integers below
-// 2^53, exact): an attempt accepts it with probability m/b. Draw and
+// accept returns the mass m of an item with key a proposed in group j of
+// level l and the bound b it was proposed with: an attempt accepts it with
+// probability m/b. For a head group, both are in the level's unit
+// (integers below 2^53, exact); for the straddling group, in the top
+// level's unit, the mass a or t* as a is in the head or not. Draw and
 // AttemptProbs both use it.
-func accept(l, j int, key float64) (m, b float64) {
-	return float64(sig(key)), bndLevel(l, j)
+func accept(o *sol, t *table, l, j int, a float64) (m, b float64) {
+	if l == o.lvl && j == o.grp {
+		if o.inHead(a) {
+			return scale(float64(sig64(a)), unitShift(l)-o.ts), t.strB
+		}
+		return t.tstar, t.strB
+	}
+	return float64(sig64(a)), bndLevel(l, j)
 }
 
 // attempt makes one attempt of a draw and returns the item and its p, or
@@ -165,32 +182,27 @@ func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
 		i := int(below(src, uint64(o.n)))
 		return i, o.prob(s.keys[i])
 	}
-	k := t.pick(fineUniform(src) * t.total)
-	r := t.rows[k]
-	l := int(r.l)
-	var e entry
-	var j int
-	switch r.kind {
-	case rowTail:
+	r := t.rows[t.pick(fineUniform(src)*t.total)]
+	if r.kind == rowTail {
 		return s.tailItem(o, t, below(src, uint64(t.nTail)))
-	case rowStraddle:
-		j = o.grp
-		e = o.strad[below(src, uint64(o.h))]
-	default:
-		lv := s.lv[l]
+	}
+	l := int(r.l)
+	lv := s.lv[l]
+	j := o.grp
+	if r.kind != rowStraddle {
 		lo := uint64(0)
 		if r.kind == rowPartial {
 			lo = t.partLo
 		}
 		j, _ = fenFind(&lv.fb, lo+below(src, lv.wb-lo))
-		es := lv.ents[j]
-		e = es[below(src, uint64(len(es)))]
 	}
-	m, b := accept(l, j, e.key)
-	if uniform(src)*b >= m {
+	es := lv.ents[j]
+	e := es[below(src, uint64(len(es)))]
+	m, b := accept(o, t, l, j, e.key)
+	if m != b && uniform(src)*b >= m {
 		return -1, 0
 	}
-	p := o.headProb(e.key)
+	p := o.prob(e.key)
 	if p == 0 {
 		// Its exact p* is below 2^-1074, and callers divide by p.
 		return -1, 0
@@ -201,15 +213,12 @@ func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
 // tailItem returns the tail item of index r in the table's order, and ε.
 func (s *Sampler) tailItem(o *sol, t *table, r uint64) (int, float64) {
 	x := int(r)
-	if x < t.strTail {
-		return int(o.strad[o.h+x].item), o.eps
-	}
-	prev := t.strTail + t.lvTail
-	if x < prev {
+	if x < t.lvTail {
 		lv := s.lv[o.lvl]
-		j, b := fenFind(&lv.fc, uint32(x-t.strTail))
-		return int(lv.ents[j][x-t.strTail-int(b)].item), o.eps
+		j, b := fenFind(&lv.fc, uint32(x))
+		return int(lv.ents[j][x-int(b)].item), o.eps
 	}
+	prev := t.lvTail
 	c := t.tcum
 	if len(c) > 0 && x < c[len(c)-1] {
 		lo, hi := 0, len(c)-1
@@ -221,11 +230,10 @@ func (s *Sampler) tailItem(o *sol, t *table, r uint64) (int, float64) {
 				lo = mid + 1
 			}
 		}
-		q := lo
-		if q > 0 {
-			prev = c[q-1]
+		if lo > 0 {
+			prev = c[lo-1]
 		}
-		lv := s.lv[t.tlv[q]]
+		lv := s.lv[t.tlv[lo]]
 		j, b := fenFind(&lv.fc, uint32(x-prev))
 		return int(lv.ents[j][x-prev-int(b)].item), o.eps
 	}
@@ -390,28 +398,34 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		return dst, nil
 	}
 	t := s.build(&o, sc)
-	head := func(l, j int, es []entry, pe float64) {
-		for _, e := range es {
-			if o.headProb(e.key) == 0 {
-				continue
-			}
-			m, b := accept(l, j, e.key)
-			dst[e.item] += pe * (m / b)
-		}
-	}
-	tail := func(es []entry, pe float64) {
-		for _, e := range es {
-			dst[e.item] += pe
-		}
-	}
-	// groups spreads a level's share pr over its groups j in [from, to)
-	// by the Fenwick tree f, whose range total is the level's, and each
+	// groups spreads a row's share pr over the groups j in [from, to) of
+	// level l by the Fenwick tree f, whose range total is total, and each
 	// group's share over its slots.
-	groups := func(l int, f func(j int) float64, total float64, from, to int, pr float64, each func(l, j int, es []entry, pe float64)) {
+	groups := func(l int, f *[nG + 1]uint32, fb *[nG + 1]uint64, total float64, from, to int, pr float64, tail bool) {
 		lv := s.lv[l]
 		for j := from; j < to; j++ {
-			if es := lv.ents[j]; len(es) > 0 {
-				each(l, j, es, pr*f(j)/total/float64(len(es)))
+			es := lv.ents[j]
+			if len(es) == 0 {
+				continue
+			}
+			w := 1.0
+			switch {
+			case fb != nil:
+				w = float64(fenPrefix(fb, j+1) - fenPrefix(fb, j))
+			case f != nil:
+				w = float64(fenPrefix(f, j+1) - fenPrefix(f, j))
+			}
+			pe := pr * w / total / float64(len(es))
+			for _, e := range es {
+				if tail {
+					dst[e.item] += pe
+					continue
+				}
+				if o.prob(e.key) == 0 {
+					continue
+				}
+				m, b := accept(&o, t, l, j, e.key)
+				dst[e.item] += pe * (m / b)
 			}
 		}
 	}
@@ -419,36 +433,27 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		pr := r.w / t.total
 		l := int(r.l)
 		switch r.kind {
-		case rowLevel, rowPartial:
+		case rowLevel:
 			lv := s.lv[l]
-			fb := func(j int) float64 { return float64(fenPrefix(&lv.fb, j+1) - fenPrefix(&lv.fb, j)) }
-			from, lo := 0, uint64(0)
-			if r.kind == rowPartial {
-				from, lo = o.grp+1, t.partLo
-			}
-			groups(l, fb, float64(lv.wb-lo), from, nG, pr, head)
+			groups(l, nil, &lv.fb, float64(lv.wb), 0, nG, pr, false)
+		case rowPartial:
+			lv := s.lv[l]
+			groups(l, nil, &lv.fb, float64(lv.wb-t.partLo), o.grp+1, nG, pr, false)
 		case rowStraddle:
-			head(l, o.grp, o.strad[:o.h], pr/float64(o.h))
+			groups(l, nil, nil, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:
-			pe := pr / float64(t.nTail)
-			for _, e := range o.strad[o.h:] {
-				dst[e.item] += pe
-			}
-			fc := func(lv *level) func(j int) float64 {
-				return func(j int) float64 { return float64(fenPrefix(&lv.fc, j+1) - fenPrefix(&lv.fc, j)) }
-			}
-			if o.lvl >= 0 && o.grp >= 0 && t.lvTail > 0 {
+			if t.lvTail > 0 {
 				lv := s.lv[o.lvl]
-				groups(o.lvl, fc(lv), float64(t.lvTail), 0, o.grp, pr*float64(t.lvTail)/float64(t.nTail), func(_, _ int, es []entry, pe float64) { tail(es, pe) })
+				groups(o.lvl, &lv.fc, nil, float64(t.nTail), 0, o.grp, pr, true)
 			}
-			prev := t.strTail + t.lvTail
+			prev := t.lvTail
 			for q, m := range t.tlv {
 				lv := s.lv[m]
-				c := t.tcum[q] - prev
+				groups(int(m), &lv.fc, nil, float64(t.nTail), 0, nG, pr, true)
 				prev = t.tcum[q]
-				groups(int(m), fc(lv), float64(c), 0, nG, pr*float64(c)/float64(t.nTail), func(_, _ int, es []entry, pe float64) { tail(es, pe) })
 			}
-			if z := t.nTail - prev; z > 0 {
+			pe := pr / float64(t.nTail)
+			if t.nTail > prev {
 				for _, i := range s.zeros {
 					dst[i] += pe
 				}

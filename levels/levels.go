@@ -129,8 +129,8 @@ func locate(a float64) (l, j int) {
 	return l, int(m-1<<l) << (bB - l)
 }
 
-// sig returns a positive finite key in the unit of its level.
-func sig(a float64) uint64 {
+// sig64 returns a positive finite key in the unit of its level.
+func sig64(a float64) uint64 {
 	b := math.Float64bits(a)
 	m := b & (1<<52 - 1)
 	if b>>52 > 0 {
@@ -210,7 +210,7 @@ func (s *Sampler) insert(i int, a float64) {
 	}
 	s.pos[i] = int32(len(es))
 	lv.ents[j] = append(es, entry{a, int32(i)})
-	g := sig(a)
+	g := sig64(a)
 	b := bnd(l, j)
 	lv.n++
 	lv.sum.add(g)
@@ -249,7 +249,7 @@ func (s *Sampler) remove(i int, a float64) {
 		s.pos[es[p].item] = p
 	}
 	lv.ents[j] = es[:last]
-	g := sig(a)
+	g := sig64(a)
 	b := bnd(l, j)
 	lv.n--
 	lv.sum.sub(g)
@@ -385,7 +385,7 @@ func unitsInt(z *big.Int, a float64) *big.Int {
 		return z.SetUint64(0)
 	}
 	l, _ := locate(a)
-	z.SetUint64(sig(a))
+	z.SetUint64(sig64(a))
 	return z.Lsh(z, uint(unitShift(l)))
 }
 
@@ -548,7 +548,7 @@ func (s *Sampler) Check() error {
 			w = new(level)
 			want[l] = w
 		}
-		g := sig(a)
+		g := sig64(a)
 		w.n++
 		w.sum.add(g)
 		w.wb += bnd(l, j)

@@ -9,10 +9,11 @@ import (
 )
 
 // sol is Lemma 1 solved for one ε: ρ, the sum s of the ρ largest keys, and
-// where the head ends. The head is every level above lvl, every group of
-// lvl above grp, and the first h entries of strad (the group grp of lvl
-// sorted by key descending); the rest is the tail. lvl = −1: every
-// positive key is in the head; grp = −1: all of lvl is.
+// the threshold θ that splits the head from the tail: a key is among the ρ
+// largest exactly when it is ≥ θ. lvl is the level where the head ends (−1:
+// every positive key is in the head) and grp its straddling group, the
+// first from the top whose lower edge is below the cutoff t* (−1: all of
+// lvl is in the head), of which h items are in the head.
 type sol struct {
 	n       int
 	eps     float64
@@ -20,14 +21,13 @@ type sol struct {
 	zero    bool // every key is 0: p is uniform
 	rho     int
 	s       float64 // the sum of the ρ largest keys
-	sSc     float64 // s in the unit of the top level
+	sSc     float64 // s in the top level's unit
 	top     int     // the top level
 	ts      int     // unitShift(top)
-	topKey  float64 // when uniform, the largest key
+	theta   float64
 	lvl     int
 	grp     int
 	h       int
-	strad   []entry
 }
 
 // c returns 1 − (n − ρ)ε, the mass of the head (ρ/n when uniform).
@@ -46,22 +46,9 @@ func (o *sol) headProb(a float64) float64 { return a / o.s * o.c() }
 // all out).
 func (o *sol) inHead(a float64) bool {
 	if o.uniform {
-		return a == o.topKey
+		return a == o.theta
 	}
-	if a == 0 {
-		return o.eps == 0
-	}
-	if o.lvl < 0 {
-		return true
-	}
-	l, j := locate(a)
-	switch {
-	case l != o.lvl:
-		return l > o.lvl
-	case o.grp < 0 || j != o.grp:
-		return o.grp < 0 || j > o.grp
-	}
-	return o.h > 0 && a >= o.strad[o.h-1].key
+	return a >= o.theta
 }
 
 // prob returns p* of a key a.
@@ -98,6 +85,10 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 	}
 	o.top = s.topLevel()
 	o.ts = unitShift(o.top)
+	o.theta = math.SmallestNonzeroFloat64 // every positive key, for ε > 0
+	if eps == 0 {
+		o.theta = 0 // every key, ε·λ being 0
+	}
 	if o.uniform {
 		s.solveUniform(&o)
 		return o
@@ -113,7 +104,7 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 	for l := o.top; l >= 0; l = s.nextLevel(l) {
 		lv := s.lv[l]
 		f := unitShift(l) - o.ts
-		sl := sAbove + math.Ldexp(lv.sum.float(), f)
+		sl := sAbove + scale(lv.sum.float(), f)
 		if eps == 0 || s.headAt(&o, sl, 1, l, int(int64(n)-int64(above)-lv.n), depth+3, sc, l, lv.sum) {
 			above += int(lv.n)
 			sAbove = sl
@@ -122,14 +113,15 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		}
 		// t* lies above the level's lower edge: its groups, from the top.
 		o.lvl = l
-		var part u128 // the exact sum of the groups passed, in level units
+		o.theta = scale(1, l-1074) // all of the level, unless a group straddles
+		var part u128              // the exact sum of the groups passed, in level units
 		inLevel := 0
 		for occ := lv.occ; occ != 0; {
 			j := bits.Len64(occ) - 1
 			occ &^= 1 << j
 			pj := part.plus(lv.gsum[j])
 			cj := int(lv.cnt[j])
-			if s.headAt(&o, sAbove+math.Ldexp(pj.float(), f), uint64(nG+j), l-bB, n-above-inLevel-cj, depth+3, sc, l, pj) {
+			if s.headAt(&o, sAbove+scale(pj.float(), f), uint64(nG+j), l-bB, n-above-inLevel-cj, depth+3, sc, l, pj) {
 				part, inLevel = pj, inLevel+cj
 				continue
 			}
@@ -139,7 +131,7 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 			break
 		}
 		above += inLevel
-		sAbove += math.Ldexp(part.float(), f)
+		sAbove += scale(part.float(), f)
 		break
 	}
 	o.rho = above
@@ -150,34 +142,104 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		o.rho = n
 	}
 	o.sSc = sAbove
-	o.s = math.Ldexp(sAbove, o.ts-1074)
+	o.s = scale(sAbove, o.ts-1074)
 	return o
 }
 
-// resolve finds the head of the straddling group j of level l: its keys
-// sorted, the predicate tested at the last key of each run of ties. part is
-// the exact sum of the level's groups above j, sAbove and above the sum and
-// count of the levels above. It sets o.strad and o.h and returns part plus
-// the head's sum.
+// resolve finds the head of the straddling group j of level l, with keys
+// in [lo, hi): part is the exact sum of the level's groups above j, sAbove
+// and above the sum and count of the keys above the group. It sets o.h and
+// o.theta and returns part plus the sum of the group's head keys.
+//
+// The group's count c and exact sum Σ bracket t* before any key is read:
+// with A the sum above and k the count below the group, max(b, t) lies
+// between b and b + (t − lo) for every key b of the group, so
+//
+//	t_L = ε(A + Σ)/(1 − εk) ≤ t* ≤ ε(A + Σ − c·lo)/(1 − ε(k + c)) = t_U.
+//
+// One pass sorts the keys into the head (≥ t_U), the tail (< t_L) and the
+// few between, which alone are sorted and tested; the bracket is about c/n
+// of the group's width wide.
 func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth int) u128 {
-	es := append(sc.strad[:0], lv.ents[j]...)
-	sortDesc(es)
-	sc.strad = es
-	o.strad = es
+	c := int(lv.cnt[j])
 	f := unitShift(l) - o.ts
-	pre := part
+	k := o.n - above - c
+	eps := o.eps
+	sig := lv.gsum[j]
+	loInt := uint64(nG+j) << max(l-bB-unitShift(l), 0) >> max(unitShift(l)+bB-l, 0) // lo in level units
+	var excess u128                                                                 // Σ − c·lo ≥ 0, exactly
+	clHi, clLo := bits.Mul64(uint64(c), loInt)
+	var borrow uint64
+	excess.lo, borrow = bits.Sub64(sig.lo, clLo, 0)
+	excess.hi = sig.hi - clHi - borrow
+	a := sAbove + scale(part.float(), f)
+	tl := eps * (a + scale(sig.float(), f)) / (1 - eps*float64(k))
+	tu := math.Inf(1)
+	if d := 1 - eps*float64(k+c); d > 0 {
+		tu = eps * (a + scale(excess.float(), f)) / d
+	}
+	// In level units, widened by far more than their roundings.
+	delta := float64(depth+32) * 0x1p-52
+	tl = scale(tl, -f) * (1 - delta)
+	tu = scale(tu, -f) * (1 + delta)
+	es := sc.strad[:0]
+	var head u128
+	nh := 0
+	minHead := math.Inf(1)
+	for _, e := range lv.ents[j] {
+		g := sig64(e.key)
+		x := float64(g)
+		switch {
+		case x >= tu:
+			head.add(g)
+			nh++
+			minHead = min(minHead, e.key)
+		case x >= tl:
+			es = append(es, e)
+		}
+	}
+	sc.strad = es
+	sortDesc(es)
+	pre := part.plus(head)
+	o.h = nh
+	if nh > 0 {
+		o.theta = minHead
+	} else {
+		o.theta = hiEdge(l, j)
+	}
 	for r := 0; r < len(es); r++ {
-		pre.add(sig(es[r].key))
+		pre.add(sig64(es[r].key))
 		if r+1 < len(es) && es[r+1].key == es[r].key {
 			continue
 		}
-		if !s.headAt(o, sAbove+math.Ldexp(pre.float(), f), sig(es[r].key), unitShift(l), o.n-above-(r+1), depth+3, sc, l, pre) {
+		if !s.headAt(o, sAbove+scale(pre.float(), f), sig64(es[r].key), unitShift(l), o.n-above-nh-(r+1), depth+3, sc, l, pre) {
 			break
 		}
-		o.h = r + 1
+		o.h = nh + r + 1
+		o.theta = es[r].key
 		part = pre
 	}
+	if o.h == nh {
+		part = part.plus(head)
+	}
 	return part
+}
+
+// hiEdge returns the smallest float above every key of group j of level l.
+func hiEdge(l, j int) float64 {
+	if l >= bB {
+		return scale(float64(nG+j+1), l-bB-1074)
+	}
+	v := uint64(nG+j) >> (bB - l)
+	return scale(float64(v+1), -1074)
+}
+
+// scale returns x·2^k, by a multiplication where 2^k is a normal float.
+func scale(x float64, k int) float64 {
+	if k >= -1022 && k <= 1023 {
+		return x * math.Float64frombits(uint64(k+1023)<<52)
+	}
+	return math.Ldexp(x, k)
 }
 
 // headAt reports whether ε·(S + t·k) ≤ t, that is H(t) ≤ 0: every key at
@@ -188,7 +250,7 @@ func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, s
 // decided exactly from the level sums: the levels above l, plus part (in
 // l's unit) for level l.
 func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *scratch, l int, part u128) bool {
-	tSc := math.Ldexp(float64(tm), te-o.ts)
+	tSc := scale(float64(tm), te-o.ts)
 	q := o.eps * (sSc + tSc*float64(k))
 	// Relative errors below slack − 1, and absolute ones, from values
 	// that underflowed, far below 2^-1000 (at most 2^32 of them, each
@@ -236,9 +298,9 @@ func (s *Sampler) solveUniform(o *sol) {
 			cnt++
 		}
 	}
-	o.topKey, o.rho = top, cnt
+	o.theta, o.rho = top, cnt
 	o.s = float64(cnt) * top
-	o.sSc = math.Ldexp(o.s, 1074-o.ts)
+	o.sSc = scale(o.s, 1074-o.ts)
 }
 
 // Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps: ρ exact, decided
