@@ -196,8 +196,7 @@ func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
 		}
 		j, _ = fenFind(&lv.fb, lo+below(src, lv.wb-lo))
 	}
-	es := lv.ents[j]
-	e := es[below(src, uint64(len(es)))]
+	e := lv.at(j, int(below(src, uint64(lv.cnt[j]))))
 	m, b := accept(o, t, l, j, e.key)
 	if m != b && uniform(src)*b >= m {
 		return -1, 0
@@ -216,7 +215,7 @@ func (s *Sampler) tailItem(o *sol, t *table, r uint64) (int, float64) {
 	if x < t.lvTail {
 		lv := s.lv[o.lvl]
 		j, b := fenFind(&lv.fc, uint32(x))
-		return int(lv.ents[j][x-int(b)].item), o.eps
+		return int(lv.at(j, x-int(b)).item), o.eps
 	}
 	prev := t.lvTail
 	c := t.tcum
@@ -235,7 +234,7 @@ func (s *Sampler) tailItem(o *sol, t *table, r uint64) (int, float64) {
 		}
 		lv := s.lv[t.tlv[lo]]
 		j, b := fenFind(&lv.fc, uint32(x-prev))
-		return int(lv.ents[j][x-prev-int(b)].item), o.eps
+		return int(lv.at(j, x-prev-int(b)).item), o.eps
 	}
 	if len(c) > 0 {
 		prev = c[len(c)-1]
@@ -404,8 +403,8 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 	groups := func(l int, f *[nG + 1]uint32, fb *[nG + 1]uint64, total float64, from, to int, pr float64, tail bool) {
 		lv := s.lv[l]
 		for j := from; j < to; j++ {
-			es := lv.ents[j]
-			if len(es) == 0 {
+			c := int(lv.cnt[j])
+			if c == 0 {
 				continue
 			}
 			w := 1.0
@@ -415,18 +414,18 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 			case f != nil:
 				w = float64(fenPrefix(f, j+1) - fenPrefix(f, j))
 			}
-			pe := pr * w / total / float64(len(es))
-			for _, e := range es {
+			pe := pr * w / total / float64(c)
+			lv.each(j, func(e entry) {
 				if tail {
 					dst[e.item] += pe
-					continue
+					return
 				}
 				if o.prob(e.key) == 0 {
-					continue
+					return
 				}
 				m, b := accept(&o, t, l, j, e.key)
 				dst[e.item] += pe * (m / b)
-			}
+			})
 		}
 	}
 	for _, r := range t.rows {

@@ -24,6 +24,14 @@ const (
 	nLevels = 2098
 	// maxSumLevel is the level of MaxSum = 2^831 = 2^1905 units.
 	maxSumLevel = 831 + 1074
+	// A group of more than kSplit items, in a level of at least 12 bits,
+	// is split into 64 sub-buckets by the next six mantissa bits, so that
+	// Solve reads one sub-bucket of the group that straddles t*, not the
+	// group; a split group of fewer than kMerge items is merged again.
+	// The gap between the two keeps a key moving back and forth from
+	// splitting and merging each time.
+	kSplit = 512
+	kMerge = 128
 )
 
 // entry is one item of a group: its key beside it, so that a draw reads
@@ -77,7 +85,79 @@ type level struct {
 	gsum [nG]u128
 	fb   [nG + 1]uint64 // Fenwick tree of cnt[j]·bnd(j)
 	fc   [nG + 1]uint32 // Fenwick tree of cnt[j]
+	ents [nG][]entry    // a flat group's entries
+	sub  [nG]*sub       // a split group's sub-buckets
+}
+
+// sub holds the items of a split group in 64 sub-buckets by the six
+// mantissa bits after the group's, with their counts and exact sums.
+type sub struct {
+	occ  uint64
+	cnt  [nG]int32
+	sum  [nG]u128
+	fc   [nG + 1]uint32 // Fenwick tree of cnt
 	ents [nG][]entry
+}
+
+// subOf returns the sub-bucket of a key of level l ≥ 12.
+func subOf(a float64, l int) int {
+	b := math.Float64bits(a)
+	m := b & (1<<52 - 1)
+	if b>>52 > 0 {
+		return int(m>>(52-2*bB)) & (nG - 1)
+	}
+	return int(m>>(l-2*bB)) & (nG - 1)
+}
+
+// at returns the entry of index r in group j: its slot r, or, split, the
+// slot r counted through its sub-buckets in turn.
+func (lv *level) at(j, r int) entry {
+	if sb := lv.sub[j]; sb != nil {
+		k, b := fenFind(&sb.fc, uint32(r))
+		return sb.ents[k][r-int(b)]
+	}
+	return lv.ents[j][r]
+}
+
+// each calls f with every entry of group j.
+func (lv *level) each(j int, f func(entry)) {
+	if sb := lv.sub[j]; sb != nil {
+		for _, es := range sb.ents {
+			for _, e := range es {
+				f(e)
+			}
+		}
+		return
+	}
+	for _, e := range lv.ents[j] {
+		f(e)
+	}
+}
+
+// push appends e to *es, growing it by a quarter, not by append's
+// doubling of small slices (the groups' spare room is most of the memory
+// above the items' own), and returns its slot.
+func push(es *[]entry, e entry) int32 {
+	x := *es
+	if len(x) == cap(x) {
+		x = append(make([]entry, 0, len(x)+len(x)/4+4), x...)
+	}
+	*es = append(x, e)
+	return int32(len(x))
+}
+
+// pop removes the entry at slot p of *es, moving the last entry into it,
+// and returns the item moved, or −1.
+func pop(es *[]entry, p int32) int32 {
+	x := *es
+	last := int32(len(x) - 1)
+	moved := int32(-1)
+	if p != last {
+		x[p] = x[last]
+		moved = x[p].item
+	}
+	*es = x[:last]
+	return moved
 }
 
 // Sampler is a law-exact dynamic sampler of p* (Lemma 1) with O(1)
@@ -88,7 +168,8 @@ type Sampler struct {
 	zeros []int32 // the items whose key is 0
 	lv    []*level
 	occ   [(nLevels + 63) / 64]uint64 // levels that hold items
-	free  []*level
+	free  []*level                    // emptied levels, kept for reuse
+	subs  []*sub                      // emptied sub-buckets, kept for reuse
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -202,14 +283,7 @@ func (s *Sampler) insert(i int, a float64) {
 		s.lv[l] = lv
 		s.occ[l>>6] |= 1 << (l & 63)
 	}
-	es := lv.ents[j]
-	if len(es) == cap(es) {
-		// Grow by a quarter, not append's doubling of small slices: the
-		// groups' spare room is most of the memory above the items' own.
-		es = append(make([]entry, 0, len(es)+len(es)/4+4), es...)
-	}
-	s.pos[i] = int32(len(es))
-	lv.ents[j] = append(es, entry{a, int32(i)})
+	e := entry{a, int32(i)}
 	g := sig64(a)
 	b := bnd(l, j)
 	lv.n++
@@ -220,6 +294,58 @@ func (s *Sampler) insert(i int, a float64) {
 	lv.gsum[j].add(g)
 	fenAdd(&lv.fb, j, b)
 	fenAdd(&lv.fc, j, 1)
+	if sb := lv.sub[j]; sb != nil {
+		k := subOf(a, l)
+		s.pos[i] = push(&sb.ents[k], e)
+		sb.occ |= 1 << k
+		sb.cnt[k]++
+		sb.sum[k].add(g)
+		fenAdd(&sb.fc, k, 1)
+		return
+	}
+	s.pos[i] = push(&lv.ents[j], e)
+	if lv.cnt[j] > kSplit && l >= 2*bB {
+		s.split(lv, l, j)
+	}
+}
+
+// split moves the entries of group j of level l into sub-buckets.
+func (s *Sampler) split(lv *level, l, j int) {
+	var sb *sub
+	if k := len(s.subs); k > 0 {
+		sb, s.subs = s.subs[k-1], s.subs[:k-1]
+	} else {
+		sb = new(sub)
+	}
+	for _, e := range lv.ents[j] {
+		k := subOf(e.key, l)
+		s.pos[e.item] = push(&sb.ents[k], e)
+		sb.occ |= 1 << k
+		sb.cnt[k]++
+		sb.sum[k].add(sig64(e.key))
+		fenAdd(&sb.fc, k, 1)
+	}
+	lv.ents[j] = nil
+	lv.sub[j] = sb
+}
+
+// merge moves the entries of split group j back into one slice, and
+// keeps the emptied sub-buckets, with their capacity, for the next split.
+func (s *Sampler) merge(lv *level, j int) {
+	sb := lv.sub[j]
+	c := int(lv.cnt[j])
+	es := make([]entry, 0, c+c/4+4)
+	for k := range sb.ents {
+		for _, e := range sb.ents[k] {
+			s.pos[e.item] = int32(len(es))
+			es = append(es, e)
+		}
+		sb.ents[k] = sb.ents[k][:0]
+	}
+	sb.occ, sb.cnt, sb.sum, sb.fc = 0, [nG]int32{}, [nG]u128{}, [nG + 1]uint32{}
+	lv.ents[j] = es
+	lv.sub[j] = nil
+	s.subs = append(s.subs, sb)
 }
 
 // remove takes item i, whose key is a, out of its group, moving the
@@ -242,14 +368,21 @@ func (s *Sampler) remove(i int, a float64) {
 	}
 	l, j := locate(a)
 	lv := s.lv[l]
-	es := lv.ents[j]
-	last := int32(len(es) - 1)
-	if p != last {
-		es[p] = es[last]
-		s.pos[es[p].item] = p
-	}
-	lv.ents[j] = es[:last]
 	g := sig64(a)
+	if sb := lv.sub[j]; sb != nil {
+		k := subOf(a, l)
+		if moved := pop(&sb.ents[k], p); moved >= 0 {
+			s.pos[moved] = p
+		}
+		sb.cnt[k]--
+		sb.sum[k].sub(g)
+		fenAdd(&sb.fc, k, ^uint32(0))
+		if sb.cnt[k] == 0 {
+			sb.occ &^= 1 << k
+		}
+	} else if moved := pop(&lv.ents[j], p); moved >= 0 {
+		s.pos[moved] = p
+	}
 	b := bnd(l, j)
 	lv.n--
 	lv.sum.sub(g)
@@ -260,6 +393,9 @@ func (s *Sampler) remove(i int, a float64) {
 	fenAdd(&lv.fc, j, ^uint32(0))
 	if lv.cnt[j] == 0 {
 		lv.occ &^= 1 << j
+	}
+	if lv.sub[j] != nil && lv.cnt[j] < kMerge {
+		s.merge(lv, j)
 	}
 	if lv.n == 0 {
 		s.lv[l] = nil
@@ -494,12 +630,26 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 // capacity.
 func (s *Sampler) Bytes() int {
 	b := int(unsafe.Sizeof(*s)) + 8*cap(s.keys) + 4*cap(s.pos) + 4*cap(s.zeros) + 8*cap(s.lv) + 8*cap(s.free)
-	lvBytes := func(lv *level) int {
-		t := int(unsafe.Sizeof(*lv))
-		for _, es := range lv.ents {
+	subBytes := func(sb *sub) int {
+		t := int(unsafe.Sizeof(*sb))
+		for _, es := range sb.ents {
 			t += int(unsafe.Sizeof(entry{})) * cap(es)
 		}
 		return t
+	}
+	lvBytes := func(lv *level) int {
+		t := int(unsafe.Sizeof(*lv))
+		for j, es := range lv.ents {
+			t += int(unsafe.Sizeof(entry{})) * cap(es)
+			if sb := lv.sub[j]; sb != nil {
+				t += subBytes(sb)
+			}
+		}
+		return t
+	}
+	b += 8 * cap(s.subs)
+	for _, sb := range s.subs {
+		b += subBytes(sb)
 	}
 	for _, lv := range s.lv {
 		if lv != nil {
@@ -540,13 +690,25 @@ func (s *Sampler) Check() error {
 			return fmt.Errorf("levels: item %d (key %v) in level %d, which is not allocated", i, a, l)
 		}
 		p := int(s.pos[i])
-		if p >= len(lv.ents[j]) || lv.ents[j][p] != (entry{a, int32(i)}) {
-			return fmt.Errorf("levels: item %d (key %v) not at its position %d of level %d group %d", i, a, p, l, j)
-		}
+		es := lv.ents[j]
 		w := want[l]
 		if w == nil {
 			w = new(level)
 			want[l] = w
+		}
+		if sb := lv.sub[j]; sb != nil {
+			k := subOf(a, l)
+			es = sb.ents[k]
+			if w.sub[j] == nil {
+				w.sub[j] = new(sub)
+			}
+			ws := w.sub[j]
+			ws.occ |= 1 << k
+			ws.cnt[k]++
+			ws.sum[k].add(sig64(a))
+		}
+		if p >= len(es) || es[p] != (entry{a, int32(i)}) {
+			return fmt.Errorf("levels: item %d (key %v) not at its position %d of level %d group %d", i, a, p, l, j)
 		}
 		g := sig64(a)
 		w.n++
@@ -580,8 +742,17 @@ func (s *Sampler) Check() error {
 			return fmt.Errorf("levels: level %d group bitmap %x, recomputed %x", l, lv.occ, w.occ)
 		}
 		for j := range nG {
-			if lv.cnt[j] != w.cnt[j] || lv.gsum[j] != w.gsum[j] || len(lv.ents[j]) != int(w.cnt[j]) {
-				return fmt.Errorf("levels: level %d group %d count/sum/entries %d/%v/%d, recomputed %d/%v", l, j, lv.cnt[j], lv.gsum[j], len(lv.ents[j]), w.cnt[j], w.gsum[j])
+			held := len(lv.ents[j])
+			if sb := lv.sub[j]; sb != nil {
+				if err := checkSub(l, j, sb, w.sub[j], int(lv.cnt[j])); err != nil {
+					return err
+				}
+				held += int(lv.cnt[j])
+			} else if l >= 2*bB && lv.cnt[j] > kSplit {
+				return fmt.Errorf("levels: level %d group %d holds %d items unsplit", l, j, lv.cnt[j])
+			}
+			if lv.cnt[j] != w.cnt[j] || lv.gsum[j] != w.gsum[j] || held != int(w.cnt[j]) {
+				return fmt.Errorf("levels: level %d group %d count/sum/entries %d/%v/%d, recomputed %d/%v", l, j, lv.cnt[j], lv.gsum[j], held, w.cnt[j], w.gsum[j])
 			}
 			fenAdd(&w.fb, j, uint64(w.cnt[j])*bnd(l, j))
 			fenAdd(&w.fc, j, uint32(w.cnt[j]))
@@ -589,6 +760,30 @@ func (s *Sampler) Check() error {
 		if lv.fb != w.fb || lv.fc != w.fc {
 			return fmt.Errorf("levels: level %d Fenwick trees differ from the recomputed ones", l)
 		}
+	}
+	return nil
+}
+
+// checkSub compares the sub-buckets sb of group j of level l, holding c
+// items, with those recomputed, w.
+func checkSub(l, j int, sb, w *sub, c int) error {
+	if w == nil {
+		w = new(sub)
+	}
+	if c < kMerge {
+		return fmt.Errorf("levels: level %d group %d split with %d items", l, j, c)
+	}
+	if sb.occ != w.occ || sb.cnt != w.cnt || sb.sum != w.sum {
+		return fmt.Errorf("levels: level %d group %d sub-bucket bitmap/counts/sums differ from the recomputed ones", l, j)
+	}
+	for k := range nG {
+		if len(sb.ents[k]) != int(sb.cnt[k]) {
+			return fmt.Errorf("levels: level %d group %d sub-bucket %d holds %d entries, count %d", l, j, k, len(sb.ents[k]), sb.cnt[k])
+		}
+		fenAdd(&w.fc, k, uint32(w.cnt[k]))
+	}
+	if sb.fc != w.fc {
+		return fmt.Errorf("levels: level %d group %d sub-bucket Fenwick tree differs from the recomputed one", l, j)
 	}
 	return nil
 }

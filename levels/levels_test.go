@@ -258,16 +258,26 @@ type state struct {
 	pos   []int32
 	zeros []int32
 	lv    map[int]level
+	subs  map[[2]int]sub
 	occ   [(nLevels + 63) / 64]uint64
 }
 
 func snapshot(s *Sampler) state {
-	st := state{keys: slices.Clone(s.keys), pos: slices.Clone(s.pos), zeros: slices.Clone(s.zeros), lv: map[int]level{}, occ: s.occ}
+	st := state{keys: slices.Clone(s.keys), pos: slices.Clone(s.pos), zeros: slices.Clone(s.zeros),
+		lv: map[int]level{}, subs: map[[2]int]sub{}, occ: s.occ}
 	for l, lv := range s.lv {
 		if lv != nil {
 			c := *lv
 			for j := range c.ents {
 				c.ents[j] = slices.Clone(c.ents[j])
+				if sb := c.sub[j]; sb != nil {
+					d := *sb
+					for k := range d.ents {
+						d.ents[k] = slices.Clone(d.ents[k])
+					}
+					st.subs[[2]int{l, j}] = d
+					c.sub[j] = nil
+				}
 			}
 			st.lv[l] = c
 		}
@@ -380,3 +390,67 @@ func TestSetBatchLastWins(t *testing.T) {
 }
 
 var _ = errors.Is
+
+// splitGroups returns the number of split groups.
+func splitGroups(s *Sampler) int {
+	c := 0
+	for _, lv := range s.lv {
+		if lv != nil {
+			for _, sb := range lv.sub {
+				if sb != nil {
+					c++
+				}
+			}
+		}
+	}
+	return c
+}
+
+// Groups split into sub-buckets past 512 items and merge back below 128,
+// through Set, SetBatch and Load, keeping every invariant and the exact
+// law, whether the straddling group is split or not.
+func TestSplitMerge(t *testing.T) {
+	scales := []int{-1060, -1, 300}
+	for seed := range 8 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 2))
+		n := 600 + rng.IntN(600)
+		x := math.Ldexp(1, scales[seed%3])
+		eps := []float64{0, 1 / float64(2*n), 1 / float64(n), 0.9 / float64(n), 1e-9}[seed%5]
+		keys := oneGroup(rng, n, x)
+		for i := range keys {
+			if rng.IntN(8) == 0 {
+				keys[i] = rng.ExpFloat64() * x // other groups
+			}
+		}
+		s := load(t, keys)
+		require.NoError(t, s.Check())
+		require.Positive(t, splitGroups(s), "a group of %d keys split", n)
+		requireLaw(t, s, keys, eps)
+		// Move most keys out of the big group and back in, one by one and
+		// in batches.
+		for round := range 3 {
+			for i := range keys {
+				if rng.IntN(16) > 0 {
+					keys[i] = x * (4 + rng.Float64())
+					if round == 1 {
+						keys[i] = x * (1 + rng.Float64()*0x1p-7)
+					}
+					require.NoError(t, s.Set(i, keys[i]))
+				}
+			}
+			require.NoError(t, s.Check())
+			if round != 1 {
+				require.Zero(t, splitGroups(s), "merged again")
+			}
+			items := rng.Perm(n)[:n/2]
+			nk := make([]float64, len(items))
+			for k, i := range items {
+				nk[k] = x * (1 + rng.Float64()*0x1p-7)
+				keys[i] = nk[k]
+			}
+			require.NoError(t, s.SetBatch(items, nk))
+			require.NoError(t, s.Check())
+			requireLaw(t, s, keys, eps)
+		}
+	}
+}

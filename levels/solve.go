@@ -146,10 +146,43 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 	return o
 }
 
-// resolve finds the head of the straddling group j of level l, with keys
-// in [lo, hi): part is the exact sum of the level's groups above j, sAbove
-// and above the sum and count of the keys above the group. It sets o.h and
-// o.theta and returns part plus the sum of the group's head keys.
+// resolve finds the head of the straddling group j of level l: part is
+// the exact sum of the level's groups above j, sAbove and above the sum and
+// count of the keys above the group. It sets o.h and o.theta and returns
+// part plus the sum of the group's head keys. A split group is walked by
+// its sub-buckets, as the level by its groups, down to the one that
+// straddles t*.
+func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth int) u128 {
+	sb := lv.sub[j]
+	if sb == nil {
+		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, part, sAbove, above, depth)
+	}
+	f := unitShift(l) - o.ts
+	in := 0
+	for occ := sb.occ; occ != 0; {
+		k := bits.Len64(occ) - 1
+		occ &^= 1 << k
+		pk := part.plus(sb.sum[k])
+		ck := int(sb.cnt[k])
+		tm := uint64(nG*nG + nG*j + k) // the sub-bucket's lower edge, in units of 2^(l−12)
+		if s.headAt(o, sAbove+scale(pk.float(), f), tm, l-2*bB, o.n-above-in-ck, depth+3, sc, l, pk) {
+			part, in = pk, in+ck
+			o.theta = scale(float64(tm), l-2*bB-1074)
+			continue
+		}
+		part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, part, sAbove, above+in, depth)
+		o.h += in
+		return part
+	}
+	o.h = in
+	return part
+}
+
+// bracket finds the head among the keys es of the straddling group or
+// sub-bucket of level l, of exact sum sum, whose keys lie in [lo, hi),
+// lo = tm·2^te units: part is the exact sum of the level's keys above
+// them, sAbove and above the sum and count of the keys above them. It sets
+// o.h and o.theta and returns part plus the sum of their head keys.
 //
 // The group's count c and exact sum Σ bracket t* before any key is read:
 // with A the sum above and k the count below the group, max(b, t) lies
@@ -160,14 +193,13 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 // One pass sorts the keys into the head (≥ t_U), the tail (< t_L) and the
 // few between, which alone are sorted and tested; the bracket is about c/n
 // of the group's width wide.
-func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth int) u128 {
-	c := int(lv.cnt[j])
+func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l int, part u128, sAbove float64, above, depth int) u128 {
+	c := len(ents)
 	f := unitShift(l) - o.ts
 	k := o.n - above - c
 	eps := o.eps
-	sig := lv.gsum[j]
-	loInt := uint64(nG+j) << max(l-bB-unitShift(l), 0) >> max(unitShift(l)+bB-l, 0) // lo in level units
-	var excess u128                                                                 // Σ − c·lo ≥ 0, exactly
+	loInt := tm << max(te-unitShift(l), 0) >> max(unitShift(l)-te, 0) // lo in level units
+	var excess u128                                                   // Σ − c·lo ≥ 0, exactly
 	clHi, clLo := bits.Mul64(uint64(c), loInt)
 	var borrow uint64
 	excess.lo, borrow = bits.Sub64(sig.lo, clLo, 0)
@@ -186,7 +218,7 @@ func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, s
 	var head u128
 	nh := 0
 	minHead := math.Inf(1)
-	for _, e := range lv.ents[j] {
+	for _, e := range ents {
 		g := sig64(e.key)
 		x := float64(g)
 		switch {
@@ -205,7 +237,7 @@ func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, s
 	if nh > 0 {
 		o.theta = minHead
 	} else {
-		o.theta = hiEdge(l, j)
+		o.theta = hi
 	}
 	for r := 0; r < len(es); r++ {
 		pre.add(sig64(es[r].key))
