@@ -6,7 +6,7 @@ import (
 	"sync"
 )
 
-// BatchSetter is the optional fast path of SetBatch: a Sampler that applies
+// BatchSetter is the optional fast path of SetBatch: a sampler that applies
 // many key changes at once, with the semantics of SetBatch.
 type BatchSetter interface {
 	SetBatch(items []int, keys []float64) error
@@ -23,14 +23,14 @@ type BatchSetter interface {
 // ErrKey (wrapped, naming the position in the batch) for the first bad entry,
 // and ErrKey if the keys after the batch would sum to more than MaxSum.
 //
-// A Sampler with a SetBatch method of its own (BatchSetter) is handed the
-// batch. Any other is changed by Set, first the keys that go down, then the
+// s may be any Distribution, of either kind. One with a SetBatch method of
+// its own (BatchSetter) is handed the batch. Any other is changed by Set, first the keys that go down, then the
 // keys that go up, so that no intermediate sum exceeds the final one; if
 // the last Set still refuses (the sum passes MaxSum), the keys already set
 // are restored in reverse order. Its working memory is pooled: it allocates
 // nothing in steady state, and calls on different Samplers may run
 // concurrently.
-func SetBatch(s Sampler, items []int, keys []float64) error {
+func SetBatch(s Distribution, items []int, keys []float64) error {
 	if len(items) != len(keys) {
 		return fmt.Errorf("%w: %d items but %d keys", ErrBatch, len(items), len(keys))
 	}

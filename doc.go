@@ -34,6 +34,18 @@
 // all backends return the same item, up to floating point within 1e-9 of an
 // interval's edge.
 //
+// # Two kinds of sampler
+//
+// Distribution is what every sampler shares: the keys, Solve (the exact ρ
+// and λ) and Prob. A Sampler is map-exact: it also has Sample, Algorithm
+// 4's map from a uniform number to an item, and every Sampler returns the
+// same item for the same keys, ε and u. A LawSampler is law-exact: it has
+// no such map, and draws with its own use of a source of randomness; its
+// draws have exactly the law p*, and its Solve, Prob and errors are those
+// of a Sampler. Draw, DrawBatch and SetBatch take either kind, and so do
+// package srg, the kit (samplertest.Run for the map, samplertest.RunLaw
+// for the law) and the benchmarks.
+//
 // # From a uniform number to an item
 //
 // Sample(ε, u) maps u in [0, 1) to an item as Algorithm 4 of the paper does.

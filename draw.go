@@ -43,7 +43,7 @@ func uniform(src rand.Source) float64 {
 // check returns the error Sample would return for eps, without consuming
 // randomness: ErrEmpty for a sampler with no items, ErrEpsilon for ε outside
 // [0, 1/n] or NaN.
-func check(s Sampler, eps float64) error {
+func check(s Distribution, eps float64) error {
 	n := s.Len()
 	if n == 0 {
 		return ErrEmpty
@@ -54,16 +54,32 @@ func check(s Sampler, eps float64) error {
 	return nil
 }
 
-// Draw draws one item of s at bound eps, using one uniform number from src.
+// Draw draws one item of s at bound eps and returns it with its
+// probability p*, which is never 0.
 //
-// The uniform number is u = float64(src.Uint64()>>11)·2⁻⁵³, in [0, 1), and
-// the item is s.Sample(eps, u). An invalid sampler or bound (ErrEmpty,
-// ErrEpsilon) is reported before src is used, and s is never modified.
-func Draw(s Sampler, eps float64, src rand.Source) (i int, p float64, err error) {
+// For a Sampler, it uses one uniform number from src,
+// u = float64(src.Uint64()>>11)·2⁻⁵³ in [0, 1), and the item is
+// s.Sample(eps, u). For a LawSampler, it is s.Draw(eps, src), which may use
+// several numbers. An invalid sampler or bound (ErrEmpty, ErrEpsilon) is
+// reported before src is used, and s is never modified. Draw panics if s is
+// neither a Sampler nor a LawSampler; a type that is both is used as a
+// Sampler.
+func Draw(s Distribution, eps float64, src rand.Source) (i int, p float64, err error) {
 	if err := check(s, eps); err != nil {
 		return 0, 0, err
 	}
-	return s.Sample(eps, uniform(src))
+	switch s := s.(type) {
+	case Sampler:
+		return s.Sample(eps, uniform(src))
+	case LawSampler:
+		return s.Draw(eps, src)
+	}
+	panic(noDraw(s))
+}
+
+// noDraw is the panic value for a Distribution that cannot draw.
+func noDraw(s Distribution) string {
+	return fmt.Sprintf("reweighted: %T is neither a Sampler nor a LawSampler", s)
 }
 
 // sampleMany sets items[k], probs[k] to s.Sample(eps, us[k]) for every k,
@@ -82,7 +98,8 @@ func sampleMany(s Sampler, eps float64, us []float64, items []int, probs []float
 	return nil
 }
 
-// DrawBatch fills items and probs (same length m) with m draws at bound eps.
+// DrawBatch fills items and probs (same length m) with m draws at bound eps
+// from s, a Sampler or a LawSampler (it panics for any other Distribution).
 // With replace, the draws are independent. Without, they are successive draws
 // from p* restricted to the items not yet drawn (ordered successive sampling):
 // items are distinct and m ≤ n. probs[k] is p*_{items[k]}, the unconditional probability.
@@ -101,6 +118,10 @@ func sampleMany(s Sampler, eps float64, us []float64, items []int, probs []float
 // (possible only at ε = 0), it draws one of them uniformly and reports
 // probs[k] = 0.
 //
+// A LawSampler is handed the batch after validation (its DrawBatch method),
+// and has the same law: its items need not be those Sample would map the
+// numbers of src to. The rest of this comment is about a Sampler.
+//
 // A Sampler that implements BatchSampler maps the uniform numbers of a
 // batch at once: all m with replacement, and without, in rounds of as
 // many as there are items still to draw, so that src gives exactly the
@@ -117,7 +138,7 @@ func sampleMany(s Sampler, eps float64, us []float64, items []int, probs []float
 // randomness and leaves items, probs and s unchanged. s is never modified.
 // An error from s during the draws (which a conforming Sampler does not
 // return after validation) leaves items and probs partly written.
-func DrawBatch(s Sampler, eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
+func DrawBatch(s Distribution, eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
 	if err := check(s, eps); err != nil {
 		return err
 	}
@@ -128,12 +149,21 @@ func DrawBatch(s Sampler, eps float64, src rand.Source, replace bool, items []in
 	if !replace && m > n {
 		return fmt.Errorf("%w: %d items without replacement from %d", ErrBatch, m, n)
 	}
+	var smp Sampler
+	switch t := s.(type) {
+	case Sampler:
+		smp = t
+	case LawSampler:
+		return t.DrawBatch(eps, src, replace, items, probs)
+	default:
+		panic(noDraw(s))
+	}
 	if replace {
 		// probs holds the uniform numbers until they are mapped.
 		for k := range probs {
 			probs[k] = uniform(src)
 		}
-		return sampleMany(s, eps, probs, items, probs)
+		return sampleMany(smp, eps, probs, items, probs)
 	}
 	sc := getDrawScratch(n, m)
 	k := 0          // items drawn
@@ -148,7 +178,7 @@ func DrawBatch(s Sampler, eps float64, src rand.Source, replace bool, items []in
 		for j := range us {
 			us[j] = uniform(src)
 		}
-		if err := sampleMany(s, eps, us, items[base:], probs[base:]); err != nil {
+		if err := sampleMany(smp, eps, us, items[base:], probs[base:]); err != nil {
 			return err // the scratch is dropped: its set is not clear
 		}
 		for j, u := range us {
@@ -207,7 +237,7 @@ func (sc *drawScratch) remove(i int)   { sc.drawn[i>>6] &^= 1 << (i & 63) }
 
 // left calls f with each item not drawn, in index order, and its p*,
 // until f returns false.
-func left(s Sampler, eps float64, sc *drawScratch, f func(i int, p float64) bool) error {
+func left(s Distribution, eps float64, sc *drawScratch, f func(i int, p float64) bool) error {
 	for i := range s.Len() {
 		if sc.has(i) {
 			continue
@@ -226,7 +256,7 @@ func left(s Sampler, eps float64, sc *drawScratch, f func(i int, p float64) bool
 // drawRest maps u to an item not drawn (k of them are) with probability
 // p*_i/Σ_{j not drawn} p*_j, by inversion over the items left in index
 // order; if they all have p* = 0, uniformly among them.
-func drawRest(s Sampler, eps, u float64, sc *drawScratch, k int) (int, float64, error) {
+func drawRest(s Distribution, eps, u float64, sc *drawScratch, k int) (int, float64, error) {
 	var total float64
 	if err := left(s, eps, sc, func(_ int, p float64) bool { total += p; return true }); err != nil {
 		return 0, 0, err

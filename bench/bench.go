@@ -10,7 +10,8 @@
 // lines the backends up; cmd/srgreport runs the same workloads through
 // testing.Benchmark to draw its scaling table and figure. Run benchmarks any
 // constructor func(n int) reweighted.Sampler, so a backend outside this module
-// gets the same workloads and the same peer.
+// gets the same workloads and the same peer; a law-exact sampler, which has
+// no Sample, takes part through Impl.Law and draws with reweighted.Draw.
 package bench
 
 import (
@@ -32,9 +33,13 @@ type Impl struct {
 	Name string
 	// MaxN is the largest n worth benchmarking (naive's Set is O(n)).
 	MaxN int
-	// New makes a sampler of n items; nil for gonum's Weighted, which has no
-	// lower bound ε and so runs only the ε = 0 step.
+	// New makes a map-exact sampler of n items; nil for a law-exact one and
+	// for gonum's Weighted, which has no lower bound ε and so runs only the
+	// ε = 0 step.
 	New func(n int) reweighted.Sampler
+	// Law makes a law-exact sampler of n items, which draws with
+	// reweighted.Draw and DrawBatch where the others Sample; nil otherwise.
+	Law func(n int) reweighted.Distribution
 	// SortedFill gives the items their keys in canonical order (item 0 the
 	// largest): naive's Set then moves nothing, a constant factor off its
 	// O(n²) fill at the largest n. The others get their keys in random
@@ -52,8 +57,8 @@ var Impls = impls()
 
 func impls() []Impl {
 	var out []Impl
-	for _, b := range backends.All {
-		out = append(out, Impl{Name: b.Name, MaxN: b.MaxN, New: b.New, SortedFill: b.LinearSet})
+	for _, b := range backends.Every() {
+		out = append(out, Impl{Name: b.Name, MaxN: b.MaxN, New: b.New, Law: b.Law, SortedFill: b.LinearSet})
 	}
 	return append(out, Impl{Name: GonumWeighted, MaxN: 1 << 20})
 }
@@ -63,15 +68,20 @@ type Op string
 
 // The workloads.
 const (
-	Step     Op = "step"      // Sample at ε = 1/(2n), then Set of the drawn item
+	Step     Op = "step"      // Sample (a law-exact sampler: Draw) at ε = 1/(2n), then Set of the drawn item
 	StepEps0 Op = "step-eps0" // the same at ε = 0
 	SetOnly  Op = "set"       // Set of a uniformly chosen item
-	Sample   Op = "sample"    // Sample at ε = 1/(2n)
+	Sample   Op = "sample"    // Sample (a law-exact sampler: Draw) at ε = 1/(2n)
 	// SampleCutoff is Sample at ε = 1/(2n) on adversarial keys: half of
 	// them exactly on the cutoff of Lemma 1, where every predicate a descent
 	// meets in the tail needs the exact decision. Not in Ops: it allocates,
 	// and costs O(n) or more per call.
 	SampleCutoff Op = "sample-cutoff"
+	// SolveCutoff is Solve at ε = 1/(2n) on keys of which half lie within
+	// a relative 10^-9 of the cutoff of Lemma 1, at random: the adversarial
+	// case for a Solve that resolves the keys near the cutoff one by one.
+	// Not in Ops.
+	SolveCutoff Op = "solve-cutoff"
 )
 
 // Ops lists the workloads.
@@ -88,7 +98,47 @@ func Sizes(lo, hi int) []int {
 
 // Supports reports whether impl runs op at size n.
 func (impl Impl) Supports(op Op, n int) bool {
-	return n <= impl.MaxN && (impl.New != nil || op == StepEps0)
+	return n <= impl.MaxN && (impl.New != nil || impl.Law != nil || op == StepEps0)
+}
+
+// dist makes impl's sampler of n items, of either kind; nil for gonum's.
+func (impl Impl) dist(n int) reweighted.Distribution {
+	switch {
+	case impl.New != nil:
+		return impl.New(n)
+	case impl.Law != nil:
+		return impl.Law(n)
+	}
+	return nil
+}
+
+// KeyLaw is the law of the keys of a workload.
+type KeyLaw string
+
+// The laws of keys.
+const (
+	// AbsNormal is |N(0, 1)|, the shape of gradient norms of a
+	// well-conditioned problem: the keys of every workload but
+	// BatchStepKeys'.
+	AbsNormal KeyLaw = "absnormal"
+	// Exp is Exp(1).
+	Exp KeyLaw = "exp"
+	// LogNormal is exp of N(0, 3²): keys over some 35 binades.
+	LogNormal KeyLaw = "lognormal"
+)
+
+// KeyLaws lists the laws of keys.
+var KeyLaws = []KeyLaw{AbsNormal, Exp, LogNormal}
+
+// draw returns a key of law l.
+func (l KeyLaw) draw(rng *rand.Rand) float64 {
+	switch l {
+	case Exp:
+		return rng.ExpFloat64()
+	case LogNormal:
+		return math.Exp(3 * rng.NormFloat64())
+	}
+	return key(rng)
 }
 
 // key draws a key: the absolute value of a standard normal, the shape of
@@ -110,8 +160,11 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 	for i := range keys {
 		keys[i] = key(rng)
 	}
-	if op == SampleCutoff {
+	switch op {
+	case SampleCutoff:
 		keys = cutoffKeys(keys, 1/float64(2*n))
+	case SolveCutoff:
+		nearCutoffKeys(keys, 1/float64(2*n), rng)
 	}
 	if impl.SortedFill {
 		slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
@@ -134,7 +187,7 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 			w.Reweight(i, key(rng))
 		}, bytes(before, after, n), nil
 	}
-	s := impl.New(n)
+	s := impl.dist(n)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	for i, a := range keys {
@@ -143,17 +196,34 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 		}
 	}
 	eps := 1 / float64(2*n)
-	switch op {
-	case Step, StepEps0:
-		if op == StepEps0 {
-			eps = 0
-		}
-		return func() {
-			i, _, err := s.Sample(eps, rng.Float64())
+	if op == StepEps0 {
+		eps = 0
+	}
+	// draw is Sample at a uniform u for a map-exact sampler (as before law-exact
+	// ones were added, so that numbers stay comparable), Draw for a law-exact one.
+	var draw func() int
+	if m, ok := s.(reweighted.Sampler); ok {
+		draw = func() int {
+			i, _, err := m.Sample(eps, rng.Float64())
 			if err != nil {
 				panic(err)
 			}
-			if err := s.Set(i, key(rng)); err != nil {
+			return i
+		}
+	} else {
+		src := rand.NewPCG(seed, 3)
+		draw = func() int {
+			i, _, err := reweighted.Draw(s, eps, src)
+			if err != nil {
+				panic(err)
+			}
+			return i
+		}
+	}
+	switch op {
+	case Step, StepEps0:
+		return func() {
+			if err := s.Set(draw(), key(rng)); err != nil {
 				panic(err)
 			}
 		}, bytes(before, after, n), nil
@@ -164,8 +234,10 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 			}
 		}, bytes(before, after, n), nil
 	case Sample, SampleCutoff:
+		return func() { draw() }, bytes(before, after, n), nil
+	case SolveCutoff:
 		return func() {
-			if _, _, err := s.Sample(eps, rng.Float64()); err != nil {
+			if _, _, err := s.Solve(eps); err != nil {
 				panic(err)
 			}
 		}, bytes(before, after, n), nil
@@ -183,13 +255,19 @@ const BatchSize = 128
 // operations and no ε, a step is m Take (its draw without replacement) and
 // m Reweight of the items taken.
 func PrepareBatch(impl Impl, n, m int, seed uint64) (run func(), err error) {
+	return PrepareBatchOf(impl, n, m, seed, AbsNormal)
+}
+
+// PrepareBatchOf is PrepareBatch with keys of law l, the initial ones and
+// those the batches set.
+func PrepareBatchOf(impl Impl, n, m int, seed uint64, l KeyLaw) (run func(), err error) {
 	if n > impl.MaxN || m > n {
 		return nil, fmt.Errorf("bench: %s does not run a batch of %d at n = %d", impl.Name, m, n)
 	}
 	rng := rand.New(rand.NewPCG(seed, uint64(n)))
 	keys := make([]float64, n)
 	for i := range keys {
-		keys[i] = key(rng)
+		keys[i] = l.draw(rng)
 	}
 	if impl.SortedFill {
 		slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
@@ -206,11 +284,11 @@ func PrepareBatch(impl Impl, n, m int, seed uint64) (run func(), err error) {
 				items[k] = i
 			}
 			for _, i := range items {
-				w.Reweight(i, key(rng))
+				w.Reweight(i, l.draw(rng))
 			}
 		}, nil
 	}
-	s := impl.New(n)
+	s := impl.dist(n)
 	for i, a := range keys {
 		if err := s.Set(i, a); err != nil {
 			return nil, err
@@ -223,7 +301,7 @@ func PrepareBatch(impl Impl, n, m int, seed uint64) (run func(), err error) {
 			panic(err)
 		}
 		for k := range batch {
-			batch[k] = key(rng)
+			batch[k] = l.draw(rng)
 		}
 		if err := reweighted.SetBatch(s, items, batch); err != nil {
 			panic(err)
@@ -264,6 +342,25 @@ func cutoffKeys(keys []float64, eps float64) []float64 {
 	rng := rand.New(rand.NewPCG(uint64(n), 3))
 	rng.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 	return keys
+}
+
+// nearCutoffKeys replaces the smaller half of keys by keys within a relative
+// 10^-9 of the tie value of Lemma 1 for the bound eps (the key a with
+// a·(1 − (n − h − 1)ε) = ε·(S(h) + a), h the number of keys kept), spread
+// at random on either side.
+func nearCutoffKeys(keys []float64, eps float64, rng *rand.Rand) {
+	n := len(keys)
+	slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
+	h := n / 2
+	sum := 0.0
+	for _, a := range keys[:h] {
+		sum += a
+	}
+	tie := eps * sum / (1 - float64(n-h)*eps)
+	for r := h; r < n; r++ {
+		keys[r] = tie * (1 + 1e-9*(2*rng.Float64()-1))
+	}
+	rng.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 }
 
 func bytes(before, after runtime.MemStats, n int) float64 {

@@ -36,6 +36,10 @@ func BenchmarkSample(b *testing.B) { benchmark(b, bench.Sample) }
 // Lemma 1: the adversarial cost of the exact decision.
 func BenchmarkSampleCutoff(b *testing.B) { benchmark(b, bench.SampleCutoff) }
 
+// BenchmarkSolveCutoff is Solve at ε = 1/(2n) on keys of which half lie
+// within a relative 10^-9 of the cutoff: every backend on the same keys.
+func BenchmarkSolveCutoff(b *testing.B) { benchmark(b, bench.SolveCutoff) }
+
 // BenchmarkBatchStep is one mini-batch step of SRG: m = 128 draws without
 // replacement at ε = 1/(2n), then the m new keys, set as one batch; gonum's
 // Weighted does m Take and m Reweight. ns/item is the time per item of the
@@ -48,26 +52,48 @@ func BenchmarkBatchStep(b *testing.B) {
 				continue
 			}
 			b.Run(fmt.Sprintf("impl=%s/n=%d", impl.Name, n), func(b *testing.B) {
-				run, err := bench.PrepareBatch(impl, n, bench.BatchSize, 1)
-				require.NoError(b, err)
-				b.ReportAllocs()
-				// The thread's CPU time as well as the wall time: on a
-				// shared machine the wall time also counts the time other
-				// processes hold the core.
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				c0, cpuOK := threadCPU()
-				for b.Loop() {
-					run()
-				}
-				c1, _ := threadCPU()
-				items := float64(b.N * bench.BatchSize)
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/items, "ns/item")
-				if cpuOK {
-					b.ReportMetric(float64((c1-c0).Nanoseconds())/items, "cpu-ns/item")
-				}
+				batchStep(b, impl, n, bench.AbsNormal)
 			})
 		}
+	}
+}
+
+// BenchmarkBatchStepKeys is BenchmarkBatchStep with Exp(1) keys and with
+// lognormal keys (exp of N(0, 3²)), at n = 2^10, 2^16 and 2^20: the keys
+// that spread over few and over many binades.
+func BenchmarkBatchStepKeys(b *testing.B) {
+	for _, impl := range bench.Impls {
+		for _, l := range []bench.KeyLaw{bench.Exp, bench.LogNormal} {
+			for _, n := range []int{1 << 10, 1 << 16, 1 << 20} {
+				if n > impl.MaxN {
+					continue
+				}
+				b.Run(fmt.Sprintf("impl=%s/keys=%s/n=%d", impl.Name, l, n), func(b *testing.B) {
+					batchStep(b, impl, n, l)
+				})
+			}
+		}
+	}
+}
+
+// batchStep times the batch steps of impl at size n with keys of law l.
+func batchStep(b *testing.B, impl bench.Impl, n int, l bench.KeyLaw) {
+	run, err := bench.PrepareBatchOf(impl, n, bench.BatchSize, 1, l)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	// The thread's CPU time as well as the wall time: on a shared machine
+	// the wall time also counts the time other processes hold the core.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, cpuOK := threadCPU()
+	for b.Loop() {
+		run()
+	}
+	c1, _ := threadCPU()
+	items := float64(b.N * bench.BatchSize)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/items, "ns/item")
+	if cpuOK {
+		b.ReportMetric(float64((c1-c0).Nanoseconds())/items, "cpu-ns/item")
 	}
 }
 
@@ -75,7 +101,7 @@ func BenchmarkBatchStep(b *testing.B) {
 // it, and the backends allocate nothing per operation.
 func TestWorkloads(t *testing.T) {
 	for _, impl := range bench.Impls {
-		for _, op := range bench.Ops {
+		for _, op := range append(bench.Ops, bench.SolveCutoff) {
 			if !impl.Supports(op, 1024) {
 				continue
 			}
@@ -83,7 +109,7 @@ func TestWorkloads(t *testing.T) {
 			require.NoError(t, err)
 			require.Positive(t, perItem, "%s/%s bytes per item", impl.Name, op)
 			allocs := testing.AllocsPerRun(100, run)
-			if impl.New != nil {
+			if impl.New != nil || impl.Law != nil {
 				require.Zero(t, allocs, "%s/%s allocations per op", impl.Name, op)
 			}
 		}
@@ -91,11 +117,13 @@ func TestWorkloads(t *testing.T) {
 	_, _, err := bench.Prepare(bench.Impls[0], bench.Step, 1<<17, 1)
 	require.Error(t, err, "naive is not benchmarked past its MaxN")
 	for _, impl := range bench.Impls {
-		run, err := bench.PrepareBatch(impl, 1024, bench.BatchSize, 7)
-		require.NoError(t, err)
-		allocs := testing.AllocsPerRun(20, run)
-		if impl.New != nil {
-			require.Zero(t, allocs, "%s batch step allocations", impl.Name)
+		for _, l := range bench.KeyLaws {
+			run, err := bench.PrepareBatchOf(impl, 1024, bench.BatchSize, 7, l)
+			require.NoError(t, err)
+			allocs := testing.AllocsPerRun(20, run)
+			if impl.New != nil || impl.Law != nil {
+				require.Zero(t, allocs, "%s batch step allocations, %s keys", impl.Name, l)
+			}
 		}
 	}
 	_, err = bench.PrepareBatch(bench.Impls[0], 1<<17, bench.BatchSize, 1)

@@ -17,7 +17,10 @@
 // a backend outside this module gets them too) and on 300 near-cutoff instances
 // (TestBackendsAgreeNearCutoff), and run the kit's state machine on a few
 // hundred items (TestStateMachines), with each backend's Check after every
-// step; both run longer with -long.
+// step; both run longer with -long. A law-exact backend, which has no
+// Sample, gets the same histories through LawHistories (keys, ρ, λ and p*
+// against naive, draws and per-attempt law against the exact oracle) and
+// the kit's law-mode state machine (TestLawStateMachines, FuzzStateMachine).
 package fuzz
 
 import (

@@ -182,12 +182,16 @@ func nudge(x *big.Rat, k int) float64 {
 	return u
 }
 
-// FuzzStateMachine bridges samplertest's rapid state machine, on up to 64
-// items, to the native fuzzer, for every backend.
+// FuzzStateMachine bridges samplertest's rapid state machines, on up to 64
+// items, to the native fuzzer: the map mode's for every map-exact backend,
+// the law mode's for every law-exact one.
 func FuzzStateMachine(f *testing.F) {
-	machines := make([]func(*testing.T, []byte), len(Backends))
-	for k, b := range Backends {
-		machines[k] = rapid.MakeFuzz(samplertest.StateMachineN(b.New, 64))
+	var machines []func(*testing.T, []byte)
+	for _, b := range Backends {
+		machines = append(machines, rapid.MakeFuzz(samplertest.StateMachineN(b.New, 64)))
+	}
+	for _, b := range backends.Law {
+		machines = append(machines, rapid.MakeFuzz(samplertest.LawStateMachineN(b.Dist, 64)))
 	}
 	f.Add([]byte{})
 	f.Add([]byte{0, 5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})

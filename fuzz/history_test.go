@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/reweighted/reweighted/internal/backends"
+	"github.com/reweighted/reweighted/samplertest"
+	"pgregory.net/rapid"
 )
 
 // Backends lists every backend of the module, naive (the reference) first.
@@ -18,5 +20,33 @@ var long = flag.Bool("long", false, "run the long state machines (up to 3,000 it
 func TestHistoriesAgree(t *testing.T) {
 	for _, b := range Backends[1:] {
 		t.Run(b.Name, func(t *testing.T) { Histories(t, b.New, *long) })
+	}
+}
+
+// TestLawHistoriesAgree runs LawHistories on every law-exact backend,
+// against naive and the exact oracle, and on btree, a map-exact backend,
+// which must pass everything a law-exact one does: a check of the harness
+// on a backend whose law is known to hold.
+func TestLawHistoriesAgree(t *testing.T) {
+	bs := backends.Law
+	if b, ok := backends.ByName("btree"); ok {
+		bs = append([]backends.Backend{b}, bs...)
+	}
+	for _, b := range bs {
+		t.Run(b.Name, func(t *testing.T) { LawHistories(t, b.Dist, *long) })
+	}
+}
+
+// TestLawStateMachines runs the kit's law-mode state machine on every
+// law-exact backend, on up to 64 items, or 1,000 with -long.
+func TestLawStateMachines(t *testing.T) {
+	for _, b := range backends.Law {
+		t.Run(b.Name, func(t *testing.T) {
+			maxN := 64
+			if *long {
+				maxN = 1000
+			}
+			rapid.Check(t, samplertest.LawStateMachineN(b.Dist, maxN))
+		})
 	}
 }

@@ -32,7 +32,7 @@ func simulate(r *rand.Rand, p *problem, x0, g0 []float64, sched schedule, ratio 
 				keys[i] = math.Sqrt(dot(g[i*d:(i+1)*d], g[i*d:(i+1)*d]))
 			}
 		}
-		s, err := load(backends[0], keys)
+		s, err := loadReference(keys)
 		if err != nil {
 			return nil, nil, err
 		}

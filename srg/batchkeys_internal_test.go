@@ -13,7 +13,7 @@ import (
 	"github.com/reweighted/reweighted/naive"
 )
 
-func newBtree(n int) reweighted.Sampler { return btree.New(n) }
+func newBtree(n int) reweighted.Distribution { return btree.New(n) }
 
 // loadedOptimizer returns an SRG optimizer at x whose sampler holds keys.
 func loadedOptimizer(t require.TestingT, p *Problem, o Options, x, keys []float64) *optimizer {
@@ -39,7 +39,7 @@ func TestSRGBatchKeysAreGradientNorms(t *testing.T) {
 		eps := genEps(t, n)
 		proto := rapid.SampledFrom([]Protocol{WithReplacement, WithoutReplacement}).Draw(t, "protocol")
 		m := rapid.IntRange(1, min(n, 5)).Draw(t, "m")
-		newSampler := rapid.SampledFrom([]func(int) reweighted.Sampler{newNaive, newBtree}).Draw(t, "sampler")
+		newSampler := rapid.SampledFrom([]func(int) reweighted.Distribution{newNaive, newBtree}).Draw(t, "sampler")
 		opt := loadedOptimizer(t, p, Options{Schedule: Constant{0.1, eps}, Batch: m, Protocol: proto,
 			NewSampler: newSampler, Seed: rapid.Uint64().Draw(t, "seed")}, x, keys)
 		require.NoError(t, opt.step())

@@ -36,11 +36,11 @@ func (p periodic) Row(i int) ([]int32, []float64) { return p.base.Row(i % period
 func BenchmarkIteration(b *testing.B) {
 	type backend struct {
 		name string
-		new  func(n int) reweighted.Sampler
+		new  func(n int) reweighted.Distribution
 	}
 	var backends []backend
-	for _, b := range all.All {
-		backends = append(backends, backend{"srg-" + b.Name, b.New})
+	for _, b := range all.Every() {
+		backends = append(backends, backend{"srg-" + b.Name, b.Dist})
 	}
 	for _, d := range []int{10, 100} {
 		var base *libsvm.Dataset
@@ -87,7 +87,7 @@ func BenchmarkIteration(b *testing.B) {
 			b.Run("impl=srg-ost-bernoulli/"+size, func(b *testing.B) {
 				setup(b)
 				benchSteps(b, p, Options{Method: SRG, Schedule: benchSchedule(p), X0: x0, Bernoulli: true,
-					NewSampler: func(n int) reweighted.Sampler { return ost.New(n) }}, true)
+					NewSampler: func(n int) reweighted.Distribution { return ost.New(n) }}, true)
 			})
 		}
 	}
@@ -130,14 +130,14 @@ func BenchmarkBatch(b *testing.B) {
 				setup(b)
 				benchBatch(b, p, Options{Method: SGD, Schedule: benchSchedule(p), Batch: m, Protocol: proto, X0: x0})
 			})
-			for _, be := range all.All {
+			for _, be := range all.Every() {
 				if be.LinearSet {
 					continue
 				}
 				b.Run("impl=srg-"+be.Name+"/"+size, func(b *testing.B) {
 					setup(b)
 					benchBatch(b, p, Options{Method: SRG, Schedule: benchSchedule(p), Batch: m, Protocol: proto, X0: x0,
-						NewSampler: be.New})
+						NewSampler: be.Dist})
 				})
 			}
 		}

@@ -101,7 +101,7 @@ func ExampleOptions_suboptimality() {
 		for seed := range uint64(10) {
 			tr, err := srg.Run(p, srg.Options{
 				Method: m, Schedule: srg.ExperimentalConstant(p.Len(), p.Lmax()),
-				NewSampler: func(n int) reweighted.Sampler { return ost.New(n) },
+				NewSampler: func(n int) reweighted.Distribution { return ost.New(n) },
 				Epochs:     30, PerEpoch: 1, XStar: sol.X, Suboptimality: true, Seed: seed,
 			})
 			if err != nil {

@@ -77,7 +77,7 @@ func ExampleLoss() {
 		tr, err := srg.Run(p, srg.Options{
 			Method:     srg.SRG,
 			Schedule:   srg.Constant{Alpha: 1 / (2 * p.Lmax()), Eps: 1 / (2 * float64(p.Len()))},
-			NewSampler: func(n int) reweighted.Sampler { return ost.New(n) },
+			NewSampler: func(n int) reweighted.Distribution { return ost.New(n) },
 			Epochs:     3000, XStar: sol.X, Seed: 1,
 		})
 		if err != nil {

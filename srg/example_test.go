@@ -28,7 +28,7 @@ func ExampleRun() {
 		for seed := range uint64(10) {
 			tr, err := srg.Run(p, srg.Options{
 				Method: m, Schedule: sched, Seed: seed, Epochs: 40, XStar: sol.X,
-				NewSampler: func(n int) reweighted.Sampler { return ost.New(n) },
+				NewSampler: func(n int) reweighted.Distribution { return ost.New(n) },
 			})
 			if err != nil {
 				panic(err)

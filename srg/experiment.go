@@ -37,7 +37,7 @@ type SyntheticConfig struct {
 	// Seed seeds the data set (libsvm.Synthetic) and the runs.
 	Seed uint64
 	// NewSampler builds SRG's sampler; nil means btree.
-	NewSampler func(n int) reweighted.Sampler
+	NewSampler func(n int) reweighted.Distribution
 	// N and D are the size of the data set (default 1000 and 10).
 	N, D int
 	// PerEpoch is the number of checkpoints per epoch (default 4).
@@ -125,7 +125,7 @@ type DatasetConfig struct {
 	Runs, Epochs, Batch int
 	Seed                uint64
 	// NewSampler builds SRG's sampler; nil means btree.
-	NewSampler func(n int) reweighted.Sampler
+	NewSampler func(n int) reweighted.Distribution
 	// PerEpoch is the number of checkpoints per epoch (default 2).
 	PerEpoch int
 	// Workers is the number of runs in flight at once (default 1).
@@ -243,7 +243,7 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 // Variances returns σ² = σ²(x, 1/n) and σ*² = σ²(x, p*) at x, where p* is
 // the minimiser of Lemma 1 with ε = 0 computed by a sampler holding the
 // gradient norms ‖∇f_i(x)‖ as keys. σ²/σ*² is the ratio r of the paper.
-func Variances(p *Problem, x []float64, newSampler func(n int) reweighted.Sampler) (sigma2, sigmaStar2 float64, err error) {
+func Variances(p *Problem, x []float64, newSampler func(n int) reweighted.Distribution) (sigma2, sigmaStar2 float64, err error) {
 	norms := p.GradNorms(x)
 	s := newSampler(len(norms))
 	for i, a := range norms {

@@ -21,8 +21,8 @@ var (
 	dataDir = flag.String("data", filepath.Join("..", "..", "shared", "data"), "folder of the LIBSVM data sets (mushrooms.gz, phishing.gz, ijcnn1.gz, w8a.gz) for -long; relative to this package")
 )
 
-func newNaive(n int) reweighted.Sampler { return naive.New(n) }
-func newOST(n int) reweighted.Sampler   { return ost.New(n) }
+func newNaive(n int) reweighted.Distribution { return naive.New(n) }
+func newOST(n int) reweighted.Distribution   { return ost.New(n) }
 
 func checkCurve(t *testing.T, c srg.Curve, points int, withVar bool) {
 	t.Helper()

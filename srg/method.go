@@ -12,7 +12,7 @@ import (
 )
 
 // defaultSampler is SRG's sampler when none is given: the counted B+-tree.
-func defaultSampler(n int) reweighted.Sampler { return btree.New(n) }
+func defaultSampler(n int) reweighted.Distribution { return btree.New(n) }
 
 // Method selects an optimiser.
 type Method int
@@ -60,7 +60,7 @@ type Options struct {
 	// NewSampler builds the importance sampler of SRG; nil means btree, the
 	// fastest backend. The sampler starts with all keys 0, so the
 	// first draws are uniform: the paper's g_0 = 0).
-	NewSampler func(n int) reweighted.Sampler
+	NewSampler func(n int) reweighted.Distribution
 	// Bernoulli makes SRG update the key of a drawn example only with
 	// probability ε_k/p_k^i, as Algorithm 1 and its analysis do. By default
 	// the key is always updated, as in the paper's experiments.
@@ -134,7 +134,7 @@ type optimizer struct {
 	// keyUpdates counts the keys updated in the sampler.
 	keyUpdates int
 
-	smp reweighted.Sampler // SRG
+	smp reweighted.Distribution // SRG
 
 	perm []int // Reshuffled
 	pos  int

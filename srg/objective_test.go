@@ -68,7 +68,7 @@ func TestVariancesTinyNorm(t *testing.T) {
 	p1, err := s.Prob(1, 0)
 	require.NoError(t, err)
 	require.True(t, norms[1] > 0 && p1 == 0, "a positive gradient norm %v whose p* rounds to 0", norms[1])
-	s2, ss2, err := srg.Variances(p, x, func(n int) reweighted.Sampler { return naive.New(n) })
+	s2, ss2, err := srg.Variances(p, x, func(n int) reweighted.Distribution { return naive.New(n) })
 	require.NoError(t, err)
 	require.Equal(t, norms[0]*norms[0]/4, ss2)
 	require.Equal(t, (norms[0]*norms[0]+norms[1]*norms[1])/2, s2)

@@ -13,7 +13,7 @@ import (
 	"github.com/reweighted/reweighted/naive"
 )
 
-func newNaive(n int) reweighted.Sampler { return naive.New(n) }
+func newNaive(n int) reweighted.Distribution { return naive.New(n) }
 
 // genProblem draws a small sparse problem: logistic with μ > 0 or least
 // squares with μ ≥ 0, rows with random sparsity (some rows empty).
@@ -516,7 +516,7 @@ func TestBadOptions(t *testing.T) {
 	tr, err := Run(p, Options{Method: SRG, Schedule: Constant{0.01, 0.5 / 20}, Epochs: 1})
 	require.NoError(t, err)
 	require.Positive(t, tr.KeyUpdates)
-	_, err = Run(p, Options{Method: SRG, Schedule: Constant{0.01, 0.5 / 20}, NewSampler: func(int) reweighted.Sampler { return naive.New(3) }, Epochs: 1})
+	_, err = Run(p, Options{Method: SRG, Schedule: Constant{0.01, 0.5 / 20}, NewSampler: func(int) reweighted.Distribution { return naive.New(3) }, Epochs: 1})
 	require.ErrorContains(t, err, "sampler has 3 items, want 20")
 	_, err = Run(p, Options{Method: SRG, Schedule: Constant{0.01, 2.0 / 20}, NewSampler: newNaive, Epochs: 1})
 	require.ErrorContains(t, err, "ε = 0.1 not in (0, 1/20]")

@@ -30,9 +30,9 @@ const bigSet = 20000
 var accuracyLevels = []float64{-1, -2, -3, -4}
 
 // newSampler returns the constructor of the named backend, nil if unknown.
-func newSampler(name string) func(n int) reweighted.Sampler {
+func newSampler(name string) func(n int) reweighted.Distribution {
 	if b, ok := backends.ByName(name); ok {
-		return b.New
+		return b.Dist
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func checkDataset(ds *libsvm.Dataset) error {
 
 // runDataset runs the experiments of Section 5 on one data set read by
 // loadDatasets.
-func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Sampler, workers int) {
+func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Distribution, workers int) {
 	t0 := time.Now()
 	res, err := srg.Dataset(srg.DatasetConfig{
 		Name: d.Name, Runs: d.Runs, Epochs: d.Epochs, Batch: d.Batch,
@@ -220,7 +220,7 @@ func sgdFloor(res srg.SyntheticResult) NoiseFloor {
 // of count seeds after seed: with Cauchy noise, r swings widely from one
 // draw to the next, and the paper reports a single draw. Seeds whose set
 // cannot be solved are left out.
-func seedRatios(seed uint64, count, n, d int, ns func(int) reweighted.Sampler) []float64 {
+func seedRatios(seed uint64, count, n, d int, ns func(int) reweighted.Distribution) []float64 {
 	var rs []float64
 	for k := range count {
 		ds := libsvm.Synthetic(seed+1+uint64(k), n, d)

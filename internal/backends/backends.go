@@ -2,7 +2,8 @@
 // new backend is added: the conformance suite (this package's tests), the
 // state machines, histories and fuzz targets of package fuzz, the
 // benchmarks, the checks of the paper's claims and the report all range
-// over All.
+// over All (the map-exact backends, which have Sample) or Every (those and
+// the law-exact ones, which draw only by their law).
 package backends
 
 import (
@@ -17,8 +18,12 @@ import (
 type Backend struct {
 	// Name identifies the backend in flags, test names and reports.
 	Name string
-	// New returns a sampler of n items, all keys 0.
+	// New returns a map-exact sampler of n items, all keys 0; nil for a
+	// law-exact backend.
 	New func(n int) reweighted.Sampler
+	// Law returns a law-exact sampler of n items, all keys 0; nil for a
+	// map-exact backend.
+	Law func(n int) reweighted.Distribution
 	// MaxN is the largest n worth benchmarking: naive's Set is O(n).
 	MaxN int
 	// LinearSet marks a backend whose Set costs O(n) when an item moves:
@@ -34,9 +39,35 @@ var All = []Backend{
 	{Name: "btree", New: func(n int) reweighted.Sampler { return btree.New(n) }, MaxN: 1 << 20},
 }
 
-// ByName returns the backend called name.
+// Dist returns a sampler of n items, all keys 0, of either kind.
+func (b Backend) Dist(n int) reweighted.Distribution {
+	if b.New != nil {
+		return b.New(n)
+	}
+	return b.Law(n)
+}
+
+// MapExact reports whether the backend has Sample, Algorithm 4's map from
+// a uniform number to an item.
+func (b Backend) MapExact() bool { return b.New != nil }
+
+// Guarantee says in a few words what the backend's draws promise.
+func (b Backend) Guarantee() string {
+	if b.MapExact() {
+		return "map-exact: the same item for the same uniform number as Algorithm 4, in every map-exact backend"
+	}
+	return "law-exact: draws with exactly the law p*, with its own use of the random source; no map from a uniform number to an item"
+}
+
+// Law lists the law-exact backends.
+var Law = []Backend{}
+
+// Every returns the map-exact backends, then the law-exact ones.
+func Every() []Backend { return append(append([]Backend(nil), All...), Law...) }
+
+// ByName returns the backend called name, of either kind.
 func ByName(name string) (Backend, bool) {
-	for _, b := range All {
+	for _, b := range Every() {
 		if b.Name == name {
 			return b, true
 		}
@@ -44,25 +75,26 @@ func ByName(name string) (Backend, bool) {
 	return Backend{}, false
 }
 
-// Names lists the names of All.
+// Names lists the names of Every().
 func Names() []string {
-	names := make([]string, len(All))
-	for k, b := range All {
-		names[k] = b.Name
+	var names []string
+	for _, b := range Every() {
+		names = append(names, b.Name)
 	}
 	return names
 }
 
 // Load returns a sampler made by newSampler holding keys: through its Load
 // method when it has one, else by Set in index order.
-func Load(newSampler func(n int) reweighted.Sampler, keys []float64) (reweighted.Sampler, error) {
+func Load[S reweighted.Distribution](newSampler func(n int) S, keys []float64) (S, error) {
 	s := newSampler(len(keys))
-	if l, ok := s.(interface{ Load([]float64) error }); ok {
+	if l, ok := any(s).(interface{ Load([]float64) error }); ok {
 		return s, l.Load(keys)
 	}
 	for i, a := range keys {
 		if err := s.Set(i, a); err != nil {
-			return nil, err
+			var zero S
+			return zero, err
 		}
 	}
 	return s, nil

@@ -87,3 +87,28 @@ func TestIssue20NeverDrawsProbZero(t *testing.T) {
 		}
 	}
 }
+
+// TestLawConformance runs the kit's law mode on every listed backend, of
+// either kind: the map-exact backends keep every promise of a law-exact
+// one too.
+func TestLawConformance(t *testing.T) {
+	for _, b := range backends.Every() {
+		t.Run(b.Name, func(t *testing.T) { samplertest.RunLaw(t, b.Dist) })
+	}
+}
+
+// Every backend is of exactly one kind, and says which.
+func TestKinds(t *testing.T) {
+	for _, b := range backends.Every() {
+		require.True(t, (b.New == nil) != (b.Law == nil), b.Name)
+		require.Equal(t, b.New != nil, b.MapExact(), b.Name)
+		require.Equal(t, 3, b.Dist(3).Len())
+		_, isMap := b.Dist(1).(reweighted.Sampler)
+		_, isLaw := b.Dist(1).(reweighted.LawSampler)
+		require.Equal(t, b.MapExact(), isMap, "%s: a map-exact backend has Sample", b.Name)
+		require.Equal(t, !b.MapExact(), isLaw, "%s: a law-exact backend has Draw and DrawBatch", b.Name)
+		require.Contains(t, b.Guarantee(), map[bool]string{true: "map-exact", false: "law-exact"}[b.MapExact()])
+	}
+	require.Len(t, backends.Every(), len(backends.All)+len(backends.Law))
+	require.Equal(t, len(backends.Every()), len(backends.Names()))
+}

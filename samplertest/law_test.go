@@ -1,0 +1,164 @@
+package samplertest
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/reweighted/reweighted"
+	"github.com/stretchr/testify/require"
+)
+
+// lawRef is a law-exact sampler for testing the law mode of the kit: the
+// brute backend's keys, ρ and p*, with draws by rejection from a uniform
+// proposal (accept item i with probability p_i/max p). Its switches plant
+// the bug of a prototype: items of the tail (p = ε) accepted with too high
+// a probability, as when a group lying wholly in the tail is accepted
+// without its test.
+type lawRef struct {
+	*brute
+	overdraw float64 // > 0: tail items accepted with overdraw times their probability
+	hidden   bool    // the over-draw is in the draws only, not in AttemptProbs
+}
+
+func newLawRef(n int) *lawRef { return &lawRef{brute: newBrute(n)} }
+
+// Sample hides the brute backend's map: lawRef draws only by its law.
+func (*lawRef) Sample() {}
+
+// accept returns the probability that an attempt that proposed an item of
+// probability p accepts it; draws tells whether a draw asks (the hidden
+// bug lies only there).
+func (l *lawRef) accept(p, eps, top float64, draws bool) float64 {
+	a := p / top
+	if l.overdraw > 0 && eps > 0 && p == eps && (draws || !l.hidden) {
+		a = min(1, a*l.overdraw)
+	}
+	return a
+}
+
+func (l *lawRef) top(eps float64) (float64, []float64, error) {
+	ps, err := l.Probs(eps, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	top := 0.0
+	for _, p := range ps {
+		top = max(top, p)
+	}
+	return top, ps, nil
+}
+
+func (l *lawRef) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
+	top, ps, err := l.top(eps)
+	if err != nil {
+		return dst, err
+	}
+	dst = dst[:0]
+	for _, p := range ps {
+		dst = append(dst, l.accept(p, eps, top, false)/float64(len(ps)))
+	}
+	return dst, nil
+}
+
+func (l *lawRef) Draw(eps float64, src rand.Source) (int, float64, error) {
+	top, ps, err := l.top(eps)
+	if err != nil {
+		return 0, 0, err
+	}
+	r := rand.New(src)
+	for {
+		i := r.IntN(len(ps))
+		if r.Float64() < l.accept(ps[i], eps, top, true) {
+			return i, ps[i], nil
+		}
+	}
+}
+
+func (l *lawRef) DrawBatch(eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
+	// Without replacement the kit's batch checks are not run on lawRef:
+	// its draws repeat until a new item comes.
+	seen := map[int]bool{}
+	for k := range items {
+		for {
+			i, p, err := l.Draw(eps, src)
+			if err != nil {
+				return err
+			}
+			if replace || !seen[i] {
+				seen[i] = true
+				items[k], probs[k] = i, p
+				break
+			}
+		}
+	}
+	return nil
+}
+
+var _ reweighted.LawSampler = (*lawRef)(nil)
+
+// tailEdge is the boundary class where the prototype's bug showed: a group
+// [1 − 2^-6, 1) lying wholly in the tail, its upper edge 1 at the cutoff.
+var tailEdge = Instance{Keys: []float64{4, 4, 0.99, 0.985, 0.9999, 0.99, 0.98, 0.5}, Eps: 1.0 / 14}
+
+// The law mode passes a correct law-exact sampler on every boundary class.
+func TestVerifyLawPassesReference(t *testing.T) {
+	for _, c := range lawCases() {
+		s := newLawRef(len(c.keys))
+		for i, a := range c.keys {
+			require.NoError(t, s.Set(i, a))
+		}
+		for _, eps := range c.eps {
+			require.NoError(t, VerifyLaw(s, c.keys, eps), "%s at ε = %v", c.name, eps)
+		}
+	}
+}
+
+// The white-box check catches an over-draw of the tail that the draws and
+// AttemptProbs share, at 33% as the prototype's and at 1%, on the class
+// where it showed.
+func TestVerifyLawCatchesOverdraw(t *testing.T) {
+	for _, over := range []float64{1.33, 1.01} {
+		s := newLawRef(len(tailEdge.Keys))
+		s.overdraw = over
+		for i, a := range tailEdge.Keys {
+			require.NoError(t, s.Set(i, a))
+		}
+		err := VerifyLaw(s, tailEdge.Keys, tailEdge.Eps)
+		require.ErrorContains(t, err, "per draw, exact p*", "over-draw ×%v", over)
+	}
+}
+
+// The χ² tests catch an over-draw hidden from AttemptProbs.
+func TestLawChiSquareCatchesHiddenOverdraw(t *testing.T) {
+	nd := func(n int) reweighted.Distribution {
+		s := newLawRef(n)
+		s.overdraw, s.hidden = 1.33, true
+		return s
+	}
+	require.NotEmpty(t, lawFailures("BatchChiSquare", lawBatchChiSquare, nd))
+	require.NotEmpty(t, lawFailures("ChiSquare", lawChiSquare, nd))
+	// And pass the same sampler without the bug.
+	require.Empty(t, lawFailures("ChiSquare", lawChiSquare, func(n int) reweighted.Distribution { return newLawRef(n) }))
+}
+
+// GroupEdge puts the cutoff ε·λ on a power of two, or within 3 ulps of it
+// once ε is moved: checked against the exact λ of the instance.
+func TestGroupEdgeHitsTheEdge(t *testing.T) {
+	hits := 0
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		in := GroupEdgeFromBits(2+int(seed%20), r.Uint64)
+		ex := Oracle(in.Keys, in.Eps)
+		if ex.AllZero || in.Eps == 0 || ex.Uniform {
+			continue
+		}
+		cut := new(big.Rat).Mul(ex.Lambda, ex.Eps)
+		m, _ := math.Frexp(ratFloat(cut))
+		if min(m-0.5, 1-m) < 1e-12 {
+			hits++
+		}
+	}
+	require.Greater(t, hits, 50, "instances whose cutoff lies within 1e-12 of a power of two")
+}
