@@ -197,11 +197,11 @@ func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
 		j, _ = fenFind(&lv.fb, lo+below(src, lv.wb-lo))
 	}
 	e := lv.at(j, int(below(src, uint64(lv.cnt[j]))))
-	m, b := accept(o, t, l, j, e.key)
+	m, b := accept(o, t, l, j, e.key())
 	if m != b && uniform(src)*b >= m {
 		return -1, 0
 	}
-	p := o.prob(e.key)
+	p := o.prob(e.key())
 	if p == 0 {
 		// Its exact p* is below 2^-1074, and callers divide by p.
 		return -1, 0
@@ -420,10 +420,10 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 					dst[e.item] += pe
 					return
 				}
-				if o.prob(e.key) == 0 {
+				if o.prob(e.key()) == 0 {
 					return
 				}
-				m, b := accept(&o, t, l, j, e.key)
+				m, b := accept(&o, t, l, j, e.key())
 				dst[e.item] += pe * (m / b)
 			})
 		}

@@ -32,14 +32,25 @@ const (
 	// splitting and merging each time.
 	kSplit = 512
 	kMerge = 128
+	// maxIdle is the number of emptied levels kept by their exponent.
+	maxIdle = 32
 )
 
 // entry is one item of a group: its key beside it, so that a draw reads
-// one slot, not the slot and then the key array.
+// one slot, not the slot and then the key array. The key is kept as two
+// 32-bit halves, so that an entry takes 12 bytes, not 16.
 type entry struct {
-	key  float64
-	item int32
+	klo, khi uint32
+	item     int32
 }
+
+func mkEntry(a float64, i int) entry {
+	b := math.Float64bits(a)
+	return entry{uint32(b), uint32(b >> 32), int32(i)}
+}
+
+// key returns the entry's key.
+func (e entry) key() float64 { return math.Float64frombits(uint64(e.khi)<<32 | uint64(e.klo)) }
 
 // u128 is an exact unsigned sum of significands.
 type u128 struct{ hi, lo uint64 }
@@ -134,21 +145,84 @@ func (lv *level) each(j int, f func(entry)) {
 	}
 }
 
-// push appends e to *es, growing it by a quarter, not by append's
-// doubling of small slices (the groups' spare room is most of the memory
-// above the items' own), and returns its slot.
-func push(es *[]entry, e entry) int32 {
+// Small groups take their slices from per-sampler pools of four sizes,
+// 8 to 64 entries, and give them back when they grow past or shrink below
+// them: the group sizes of a sampler in steady state wander, and a slice
+// that one group outgrows serves another, so that no Set allocates.
+const (
+	smallCaps = 4  // pooled capacities 8, 16, 32, 64
+	minCap    = 8  // the smallest
+	maxSmall  = 64 // the largest
+)
+
+// capClass returns the pool of a slice of capacity c, or −1.
+func capClass(c int) int {
+	switch c {
+	case 8:
+		return 0
+	case 16:
+		return 1
+	case 32:
+		return 2
+	case 64:
+		return 3
+	}
+	return -1
+}
+
+// resize moves the entries of x into a slice of capacity c, from the pool
+// if it has one, and gives x to its pool.
+func (s *Sampler) resize(x []entry, c int) []entry {
+	var y []entry
+	if k := capClass(c); k >= 0 {
+		// The pooled slice of the least capacity ≥ c, but below x's
+		// when x shrinks (else x stays as it is).
+		for ; k < smallCaps && (len(s.spare[k]) == 0 || minCap<<k >= cap(x) && c < cap(x)); k++ {
+		}
+		if k < smallCaps && !(c < cap(x) && minCap<<k >= cap(x)) {
+			y = s.spare[k][len(s.spare[k])-1][:0]
+			s.spare[k] = s.spare[k][:len(s.spare[k])-1]
+		} else if c < cap(x) {
+			return x
+		}
+	}
+	if y == nil {
+		y = make([]entry, 0, c)
+	}
+	y = append(y, x...)
+	s.release(x)
+	return y
+}
+
+// release gives x to its pool, unless the pool is full (growing it would
+// allocate) or x is not of a pooled size.
+func (s *Sampler) release(x []entry) {
+	if k := capClass(cap(x)); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
+		s.spare[k] = append(s.spare[k], x[:0])
+	}
+}
+
+// push appends e to *es and returns its slot. A slice of up to 64 entries
+// doubles, from the pools, and a larger one grows by a quarter, not by
+// append's doubling: the spare room of the large groups is most of the
+// memory above the items' own.
+func (s *Sampler) push(es *[]entry, e entry) int32 {
 	x := *es
 	if len(x) == cap(x) {
-		x = append(make([]entry, 0, len(x)+len(x)/4+4), x...)
+		c := max(2*len(x), minCap)
+		if len(x) >= maxSmall {
+			c = len(x) + len(x)/4
+		}
+		x = s.resize(x, c)
 	}
 	*es = append(x, e)
 	return int32(len(x))
 }
 
 // pop removes the entry at slot p of *es, moving the last entry into it,
-// and returns the item moved, or −1.
-func pop(es *[]entry, p int32) int32 {
+// and returns the item moved, or −1. A pooled slice a quarter full moves
+// to one of half its size.
+func (s *Sampler) pop(es *[]entry, p int32) int32 {
 	x := *es
 	last := int32(len(x) - 1)
 	moved := int32(-1)
@@ -156,7 +230,17 @@ func pop(es *[]entry, p int32) int32 {
 		x[p] = x[last]
 		moved = x[p].item
 	}
-	*es = x[:last]
+	x = x[:last]
+	if c := cap(x); c <= maxSmall && len(x) <= c/4 {
+		if len(x) == 0 {
+			// An empty group gives its slice back.
+			s.release(x)
+			x = nil
+		} else if c > minCap {
+			x = s.resize(x, c/2)
+		}
+	}
+	*es = x
 	return moved
 }
 
@@ -168,8 +252,10 @@ type Sampler struct {
 	zeros []int32 // the items whose key is 0
 	lv    []*level
 	occ   [(nLevels + 63) / 64]uint64 // levels that hold items
-	free  []*level                    // emptied levels, kept for reuse
+	free  []*level                    // emptied levels, kept for reuse by any exponent
+	idle  int                         // emptied levels kept by their exponent
 	subs  []*sub                      // emptied sub-buckets, kept for reuse
+	spare [smallCaps][][]entry        // small group slices, by capacity
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -184,6 +270,26 @@ func New(n int) *Sampler {
 	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels)}
 	for i := range n {
 		s.pos[i], s.zeros[i] = int32(i), int32(i)
+	}
+	for k := range s.spare {
+		// Room for the pools' slices: growing them would allocate.
+		s.spare[k] = make([][]entry, 0, min(n/4, 1024)+16)
+	}
+	// Reserve, as a tree reserves nodes, what the groups of a sampler in
+	// steady state come to need beyond their first fill: slices of 16 and
+	// 32 entries for the groups that wander past 8 and 16 items, and a few
+	// levels for keys that reach new exponents. About 2.5 bytes per item.
+	if n >= 256 {
+		for k, c := range []int{16, 32} {
+			m := min(n/(64<<k), 256)
+			block := make([]entry, m*c)
+			for q := range m {
+				s.spare[k+1] = append(s.spare[k+1], block[q*c:q*c:q*c+c])
+			}
+		}
+		for range 4 {
+			s.free = append(s.free, new(level))
+		}
 	}
 	return s
 }
@@ -281,9 +387,13 @@ func (s *Sampler) insert(i int, a float64) {
 	if lv == nil {
 		lv = s.newLevel()
 		s.lv[l] = lv
+	} else if lv.n == 0 {
+		s.idle--
+	}
+	if lv.n == 0 {
 		s.occ[l>>6] |= 1 << (l & 63)
 	}
-	e := entry{a, int32(i)}
+	e := mkEntry(a, i)
 	g := sig64(a)
 	b := bnd(l, j)
 	lv.n++
@@ -296,14 +406,14 @@ func (s *Sampler) insert(i int, a float64) {
 	fenAdd(&lv.fc, j, 1)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
-		s.pos[i] = push(&sb.ents[k], e)
+		s.pos[i] = s.push(&sb.ents[k], e)
 		sb.occ |= 1 << k
 		sb.cnt[k]++
 		sb.sum[k].add(g)
 		fenAdd(&sb.fc, k, 1)
 		return
 	}
-	s.pos[i] = push(&lv.ents[j], e)
+	s.pos[i] = s.push(&lv.ents[j], e)
 	if lv.cnt[j] > kSplit && l >= 2*bB {
 		s.split(lv, l, j)
 	}
@@ -318,14 +428,14 @@ func (s *Sampler) split(lv *level, l, j int) {
 		sb = new(sub)
 	}
 	for _, e := range lv.ents[j] {
-		k := subOf(e.key, l)
-		s.pos[e.item] = push(&sb.ents[k], e)
+		k := subOf(e.key(), l)
+		s.pos[e.item] = s.push(&sb.ents[k], e)
 		sb.occ |= 1 << k
 		sb.cnt[k]++
-		sb.sum[k].add(sig64(e.key))
+		sb.sum[k].add(sig64(e.key()))
 		fenAdd(&sb.fc, k, 1)
 	}
-	lv.ents[j] = nil
+	lv.ents[j] = lv.ents[j][:0] // its capacity, kept for a merge
 	lv.sub[j] = sb
 }
 
@@ -333,8 +443,7 @@ func (s *Sampler) split(lv *level, l, j int) {
 // keeps the emptied sub-buckets, with their capacity, for the next split.
 func (s *Sampler) merge(lv *level, j int) {
 	sb := lv.sub[j]
-	c := int(lv.cnt[j])
-	es := make([]entry, 0, c+c/4+4)
+	es := lv.ents[j][:0] // the capacity the group had before it split
 	for k := range sb.ents {
 		for _, e := range sb.ents[k] {
 			s.pos[e.item] = int32(len(es))
@@ -371,7 +480,7 @@ func (s *Sampler) remove(i int, a float64) {
 	g := sig64(a)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
-		if moved := pop(&sb.ents[k], p); moved >= 0 {
+		if moved := s.pop(&sb.ents[k], p); moved >= 0 {
 			s.pos[moved] = p
 		}
 		sb.cnt[k]--
@@ -380,7 +489,7 @@ func (s *Sampler) remove(i int, a float64) {
 		if sb.cnt[k] == 0 {
 			sb.occ &^= 1 << k
 		}
-	} else if moved := pop(&lv.ents[j], p); moved >= 0 {
+	} else if moved := s.pop(&lv.ents[j], p); moved >= 0 {
 		s.pos[moved] = p
 	}
 	b := bnd(l, j)
@@ -398,9 +507,17 @@ func (s *Sampler) remove(i int, a float64) {
 		s.merge(lv, j)
 	}
 	if lv.n == 0 {
-		s.lv[l] = nil
 		s.occ[l>>6] &^= 1 << (l & 63)
-		s.free = append(s.free, lv)
+		// An emptied level stays with its exponent, groups and all, for
+		// the keys that come back to it (a level that is re-filled
+		// allocates nothing), up to maxIdle of them; beyond, it goes to
+		// any exponent.
+		if s.idle < maxIdle {
+			s.idle++
+		} else {
+			s.lv[l] = nil
+			s.free = append(s.free, lv)
+		}
 	}
 }
 
@@ -412,7 +529,18 @@ func (s *Sampler) newLevel() *level {
 		s.free = s.free[:k-1]
 		return lv
 	}
-	return new(level)
+	if s.idle > 0 {
+		// Take an emptied level from its exponent rather than allocate.
+		for l, lv := range s.lv {
+			if lv != nil && lv.n == 0 {
+				s.lv[l] = nil
+				s.idle--
+				return lv
+			}
+		}
+	}
+	lv := new(level)
+	return lv
 }
 
 // topLevel returns the highest level holding items, −1 if none.
@@ -648,6 +776,12 @@ func (s *Sampler) Bytes() int {
 		return t
 	}
 	b += 8 * cap(s.subs)
+	for _, sp := range s.spare {
+		b += 24 * cap(sp)
+		for _, x := range sp {
+			b += int(unsafe.Sizeof(entry{})) * cap(x)
+		}
+	}
 	for _, sb := range s.subs {
 		b += subBytes(sb)
 	}
@@ -707,7 +841,7 @@ func (s *Sampler) Check() error {
 			ws.cnt[k]++
 			ws.sum[k].add(sig64(a))
 		}
-		if p >= len(es) || es[p] != (entry{a, int32(i)}) {
+		if p >= len(es) || es[p] != (mkEntry(a, i)) {
 			return fmt.Errorf("levels: item %d (key %v) not at its position %d of level %d group %d", i, a, p, l, j)
 		}
 		g := sig64(a)
@@ -721,6 +855,7 @@ func (s *Sampler) Check() error {
 	if zeros != len(s.zeros) {
 		return fmt.Errorf("levels: %d zero keys, %d in the list of zeros", zeros, len(s.zeros))
 	}
+	idle := 0
 	for l := range nLevels {
 		lv, w := s.lv[l], want[l]
 		if (s.occ[l>>6]>>(l&63))&1 != 0 != (w != nil) {
@@ -728,7 +863,10 @@ func (s *Sampler) Check() error {
 		}
 		if w == nil {
 			if lv != nil {
-				return fmt.Errorf("levels: level %d allocated but empty", l)
+				if lv.n != 0 || lv.occ != 0 || lv.wb != 0 {
+					return fmt.Errorf("levels: level %d holds no items, counts %d", l, lv.n)
+				}
+				idle++
 			}
 			continue
 		}
@@ -760,6 +898,9 @@ func (s *Sampler) Check() error {
 		if lv.fb != w.fb || lv.fc != w.fc {
 			return fmt.Errorf("levels: level %d Fenwick trees differ from the recomputed ones", l)
 		}
+	}
+	if idle != s.idle {
+		return fmt.Errorf("levels: %d idle levels, %d counted", idle, s.idle)
 	}
 	return nil
 }
@@ -800,7 +941,17 @@ type scratch struct {
 	probs      []float64
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+var scratchPool = sync.Pool{New: func() any {
+	// Room for the tables of a few hundred levels and a large bracket, so
+	// that a sampler whose keys reach a new level allocates nothing.
+	sc := new(scratch)
+	sc.strad = make([]entry, 0, 256)
+	sc.tab.rows = make([]row, 0, 256)
+	sc.tab.heads = make([]int32, 0, 256)
+	sc.tab.tlv = make([]int32, 0, 256)
+	sc.tab.tcum = make([]int, 0, 256)
+	return sc
+}}
 
 func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
@@ -816,9 +967,9 @@ func (sc *scratch) seenBits(n int) []uint64 {
 func sortDesc(es []entry) {
 	slices.SortFunc(es, func(x, y entry) int {
 		switch {
-		case x.key > y.key:
+		case x.key() > y.key():
 			return -1
-		case x.key < y.key:
+		case x.key() < y.key():
 			return 1
 		}
 		return 0

@@ -454,3 +454,15 @@ func TestSplitMerge(t *testing.T) {
 		}
 	}
 }
+
+// A cutoff on a power of two among subnormal keys (the kit's GroupEdges):
+// 1 − ε(n − ρ) is tiny there, and the bracket's denominators, formed as
+// 1 − ε·k, lost the digits that decide key 16384 (units of 2^-1074).
+func TestBracketDenominator(t *testing.T) {
+	keys := []float64{8.095e-320, 8.096e-320, 8.096e-320, 8.096e-320, 8.0963e-320, 8.0963e-320,
+		8.0943e-320, 8.0943e-320, 8.0943e-320, 8.0943e-320, 8.0943e-320, 8.0943e-320, 8.0943e-320,
+		8.0943e-320, 8.0943e-320, 0, 0, 0, 0, 8.095e-320}
+	eps := 0.04999816901236527
+	require.Equal(t, 5, samplertest.Oracle(keys, eps).Rho)
+	requireLaw(t, load(t, keys), keys, eps)
+}

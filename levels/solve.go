@@ -205,9 +205,10 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	excess.lo, borrow = bits.Sub64(sig.lo, clLo, 0)
 	excess.hi = sig.hi - clHi - borrow
 	a := sAbove + scale(part.float(), f)
-	tl := eps * (a + scale(sig.float(), f)) / (1 - eps*float64(k))
+	// The denominators by FMA, rounded once: 1 − εk may be tiny.
+	tl := eps * (a + scale(sig.float(), f)) / math.FMA(-eps, float64(k), 1)
 	tu := math.Inf(1)
-	if d := 1 - eps*float64(k+c); d > 0 {
+	if d := math.FMA(-eps, float64(k+c), 1); d > 0 {
 		tu = eps * (a + scale(excess.float(), f)) / d
 	}
 	// In level units, widened by far more than their roundings.
@@ -219,13 +220,13 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	nh := 0
 	minHead := math.Inf(1)
 	for _, e := range ents {
-		g := sig64(e.key)
+		g := sig64(e.key())
 		x := float64(g)
 		switch {
 		case x >= tu:
 			head.add(g)
 			nh++
-			minHead = min(minHead, e.key)
+			minHead = min(minHead, e.key())
 		case x >= tl:
 			es = append(es, e)
 		}
@@ -240,15 +241,15 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		o.theta = hi
 	}
 	for r := 0; r < len(es); r++ {
-		pre.add(sig64(es[r].key))
-		if r+1 < len(es) && es[r+1].key == es[r].key {
+		pre.add(sig64(es[r].key()))
+		if r+1 < len(es) && es[r+1].key() == es[r].key() {
 			continue
 		}
-		if !s.headAt(o, sAbove+scale(pre.float(), f), sig64(es[r].key), unitShift(l), o.n-above-nh-(r+1), depth+3, sc, l, pre) {
+		if !s.headAt(o, sAbove+scale(pre.float(), f), sig64(es[r].key()), unitShift(l), o.n-above-nh-(r+1), depth+3, sc, l, pre) {
 			break
 		}
 		o.h = nh + r + 1
-		o.theta = es[r].key
+		o.theta = es[r].key()
 		part = pre
 	}
 	if o.h == nh {
@@ -324,9 +325,9 @@ func (s *Sampler) solveUniform(o *sol) {
 	top, cnt := 0.0, 0
 	for _, e := range lv.ents[j] {
 		switch {
-		case e.key > top:
-			top, cnt = e.key, 1
-		case e.key == top:
+		case e.key() > top:
+			top, cnt = e.key(), 1
+		case e.key() == top:
 			cnt++
 		}
 	}
@@ -387,3 +388,8 @@ func (s *Sampler) Probs(eps float64, dst []float64) ([]float64, error) {
 	}
 	return dst, nil
 }
+
+var (
+	_ reweighted.LawSampler  = (*Sampler)(nil)
+	_ reweighted.BatchSetter = (*Sampler)(nil)
+)
