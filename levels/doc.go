@@ -35,9 +35,9 @@
 // and sum of the keys above, and tests at each level's lower edge t the
 // function H(t) = ε·Σ_i max(t, a_i) − t, which decreases and vanishes at
 // the cutoff t* = ελ: a key a is among the ρ largest exactly when H(a) ≤ 0.
-// The first level whose edge fails holds t*, or lies wholly below it; its
-// groups are walked the same way, down to the first whose lower edge fails:
-// the straddling group. Its count c and exact sum Σ bracket t* before a key
+// The first level whose edge fails holds t*, or lies wholly below it; among
+// its groups, a binary search over their exact suffix sums finds the first
+// whose lower edge fails: the straddling group. Its count c and exact sum Σ bracket t* before a key
 // is read (with A the sum above and k the count below the group,
 // ε(A + Σ)/(1 − εk) ≤ t* ≤ ε(A + Σ − c·lo)/(1 − ε(k + c))), the bracket
 // being about c/n of the group's width; one pass over the group puts each
@@ -124,10 +124,11 @@
 // # Costs
 //
 // Set: O(1), a swap-remove and an append, six steps in each of two Fenwick
-// trees. Solve: O(occupied levels + 64 + 64 + c) float tests and additions,
-// c the size of the straddling group or sub-bucket (at most 512, scanned,
-// and only the keys inside its bracket sorted); an exact decision, when a
-// key or an edge lies within a relative 10^-13 or so of t*, adds big
-// integer products over the occupied levels. A draw: one Solve, then O(1)
-// expected. Probs: O(n). Load: O(n).
+// trees. Solve: O(occupied levels) float tests; in the straddling level 64
+// integer additions and six tests; in a split group 64 more tests; and a
+// pass over the c keys of the straddling group or sub-bucket (c ≤ 512),
+// of which only those inside the bracket are sorted. An exact decision,
+// when a key or an edge lies within a relative 10^-13 or so of t*, adds
+// big integer products over the occupied levels. A draw: one Solve, then
+// O(1) expected. Probs: O(n). Load: O(n).
 package levels

@@ -114,21 +114,43 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		// t* lies above the level's lower edge: its groups, from the top.
 		o.lvl = l
 		o.theta = scale(1, l-1074) // all of the level, unless a group straddles
-		var part u128              // the exact sum of the groups passed, in level units
-		inLevel := 0
-		for occ := lv.occ; occ != 0; {
+		// The suffix sums of its occupied groups from the top, exact;
+		// H at their lower edges fails from some group on: a binary
+		// search finds it with six tests.
+		var (
+			gs   [nG]int8
+			sums [nG]u128
+			cnts [nG]int
+			acc  u128
+			m    int
+		)
+		c := 0
+		for occ := lv.occ; occ != 0; m++ {
 			j := bits.Len64(occ) - 1
 			occ &^= 1 << j
-			pj := part.plus(lv.gsum[j])
-			cj := int(lv.cnt[j])
-			if s.headAt(&o, sAbove+scale(pj.float(), f), uint64(nG+j), l-bB, n-above-inLevel-cj, depth+3, sc, l, pj) {
-				part, inLevel = pj, inLevel+cj
-				continue
+			acc = acc.plus(lv.gsum[j])
+			c += int(lv.cnt[j])
+			gs[m], sums[m], cnts[m] = int8(j), acc, c
+		}
+		lo, hi := 0, m // groups before lo pass, from hi on fail
+		for lo < hi {
+			q := (lo + hi) / 2
+			j := int(gs[q])
+			if s.headAt(&o, sAbove+scale(sums[q].float(), f), uint64(nG+j), l-bB, n-above-cnts[q], depth+3, sc, l, sums[q]) {
+				lo = q + 1
+			} else {
+				hi = q
 			}
-			o.grp = j
-			part = s.resolve(&o, sc, lv, l, j, part, sAbove, above+inLevel, depth)
+		}
+		var part u128 // the exact sum of the groups passed, in level units
+		inLevel := 0
+		if lo > 0 {
+			part, inLevel = sums[lo-1], cnts[lo-1]
+		}
+		if lo < m {
+			o.grp = int(gs[lo])
+			part = s.resolve(&o, sc, lv, l, o.grp, part, sAbove, above+inLevel, depth)
 			inLevel += o.h
-			break
 		}
 		above += inLevel
 		sAbove += scale(part.float(), f)
