@@ -92,11 +92,11 @@
 // group's sub-buckets about 3 kB. About 34 bytes per item at n = 2^16
 // after 10·n random updates (TestMemory), 36 at 2^20, against 16 for
 // gonum's sampleuv.Weighted and 33–40 for package btree. Emptied levels
-// stay with their exponent (up to 32) and small slices go back to their
-// pools, so that updates in steady state allocate nothing; while the key
-// distribution is still reaching new exponents or new group sizes, an
-// update allocates now and then (about 5 in 10^4 updates in the kit's
-// measurement of batch steps at n = 2000, 0 in its 2000 single steps).
+// stay with their exponent (up to 32), small slices go back to their
+// pools, and new levels and pooled slices come eight at a time, so that
+// updates in steady state allocate nothing, even while the keys still
+// reach new exponents and new group sizes now and then (the kit's
+// ZeroAllocs).
 //
 // # Guarantees
 //

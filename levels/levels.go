@@ -187,7 +187,17 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 		}
 	}
 	if y == nil {
-		y = make([]entry, 0, c)
+		if k := capClass(c); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
+			// The pool is empty: a block of eight, one for now and seven
+			// for the next groups that need this size.
+			block := make([]entry, 8*c)
+			for q := 1; q < 8 && len(s.spare[k]) < cap(s.spare[k]); q++ {
+				s.spare[k] = append(s.spare[k], block[q*c:q*c:q*c+c])
+			}
+			y = block[:0:c]
+		} else {
+			y = make([]entry, 0, c)
+		}
 	}
 	y = append(y, x...)
 	s.release(x)
@@ -267,7 +277,8 @@ func New(n int) *Sampler {
 	if n > math.MaxInt32 {
 		panic(fmt.Sprintf("levels: New(%d): more than %d items", n, math.MaxInt32))
 	}
-	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels)}
+	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels),
+		free: make([]*level, 0, 64), subs: make([]*sub, 0, 16)}
 	for i := range n {
 		s.pos[i], s.zeros[i] = int32(i), int32(i)
 	}
@@ -539,8 +550,13 @@ func (s *Sampler) newLevel() *level {
 			}
 		}
 	}
-	lv := new(level)
-	return lv
+	// Eight at a time (39 kB), the others for the next new exponents: a
+	// sampler whose keys keep reaching new exponents allocates rarely.
+	block := new([8]level)
+	for k := 7; k > 0; k-- {
+		s.free = append(s.free, &block[k])
+	}
+	return &block[0]
 }
 
 // topLevel returns the highest level holding items, −1 if none.
