@@ -78,7 +78,11 @@
 // it, is 0 (a subnormal key at ε = 0) is rejected: its exact p* is below
 // 2^-1074, and callers divide by p.
 //
-// DrawBatch draws with one Solve and one table. Without replacement it
+// DrawBatch draws with one Solve and one table, 32 attempts at a time:
+// their choices first, from the tables and Fenwick trees (in cache), then
+// the reads of their 32 entries, loads that do not depend on each other so
+// that their cache misses overlap, then their tests; the accepted attempts,
+// in order, are independent draws. Without replacement it
 // rejects items already drawn and, after 64 rejections in a row, draws
 // from the explicit conditional distribution in O(n), as
 // reweighted.DrawBatch does. When a few items hold most of the mass (the
@@ -93,7 +97,8 @@
 // after 10·n random updates (TestMemory), 36 at 2^20, against 16 for
 // gonum's sampleuv.Weighted and 33–40 for package btree. Emptied levels
 // stay with their exponent (up to 32), small slices go back to their
-// pools, and new levels and pooled slices come eight at a time, so that
+// pools, new levels come eight at a time and pooled slices in blocks of
+// 512 entries, so that
 // updates in steady state allocate nothing, even while the keys still
 // reach new exponents and new group sizes now and then (the kit's
 // ZeroAllocs).

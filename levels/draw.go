@@ -211,35 +211,12 @@ func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
 
 // tailItem returns the tail item of index r in the table's order, and ε.
 func (s *Sampler) tailItem(o *sol, t *table, r uint64) (int, float64) {
-	x := int(r)
-	if x < t.lvTail {
-		lv := s.lv[o.lvl]
-		j, b := fenFind(&lv.fc, uint32(x))
-		return int(lv.at(j, x-int(b)).item), o.eps
+	var p proposal
+	s.tailLoc(o, t, r, &p)
+	if p.lv == nil {
+		return int(p.item), o.eps
 	}
-	prev := t.lvTail
-	c := t.tcum
-	if len(c) > 0 && x < c[len(c)-1] {
-		lo, hi := 0, len(c)-1
-		for lo < hi {
-			mid := (lo + hi) / 2
-			if x < c[mid] {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		if lo > 0 {
-			prev = c[lo-1]
-		}
-		lv := s.lv[t.tlv[lo]]
-		j, b := fenFind(&lv.fc, uint32(x-prev))
-		return int(lv.at(j, x-prev-int(b)).item), o.eps
-	}
-	if len(c) > 0 {
-		prev = c[len(c)-1]
-	}
-	return int(s.zeros[x-prev]), o.eps
+	return int(p.lv.at(int(p.j), int(p.r)).item), o.eps
 }
 
 // draw makes attempts until one accepts.
@@ -304,9 +281,11 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	defer scratchPool.Put(sc)
 	o := s.solve(eps, sc)
 	t := s.build(&o, sc)
+	st := &sc.st
+	st.reset()
 	if replace {
 		for k := range items {
-			items[k], probs[k] = s.draw(&o, t, src)
+			items[k], probs[k] = s.next(&o, t, src, sc)
 		}
 		return nil
 	}
@@ -318,7 +297,7 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		if rejections == maxRejections {
 			i, p = s.drawRest(&o, sc, seen, k, uniform(src))
 		} else {
-			i, p = s.draw(&o, t, src)
+			i, p = s.next(&o, t, src, sc)
 			if seen[i>>6]&(1<<(i&63)) != 0 {
 				rejections++
 				continue
@@ -333,6 +312,143 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		seen[i>>6] &^= 1 << (i & 63)
 	}
 	return nil
+}
+
+// chunk is the number of attempts DrawBatch makes at once.
+const chunk = 32
+
+// proposal is an attempt's choice before its entry is read: the slot r of
+// group j of level l, or an item directly (lv nil), with the uniform
+// number of its acceptance test.
+type proposal struct {
+	lv   *level
+	l, j int32
+	r    int32
+	item int32
+	tail bool
+	u    float64
+}
+
+// stream is the accepted draws of a chunk of attempts, handed out in
+// order: the attempts are independent, so the accepted ones, in order,
+// are independent draws from p*.
+type stream struct {
+	props [chunk]proposal
+	ents  [chunk]entry
+	items [chunk]int32
+	probs [chunk]float64
+	n, at int
+}
+
+func (st *stream) reset() { st.n, st.at = 0, 0 }
+
+// next returns the next draw of the stream, refilling it with a chunk of
+// attempts when it runs out: their choices first, from the tables, then
+// the reads of their entries, independent loads whose cache misses
+// overlap, then their acceptance tests.
+func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch) (int, float64) {
+	st := &sc.st
+	for st.at == st.n {
+		st.at, st.n = 0, 0
+		for k := range st.props {
+			s.propose(o, t, src, &st.props[k])
+		}
+		for k := range st.props {
+			if p := &st.props[k]; p.lv != nil {
+				st.ents[k] = p.lv.at(int(p.j), int(p.r))
+			}
+		}
+		for k := range st.props {
+			p := &st.props[k]
+			var i int
+			var q float64
+			switch {
+			case p.lv == nil:
+				i = int(p.item)
+				q = o.prob(s.keys[i])
+			case p.tail:
+				i, q = int(st.ents[k].item), o.eps
+			default:
+				e := st.ents[k]
+				m, b := accept(o, t, int(p.l), int(p.j), e.key())
+				if m != b && p.u*b >= m {
+					continue
+				}
+				if q = o.prob(e.key()); q == 0 {
+					continue // its exact p* is below 2^-1074
+				}
+				i = int(e.item)
+			}
+			st.items[st.n], st.probs[st.n] = int32(i), q
+			st.n++
+		}
+	}
+	st.at++
+	return int(st.items[st.at-1]), st.probs[st.at-1]
+}
+
+// propose makes the choices of one attempt, as attempt does, into p.
+func (s *Sampler) propose(o *sol, t *table, src rand.Source, p *proposal) {
+	*p = proposal{}
+	if o.zero || o.uniform {
+		p.item = int32(below(src, uint64(o.n)))
+		return
+	}
+	r := t.rows[t.pick(fineUniform(src)*t.total)]
+	if r.kind == rowTail {
+		p.tail = true
+		s.tailLoc(o, t, below(src, uint64(t.nTail)), p)
+		return
+	}
+	l := int(r.l)
+	lv := s.lv[l]
+	j := o.grp
+	if r.kind != rowStraddle {
+		lo := uint64(0)
+		if r.kind == rowPartial {
+			lo = t.partLo
+		}
+		j, _ = fenFind(&lv.fb, lo+below(src, lv.wb-lo))
+	}
+	p.lv, p.l, p.j = lv, int32(l), int32(j)
+	p.r = int32(below(src, uint64(lv.cnt[j])))
+	p.u = uniform(src)
+}
+
+// tailLoc sets p to the tail item of index r in the table's order: a slot
+// of a group, or a zero key's item.
+func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
+	x := int(r)
+	if x < t.lvTail {
+		lv := s.lv[o.lvl]
+		j, b := fenFind(&lv.fc, uint32(x))
+		p.lv, p.l, p.j, p.r = lv, int32(o.lvl), int32(j), int32(x-int(b))
+		return
+	}
+	prev := t.lvTail
+	c := t.tcum
+	if len(c) > 0 && x < c[len(c)-1] {
+		lo, hi := 0, len(c)-1
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if x < c[mid] {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		if lo > 0 {
+			prev = c[lo-1]
+		}
+		lv := s.lv[t.tlv[lo]]
+		j, b := fenFind(&lv.fc, uint32(x-prev))
+		p.lv, p.l, p.j, p.r = lv, t.tlv[lo], int32(j), int32(x-prev-int(b))
+		return
+	}
+	if len(c) > 0 {
+		prev = c[len(c)-1]
+	}
+	p.item = s.zeros[x-prev]
 }
 
 // drawRest maps u to an item not in seen (k items are) with probability

@@ -188,10 +188,11 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 	}
 	if y == nil {
 		if k := capClass(c); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
-			// The pool is empty: a block of eight, one for now and seven
-			// for the next groups that need this size.
-			block := make([]entry, 8*c)
-			for q := 1; q < 8 && len(s.spare[k]) < cap(s.spare[k]); q++ {
+			// The pool is empty: a block of 512 entries, one slice for now
+			// and the others for the next groups that need this size.
+			b := maxSmall * 8 / c
+			block := make([]entry, b*c)
+			for q := 1; q < b && len(s.spare[k]) < cap(s.spare[k]); q++ {
 				s.spare[k] = append(s.spare[k], block[q*c:q*c:q*c+c])
 			}
 			y = block[:0:c]
@@ -955,6 +956,7 @@ type scratch struct {
 	chKeys     []float64
 	tab        table
 	probs      []float64
+	st         stream // DrawBatch's attempts
 }
 
 var scratchPool = sync.Pool{New: func() any {
