@@ -760,6 +760,7 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 			return fmt.Errorf("%w: the keys after the batch would sum to more than MaxSum", reweighted.ErrKey)
 		}
 	}
+	s.touch(ch, nk, sc)
 	// In the batch's order of last entries, as Set one by one would.
 	for e := len(ch) - 1; e >= 0; e-- {
 		i, a := ch[e], nk[e]
@@ -768,6 +769,45 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 		s.keys[i] = a
 	}
 	return nil
+}
+
+// touch reads, for every change of a batch, the memory its update will
+// read and write: the item's slot and its group's last entry, the slot of
+// the item that will move into it, and the end of the new key's group.
+// These loads do not depend on each other, so their cache misses overlap;
+// the updates, which do, then find the lines in cache.
+func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
+	var sink int32
+	for _, i := range items {
+		sink += s.pos[i]
+	}
+	for e, i := range items {
+		if old := s.keys[i]; old != 0 {
+			l, j := locate(old)
+			lv := s.lv[l]
+			es := lv.ents[j]
+			if sb := lv.sub[j]; sb != nil {
+				es = sb.ents[subOf(old, l)]
+			}
+			if p := int(s.pos[i]); p < len(es) {
+				last := es[len(es)-1].item
+				sink += es[p].item + s.pos[last]
+			}
+		}
+		if a := keys[e]; a != 0 {
+			l, j := locate(a)
+			if lv := s.lv[l]; lv != nil {
+				es := lv.ents[j]
+				if sb := lv.sub[j]; sb != nil {
+					es = sb.ents[subOf(a, l)]
+				}
+				if len(es) > 0 {
+					sink += es[len(es)-1].item
+				}
+			}
+		}
+	}
+	sc.sink = sink
 }
 
 // Bytes returns the memory the sampler holds, in bytes: its arrays, its
@@ -957,6 +997,7 @@ type scratch struct {
 	tab        table
 	probs      []float64
 	st         stream // DrawBatch's attempts
+	sink       int32  // what touch read, kept so that its loads stay
 }
 
 var scratchPool = sync.Pool{New: func() any {
