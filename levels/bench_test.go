@@ -3,6 +3,7 @@ package levels
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/sampleuv"
@@ -34,7 +35,7 @@ func BenchmarkStep(b *testing.B) {
 			for i := range keys {
 				keys[i] = law.draw(rng)
 			}
-			b.Run("keys="+law.name+"/impl=levels/n="+itoa(n), func(b *testing.B) {
+			b.Run("keys="+law.name+"/impl=levels/n="+strconv.Itoa(n), func(b *testing.B) {
 				s := New(n)
 				if err := s.Load(keys); err != nil {
 					b.Fatal(err)
@@ -53,7 +54,7 @@ func BenchmarkStep(b *testing.B) {
 				}
 				b.ReportMetric(float64(s.Bytes())/float64(n), "bytes/item")
 			})
-			b.Run("keys="+law.name+"/impl=gonum/n="+itoa(n), func(b *testing.B) {
+			b.Run("keys="+law.name+"/impl=gonum/n="+strconv.Itoa(n), func(b *testing.B) {
 				w := sampleuv.NewWeighted(keys, rand.NewPCG(2, 3))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -81,7 +82,7 @@ func BenchmarkBatchStep(b *testing.B) {
 				keys[i] = law.draw(rng)
 			}
 			items, probs, nk := make([]int, batchSize), make([]float64, batchSize), make([]float64, batchSize)
-			b.Run("keys="+law.name+"/impl=levels/n="+itoa(n), func(b *testing.B) {
+			b.Run("keys="+law.name+"/impl=levels/n="+strconv.Itoa(n), func(b *testing.B) {
 				s := New(n)
 				if err := s.Load(keys); err != nil {
 					b.Fatal(err)
@@ -102,7 +103,7 @@ func BenchmarkBatchStep(b *testing.B) {
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batchSize), "ns/item")
 			})
-			b.Run("keys="+law.name+"/impl=gonum/n="+itoa(n), func(b *testing.B) {
+			b.Run("keys="+law.name+"/impl=gonum/n="+strconv.Itoa(n), func(b *testing.B) {
 				w := sampleuv.NewWeighted(keys, rand.NewPCG(2, 3))
 				b.ReportAllocs()
 				for b.Loop() {
@@ -121,13 +122,4 @@ func BenchmarkBatchStep(b *testing.B) {
 			})
 		}
 	}
-}
-
-func itoa(n int) string {
-	for k := 0; k < 31; k++ {
-		if n == 1<<k {
-			return "2^" + string(rune('0'+k/10)) + string(rune('0'+k%10))
-		}
-	}
-	return "?"
 }

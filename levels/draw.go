@@ -176,47 +176,40 @@ func accept(o *sol, t *table, l, j int, a float64) (m, b float64) {
 }
 
 // attempt makes one attempt of a draw and returns the item and its p, or
-// −1 if it rejected.
+// −1 if it rejected: propose, read the entry, decide, as DrawBatch's
+// chunks do.
 func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
-	if o.zero || o.uniform {
-		i := int(below(src, uint64(o.n)))
-		return i, o.prob(s.keys[i])
+	var p proposal
+	s.propose(o, t, src, &p)
+	var e entry
+	if p.lv != nil {
+		e = p.lv.at(int(p.j), int(p.r))
 	}
-	r := t.rows[t.pick(fineUniform(src)*t.total)]
-	if r.kind == rowTail {
-		return s.tailItem(o, t, below(src, uint64(t.nTail)))
-	}
-	l := int(r.l)
-	lv := s.lv[l]
-	j := o.grp
-	if r.kind != rowStraddle {
-		lo := uint64(0)
-		if r.kind == rowPartial {
-			lo = t.partLo
-		}
-		j, _ = fenFind(&lv.fb, lo+below(src, lv.wb-lo))
-	}
-	e := lv.at(j, int(below(src, uint64(lv.cnt[j]))))
-	m, b := accept(o, t, l, j, e.key())
-	if m != b && uniform(src)*b >= m {
-		return -1, 0
-	}
-	p := o.prob(e.key())
-	if p == 0 {
-		// Its exact p* is below 2^-1074, and callers divide by p.
-		return -1, 0
-	}
-	return int(e.item), p
+	return s.decide(o, t, &p, e)
 }
 
-// tailItem returns the tail item of index r in the table's order, and ε.
-func (s *Sampler) tailItem(o *sol, t *table, r uint64) (int, float64) {
-	var p proposal
-	s.tailLoc(o, t, r, &p)
-	if p.lv == nil {
-		return int(p.item), o.eps
+// decide returns the item of an attempt whose proposal is p and entry e
+// (read from p's slot, unless p names its item), and its p*, or −1 if the
+// attempt rejects: a head item with probability 1 − m/b (accept), or
+// whose p rounds to 0 (its exact p* is below 2^-1074, and callers divide
+// by p). A tail item outside the straddling group has m = b = t*.
+func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry) (int, float64) {
+	switch {
+	case p.lv == nil:
+		i := int(p.item)
+		return i, o.prob(s.keys[i])
+	case p.tail:
+		return int(e.item), o.eps
 	}
-	return int(p.lv.at(int(p.j), int(p.r)).item), o.eps
+	m, b := accept(o, t, int(p.l), int(p.j), e.key())
+	if m != b && p.u*b >= m {
+		return -1, 0
+	}
+	q := o.prob(e.key())
+	if q == 0 {
+		return -1, 0
+	}
+	return int(e.item), q
 }
 
 // draw makes attempts until one accepts.
@@ -359,28 +352,10 @@ func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch) (int, flo
 			}
 		}
 		for k := range st.props {
-			p := &st.props[k]
-			var i int
-			var q float64
-			switch {
-			case p.lv == nil:
-				i = int(p.item)
-				q = o.prob(s.keys[i])
-			case p.tail:
-				i, q = int(st.ents[k].item), o.eps
-			default:
-				e := st.ents[k]
-				m, b := accept(o, t, int(p.l), int(p.j), e.key())
-				if m != b && p.u*b >= m {
-					continue
-				}
-				if q = o.prob(e.key()); q == 0 {
-					continue // its exact p* is below 2^-1074
-				}
-				i = int(e.item)
+			if i, q := s.decide(o, t, &st.props[k], st.ents[k]); i >= 0 {
+				st.items[st.n], st.probs[st.n] = int32(i), q
+				st.n++
 			}
-			st.items[st.n], st.probs[st.n] = int32(i), q
-			st.n++
 		}
 	}
 	st.at++
