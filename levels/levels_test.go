@@ -455,8 +455,12 @@ func TestSplitMerge(t *testing.T) {
 	}
 }
 
-// The whole law-exact contract, by the kit's law mode.
+// The whole law-exact contract, by the kit's law mode (about 8 s; -short
+// skips it).
 func TestConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the kit's law mode takes seconds")
+	}
 	samplertest.RunLaw(t, func(n int) reweighted.Distribution { return New(n) })
 }
 
