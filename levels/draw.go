@@ -85,13 +85,13 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 			t.strB = max(t.tstar, scale(float64(bnd(l, o.grp)), l-bB-o.ts))
 			strad = float64(c) * t.strB
 			t.partLo = fenPrefix(&lv.fb, o.grp+1)
-			part = scale(float64(lv.wb-t.partLo), l-bB-o.ts)
+			part = scale(float64(s.ls[l].wb-t.partLo), l-bB-o.ts)
 			t.nTail -= c - o.h
 			t.lvTail = int(fenPrefix(&lv.fc, o.grp))
 		}
 		c := t.lvTail
 		for m := s.nextLevel(l); m >= 0; m = s.nextLevel(m) {
-			c += int(s.lv[m].n)
+			c += int(s.ls[m].n)
 			t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
 		}
 	}
@@ -100,7 +100,7 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 	add(part, o.lvl, rowPartial)
 	for k := len(t.heads) - 1; k >= 0; k-- {
 		l := int(t.heads[k])
-		add(scale(float64(s.lv[l].wb), l-bB-o.ts), l, rowLevel)
+		add(scale(float64(s.ls[l].wb), l-bB-o.ts), l, rowLevel)
 	}
 	w := 0.0
 	for k := range t.rows {
@@ -383,7 +383,7 @@ func (s *Sampler) propose(o *sol, t *table, src rand.Source, p *proposal) {
 		if r.kind == rowPartial {
 			lo = t.partLo
 		}
-		j, _ = fenFind(&lv.fb, lo+below(src, lv.wb-lo))
+		j, _ = fenFind(&lv.fb, lo+below(src, s.ls[l].wb-lo))
 	}
 	p.lv, p.l, p.j = lv, int32(l), int32(j)
 	p.r = int32(below(src, uint64(lv.cnt[j])))
@@ -525,10 +525,10 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		switch r.kind {
 		case rowLevel:
 			lv := s.lv[l]
-			groups(l, nil, &lv.fb, float64(lv.wb), 0, nG, pr, false)
+			groups(l, nil, &lv.fb, float64(s.ls[l].wb), 0, nG, pr, false)
 		case rowPartial:
 			lv := s.lv[l]
-			groups(l, nil, &lv.fb, float64(lv.wb-t.partLo), o.grp+1, nG, pr, false)
+			groups(l, nil, &lv.fb, float64(s.ls[l].wb-t.partLo), o.grp+1, nG, pr, false)
 		case rowStraddle:
 			groups(l, nil, nil, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:

@@ -88,9 +88,6 @@ func (x u128) bigInt(z, tmp *big.Int, sh uint) *big.Int {
 // level's unit (2^(ℓ−52) units for normal keys, 1 unit for subnormal ones),
 // so that every key of the level is a whole number of that unit.
 type level struct {
-	n    int64  // items
-	sum  u128   // Σ significands
-	wb   uint64 // Σ_j cnt[j]·bnd(j), the groups' bounds in units of 2^(ℓ−6)
 	occ  uint64 // groups that hold items
 	cnt  [nG]int32
 	gsum [nG]u128
@@ -98,6 +95,15 @@ type level struct {
 	fc   [nG + 1]uint32 // Fenwick tree of cnt[j]
 	ents [nG][]entry    // a flat group's entries
 	sub  [nG]*sub       // a split group's sub-buckets
+}
+
+// lstat is a level's count and sums, kept apart from the level in one
+// array by level, so that Solve's and the table's walks over the occupied
+// levels, which are mostly neighbours, read a few cache lines.
+type lstat struct {
+	n   int64  // items
+	wb  uint64 // Σ_j cnt[j]·bnd(j), the groups' bounds in units of 2^(ℓ−6)
+	sum u128   // Σ significands, in the level's unit
 }
 
 // sub holds the items of a split group in 64 sub-buckets by the six
@@ -262,6 +268,7 @@ type Sampler struct {
 	pos   []int32 // the slot of each item in its group, or in zeros
 	zeros []int32 // the items whose key is 0
 	lv    []*level
+	ls    []lstat                     // by level
 	occ   [(nLevels + 63) / 64]uint64 // levels that hold items
 	free  []*level                    // emptied levels, kept for reuse by any exponent
 	idle  int                         // emptied levels kept by their exponent
@@ -278,7 +285,7 @@ func New(n int) *Sampler {
 	if n > math.MaxInt32 {
 		panic(fmt.Sprintf("levels: New(%d): more than %d items", n, math.MaxInt32))
 	}
-	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels),
+	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels), ls: make([]lstat, nLevels),
 		free: make([]*level, 0, 64), subs: make([]*sub, 0, 16)}
 	for i := range n {
 		s.pos[i], s.zeros[i] = int32(i), int32(i)
@@ -399,18 +406,19 @@ func (s *Sampler) insert(i int, a float64) {
 	if lv == nil {
 		lv = s.newLevel()
 		s.lv[l] = lv
-	} else if lv.n == 0 {
+	} else if s.ls[l].n == 0 {
 		s.idle--
 	}
-	if lv.n == 0 {
+	st := &s.ls[l]
+	if st.n == 0 {
 		s.occ[l>>6] |= 1 << (l & 63)
 	}
 	e := mkEntry(a, i)
 	g := sig64(a)
 	b := bnd(l, j)
-	lv.n++
-	lv.sum.add(g)
-	lv.wb += b
+	st.n++
+	st.sum.add(g)
+	st.wb += b
 	lv.occ |= 1 << j
 	lv.cnt[j]++
 	lv.gsum[j].add(g)
@@ -505,9 +513,10 @@ func (s *Sampler) remove(i int, a float64) {
 		s.pos[moved] = p
 	}
 	b := bnd(l, j)
-	lv.n--
-	lv.sum.sub(g)
-	lv.wb -= b
+	st := &s.ls[l]
+	st.n--
+	st.sum.sub(g)
+	st.wb -= b
 	lv.cnt[j]--
 	lv.gsum[j].sub(g)
 	fenAdd(&lv.fb, j, -b)
@@ -518,7 +527,7 @@ func (s *Sampler) remove(i int, a float64) {
 	if lv.sub[j] != nil && lv.cnt[j] < kMerge {
 		s.merge(lv, j)
 	}
-	if lv.n == 0 {
+	if st.n == 0 {
 		s.occ[l>>6] &^= 1 << (l & 63)
 		// An emptied level stays with its exponent, groups and all, for
 		// the keys that come back to it (a level that is re-filled
@@ -544,7 +553,7 @@ func (s *Sampler) newLevel() *level {
 	if s.idle > 0 {
 		// Take an emptied level from its exponent rather than allocate.
 		for l, lv := range s.lv {
-			if lv != nil && lv.n == 0 {
+			if lv != nil && s.ls[l].n == 0 {
 				s.lv[l] = nil
 				s.idle--
 				return lv
@@ -655,7 +664,7 @@ var maxSumUnits = new(big.Int).Lsh(big.NewInt(1), maxSumLevel)
 func (s *Sampler) exactTotal(z, tmp, tmp2 *big.Int) *big.Int {
 	z.SetUint64(0)
 	for l := s.topLevel(); l >= 0; l = s.nextLevel(l) {
-		z.Add(z, s.lv[l].sum.bigInt(tmp, tmp2, uint(unitShift(l))))
+		z.Add(z, s.ls[l].sum.bigInt(tmp, tmp2, uint(unitShift(l))))
 	}
 	return z
 }
@@ -814,7 +823,7 @@ func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
 // levels (those emptied included, kept for reuse) and their groups'
 // capacity.
 func (s *Sampler) Bytes() int {
-	b := int(unsafe.Sizeof(*s)) + 8*cap(s.keys) + 4*cap(s.pos) + 4*cap(s.zeros) + 8*cap(s.lv) + 8*cap(s.free)
+	b := int(unsafe.Sizeof(*s)) + 8*cap(s.keys) + 4*cap(s.pos) + 4*cap(s.zeros) + 8*cap(s.lv) + int(unsafe.Sizeof(lstat{}))*cap(s.ls) + 8*cap(s.free)
 	subBytes := func(sb *sub) int {
 		t := int(unsafe.Sizeof(*sb))
 		for _, es := range sb.ents {
@@ -862,6 +871,7 @@ func (s *Sampler) Check() error {
 		return fmt.Errorf("levels: %d positions for %d items", len(s.pos), n)
 	}
 	var want [nLevels]*level
+	wantLs := make([]lstat, nLevels)
 	zeros := 0
 	for i, a := range s.keys {
 		if a == 0 {
@@ -902,9 +912,10 @@ func (s *Sampler) Check() error {
 			return fmt.Errorf("levels: item %d (key %v) not at its position %d of level %d group %d", i, a, p, l, j)
 		}
 		g := sig64(a)
-		w.n++
-		w.sum.add(g)
-		w.wb += bnd(l, j)
+		ws := &wantLs[l]
+		ws.n++
+		ws.sum.add(g)
+		ws.wb += bnd(l, j)
 		w.occ |= 1 << j
 		w.cnt[j]++
 		w.gsum[j].add(g)
@@ -920,18 +931,17 @@ func (s *Sampler) Check() error {
 		}
 		if w == nil {
 			if lv != nil {
-				if lv.n != 0 || lv.occ != 0 || lv.wb != 0 {
-					return fmt.Errorf("levels: level %d holds no items, counts %d", l, lv.n)
+				if s.ls[l] != (lstat{}) || lv.occ != 0 {
+					return fmt.Errorf("levels: level %d holds no items, counts %d", l, s.ls[l].n)
 				}
 				idle++
 			}
 			continue
 		}
-		if lv.n != w.n || lv.sum != w.sum {
-			return fmt.Errorf("levels: level %d count/sum %d/%v, recomputed %d/%v", l, lv.n, lv.sum, w.n, w.sum)
-		}
-		if lv.wb != w.wb {
-			return fmt.Errorf("levels: level %d bound weight %d, recomputed %d", l, lv.wb, w.wb)
+		if st, ws := s.ls[l], wantLs[l]; st.n != ws.n || st.sum != ws.sum {
+			return fmt.Errorf("levels: level %d count/sum %d/%v, recomputed %d/%v", l, st.n, st.sum, ws.n, ws.sum)
+		} else if st.wb != ws.wb {
+			return fmt.Errorf("levels: level %d bound weight %d, recomputed %d", l, st.wb, ws.wb)
 		}
 		if lv.occ != w.occ {
 			return fmt.Errorf("levels: level %d group bitmap %x, recomputed %x", l, lv.occ, w.occ)

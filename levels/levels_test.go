@@ -259,12 +259,13 @@ type state struct {
 	zeros []int32
 	lv    map[int]level
 	subs  map[[2]int]sub
+	ls    []lstat
 	occ   [(nLevels + 63) / 64]uint64
 }
 
 func snapshot(s *Sampler) state {
 	st := state{keys: slices.Clone(s.keys), pos: slices.Clone(s.pos), zeros: slices.Clone(s.zeros),
-		lv: map[int]level{}, subs: map[[2]int]sub{}, occ: s.occ}
+		lv: map[int]level{}, subs: map[[2]int]sub{}, ls: slices.Clone(s.ls), occ: s.occ}
 	for l, lv := range s.lv {
 		if lv != nil {
 			c := *lv

@@ -104,9 +104,10 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 	for l := o.top; l >= 0; l = s.nextLevel(l) {
 		lv := s.lv[l]
 		f := unitShift(l) - o.ts
-		sl := sAbove + scale(lv.sum.float(), f)
-		if eps == 0 || s.headAt(&o, sl, 1, l, int(int64(n)-int64(above)-lv.n), depth+3, sc, l, lv.sum) {
-			above += int(lv.n)
+		st := &s.ls[l]
+		sl := sAbove + scale(st.sum.float(), f)
+		if eps == 0 || s.headAt(&o, sl, 1, l, int(int64(n)-int64(above)-st.n), depth+3, sc, l, st.sum) {
+			above += int(st.n)
 			sAbove = sl
 			depth += 3
 			continue
@@ -321,7 +322,7 @@ func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *s
 	S := &sc.x
 	S.SetUint64(0)
 	for m := o.top; m > l; m = s.nextLevel(m) {
-		S.Add(S, s.lv[m].sum.bigInt(&sc.y, &sc.w, uint(unitShift(m))))
+		S.Add(S, s.ls[m].sum.bigInt(&sc.y, &sc.w, uint(unitShift(m))))
 	}
 	S.Add(S, part.bigInt(&sc.y, &sc.w, uint(unitShift(l))))
 	T := sc.z.SetUint64(tm)
