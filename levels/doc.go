@@ -93,14 +93,15 @@
 // key as two 32-bit halves and the item), plus the groups' spare room: a
 // small group's slice comes from pools of 8 to 64 entries, doubling, and a
 // larger one grows by a quarter. A level costs about 4.8 kB, a split
-// group's sub-buckets about 3 kB. About 34 bytes per item at n = 2^16
-// after 10·n random updates (TestMemory), 36 at 2^20, against 16 for
-// gonum's sampleuv.Weighted and 33–40 for package btree. Emptied levels
-// stay with their exponent (up to 32), small slices go back to their
-// pools, new levels come eight at a time and pooled slices in blocks of
-// 512 entries, so that
-// updates in steady state allocate nothing, even while the keys still
-// reach new exponents and new group sizes now and then (the kit's
+// group's sub-buckets about 3 kB. About 36 bytes per item at n = 2^16
+// after 10·n random updates of Exp(1) keys (TestMemory) and 33 at 2^20;
+// keys spread over more binades hold more levels: 45 and 40 for the
+// lognormal keys of the benchmarks (bytes/item); against 16 for gonum's
+// sampleuv.Weighted and 33–40 for package btree. Emptied levels stay with
+// their exponent (up to 32), small slices go back to their pools, new
+// levels come eight at a time and pooled slices in blocks of 512 entries,
+// so that updates in steady state allocate nothing, even while the keys
+// still reach new exponents and new group sizes now and then (the kit's
 // ZeroAllocs).
 //
 // # Guarantees
