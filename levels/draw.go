@@ -1,0 +1,554 @@
+package levels
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+
+	"github.com/reweighted/reweighted"
+)
+
+// The kinds of a row of the proposal table.
+const (
+	rowLevel    = iota // a level wholly in the head
+	rowPartial         // the groups of the straddling level above its straddling group
+	rowStraddle        // the straddling group, head and tail items together
+	rowTail            // the other items of the tail
+)
+
+// row is one choice of the first stage of a proposal: a kind, its level,
+// its weight and the cumulative weight up to and including it.
+type row struct {
+	w, cum float64
+	l      int32
+	kind   uint8
+}
+
+// table is the proposal of one Solve. Every item i has a mass m_i, a_i in
+// the head and t* = ε·λ in the tail, and a bound b_i ≥ m_i; one attempt
+// proposes i with probability b_i/W and accepts it with probability
+// m_i/b_i, so it returns i with probability m_i/W, and m ∝ p*. The bound
+// of an item of a head group g is g's upper edge; of an item of the
+// straddling group g, max(t*, upper edge of g), its mass tested against
+// θ; of another tail item, t* itself: accepted at once. Weights are in the
+// top level's unit.
+//
+// The rows run from the tail and the lowest head level up, so that a row
+// of tiny weight (keys far below the largest) comes before the large ones
+// and keeps its precision in the cumulative sums, and a uniform number
+// with full relative precision near 0 (fineUniform) reaches it.
+type table struct {
+	rows   []row
+	total  float64
+	tstar  float64 // t* = ε·λ
+	strB   float64 // the bound of the straddling group's items
+	partLo uint64  // rowPartial: the Fenwick range [partLo, wb) of its level
+	// The tail but the straddling group, in the order a tail draw counts
+	// it: the groups of the straddling level below it, the levels below
+	// (cumulative counts tcum), the zero keys.
+	nTail  int
+	lvTail int
+	tlv    []int32
+	tcum   []int
+	heads  []int32 // the levels wholly in the head, top down
+}
+
+// build fills sc.tab for the solution o.
+func (s *Sampler) build(o *sol, sc *scratch) *table {
+	t := &sc.tab
+	t.rows, t.heads = t.rows[:0], t.heads[:0]
+	t.tlv, t.tcum = t.tlv[:0], t.tcum[:0]
+	t.lvTail, t.nTail, t.tstar = 0, 0, 0
+	if o.zero || o.uniform {
+		return t // every item is drawn uniformly
+	}
+	add := func(x float64, l int, kind uint8) {
+		if x > 0 {
+			t.rows = append(t.rows, row{w: x, l: int32(l), kind: kind})
+		}
+	}
+	if o.eps > 0 {
+		t.tstar = o.eps * (o.sSc / o.c())
+		t.nTail = o.n - o.rho
+	}
+	for l := o.top; l >= 0 && l > o.lvl; l = s.nextLevel(l) {
+		t.heads = append(t.heads, int32(l))
+	}
+	var strad, part float64
+	if l := o.lvl; l >= 0 {
+		lv := s.lv[l]
+		if o.grp < 0 {
+			t.heads = append(t.heads, int32(l))
+		} else {
+			c := int(lv.cnt[o.grp])
+			t.strB = max(t.tstar, scale(float64(bnd(l, o.grp)), l-bB-o.ts))
+			strad = float64(c) * t.strB
+			t.partLo = fenPrefix(&lv.fb, o.grp+1)
+			part = scale(float64(s.ls[l].wb-t.partLo), l-bB-o.ts)
+			t.nTail -= c - o.h
+			t.lvTail = int(fenPrefix(&lv.fc, o.grp))
+		}
+		c := t.lvTail
+		for m := s.nextLevel(l); m >= 0; m = s.nextLevel(m) {
+			c += int(s.ls[m].n)
+			t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
+		}
+	}
+	add(float64(t.nTail)*t.tstar, -1, rowTail)
+	add(strad, o.lvl, rowStraddle)
+	add(part, o.lvl, rowPartial)
+	for k := len(t.heads) - 1; k >= 0; k-- {
+		l := int(t.heads[k])
+		add(scale(float64(s.ls[l].wb), l-bB-o.ts), l, rowLevel)
+	}
+	w := 0.0
+	for k := range t.rows {
+		w += t.rows[k].w
+		t.rows[k].cum = w
+	}
+	t.total = w
+	return t
+}
+
+// pick returns the row that x in [0, total) falls in.
+func (t *table) pick(x float64) int {
+	lo, hi := 0, len(t.rows)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if x < t.rows[mid].cum {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// below returns a uniform integer in [0, m) from one number of src.
+func below(src rand.Source, m uint64) uint64 {
+	hi, _ := bits.Mul64(src.Uint64(), m)
+	return hi
+}
+
+// uniform returns a number in [0, 1) from one number of src.
+func uniform(src rand.Source) float64 { return float64(src.Uint64()>>11) * 0x1p-53 }
+
+// fineUniform returns a uniform number in [0, 1) with 53 significant bits
+// wherever it lies, however close to 0: the bits of src below its leading
+// one, as many words as that takes. A row of the table whose share is
+// 10^-200 is drawn with that probability, not 0.
+func fineUniform(src rand.Source) float64 {
+	e := 0
+	for {
+		x := src.Uint64()
+		if x == 0 {
+			if e -= 64; e < -1152 {
+				return 0
+			}
+			continue
+		}
+		// x·2^(e−64), its leading bit lz below bit 63: keep 53 bits from
+		// it, taking k more from the next word if x has too few.
+		k := bits.LeadingZeros64(x) - 11
+		if k <= 0 {
+			return math.Ldexp(float64(x>>-k), e-64-k)
+		}
+		m := x<<k | src.Uint64()>>(64-k)
+		return math.Ldexp(float64(m), e-64-k)
+	}
+}
+
+// accept returns the mass m of an item with key a proposed in group j of
+// level l and the bound b it was proposed with: an attempt accepts it with
+// probability m/b. For a head group, both are in the level's unit
+// (integers below 2^53, exact); for the straddling group, in the top
+// level's unit, the mass a or t* as a is in the head or not. Draw and
+// AttemptProbs both use it.
+func accept(o *sol, t *table, l, j int, a float64) (m, b float64) {
+	if l == o.lvl && j == o.grp {
+		if o.inHead(a) {
+			return scale(float64(sig64(a)), unitShift(l)-o.ts), t.strB
+		}
+		return t.tstar, t.strB
+	}
+	return float64(sig64(a)), bndLevel(l, j)
+}
+
+// attempt makes one attempt of a draw and returns the item and its p, or
+// −1 if it rejected: propose, read the entry, decide, as DrawBatch's
+// chunks do.
+func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
+	var p proposal
+	s.propose(o, t, src, &p)
+	var e entry
+	if p.lv != nil {
+		e = p.lv.at(int(p.j), int(p.r))
+	}
+	return s.decide(o, t, &p, e)
+}
+
+// decide returns the item of an attempt whose proposal is p and entry e
+// (read from p's slot, unless p names its item), and its p*, or −1 if the
+// attempt rejects: a head item with probability 1 − m/b (accept), or
+// whose p rounds to 0 (its exact p* is below 2^-1074, and callers divide
+// by p). A tail item outside the straddling group has m = b = t*.
+func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry) (int, float64) {
+	switch {
+	case p.lv == nil:
+		i := int(p.item)
+		return i, o.prob(s.keys[i])
+	case p.tail:
+		return int(e.item), o.eps
+	}
+	m, b := accept(o, t, int(p.l), int(p.j), e.key())
+	if m != b && p.u*b >= m {
+		return -1, 0
+	}
+	q := o.prob(e.key())
+	if q == 0 {
+		return -1, 0
+	}
+	return int(e.item), q
+}
+
+// draw makes attempts until one accepts.
+func (s *Sampler) draw(o *sol, t *table, src rand.Source) (int, float64) {
+	for {
+		if i, p := s.attempt(o, t, src); i >= 0 {
+			return i, p
+		}
+	}
+}
+
+// Draw draws one item with probability p*_i (Lemma 1) for the bound eps
+// and returns it with p*_i, as Prob returns it: one Solve, then attempts
+// of O(1) each, every one accepted with probability at least 1/2, each
+// using a few numbers of src. An invalid call (ErrEmpty, ErrEpsilon) uses
+// no randomness.
+func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err error) {
+	if err := s.validate(eps); err != nil {
+		return 0, 0, err
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	t := s.build(&o, sc)
+	i, p = s.draw(&o, t, src)
+	return i, p, nil
+}
+
+// maxRejections is the number of consecutive draws of items already in a
+// batch without replacement after which DrawBatch draws from the explicit
+// conditional distribution, as reweighted.DrawBatch does.
+const maxRejections = 64
+
+// DrawBatch fills items and probs (same length m) with m draws for the
+// bound eps, with one Solve. With replace the draws are independent;
+// without, they are ordered successive sampling, the first m distinct
+// items of an i.i.d. stream from p*: a draw of an item already in the
+// batch is rejected, and after 64 rejections in a row the next item is
+// drawn from the explicit conditional distribution p*_i/Σ_{j left} p*_j,
+// by inversion over the items left in index order, in O(n); if every item
+// left has p* = 0 (possible only at ε = 0), uniformly among them, with
+// probs[k] = 0. probs[k] is the unconditional p* of items[k].
+//
+// Errors, checked before any randomness is used and leaving items and
+// probs unchanged: ErrEmpty, ErrEpsilon, then ErrBatch if the lengths
+// differ or m > n without replacement.
+func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
+	if err := s.validate(eps); err != nil {
+		return err
+	}
+	m, n := len(items), len(s.keys)
+	if len(probs) != m {
+		return fmt.Errorf("%w: %d items but %d probabilities", reweighted.ErrBatch, m, len(probs))
+	}
+	if !replace && m > n {
+		return fmt.Errorf("%w: %d items without replacement from %d", reweighted.ErrBatch, m, n)
+	}
+	if m == 0 {
+		return nil
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	t := s.build(&o, sc)
+	st := &sc.st
+	st.reset()
+	if replace {
+		for k := range items {
+			items[k], probs[k] = s.next(&o, t, src, sc)
+		}
+		return nil
+	}
+	seen := sc.seenBits(n)
+	rejections := 0
+	for k := 0; k < m; {
+		var i int
+		var p float64
+		if rejections == maxRejections {
+			i, p = s.drawRest(&o, sc, seen, k, uniform(src))
+		} else {
+			i, p = s.next(&o, t, src, sc)
+			if seen[i>>6]&(1<<(i&63)) != 0 {
+				rejections++
+				continue
+			}
+		}
+		rejections = 0
+		seen[i>>6] |= 1 << (i & 63)
+		items[k], probs[k] = i, p
+		k++
+	}
+	for _, i := range items {
+		seen[i>>6] &^= 1 << (i & 63)
+	}
+	return nil
+}
+
+// chunk is the number of attempts DrawBatch makes at once.
+const chunk = 32
+
+// proposal is an attempt's choice before its entry is read: the slot r of
+// group j of level l, or an item directly (lv nil), with the uniform
+// number of its acceptance test.
+type proposal struct {
+	lv   *level
+	l, j int32
+	r    int32
+	item int32
+	tail bool
+	u    float64
+}
+
+// stream is the accepted draws of a chunk of attempts, handed out in
+// order: the attempts are independent, so the accepted ones, in order,
+// are independent draws from p*.
+type stream struct {
+	props [chunk]proposal
+	ents  [chunk]entry
+	items [chunk]int32
+	probs [chunk]float64
+	n, at int
+}
+
+func (st *stream) reset() { st.n, st.at = 0, 0 }
+
+// next returns the next draw of the stream, refilling it with a chunk of
+// attempts when it runs out: their choices first, from the tables, then
+// the reads of their entries, independent loads whose cache misses
+// overlap, then their acceptance tests.
+func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch) (int, float64) {
+	st := &sc.st
+	for st.at == st.n {
+		st.at, st.n = 0, 0
+		for k := range st.props {
+			s.propose(o, t, src, &st.props[k])
+		}
+		for k := range st.props {
+			if p := &st.props[k]; p.lv != nil {
+				st.ents[k] = p.lv.at(int(p.j), int(p.r))
+			}
+		}
+		for k := range st.props {
+			if i, q := s.decide(o, t, &st.props[k], st.ents[k]); i >= 0 {
+				st.items[st.n], st.probs[st.n] = int32(i), q
+				st.n++
+			}
+		}
+	}
+	st.at++
+	return int(st.items[st.at-1]), st.probs[st.at-1]
+}
+
+// propose makes the choices of one attempt, as attempt does, into p.
+func (s *Sampler) propose(o *sol, t *table, src rand.Source, p *proposal) {
+	*p = proposal{}
+	if o.zero || o.uniform {
+		p.item = int32(below(src, uint64(o.n)))
+		return
+	}
+	r := t.rows[t.pick(fineUniform(src)*t.total)]
+	if r.kind == rowTail {
+		p.tail = true
+		s.tailLoc(o, t, below(src, uint64(t.nTail)), p)
+		return
+	}
+	l := int(r.l)
+	lv := s.lv[l]
+	j := o.grp
+	if r.kind != rowStraddle {
+		lo := uint64(0)
+		if r.kind == rowPartial {
+			lo = t.partLo
+		}
+		j, _ = fenFind(&lv.fb, lo+below(src, s.ls[l].wb-lo))
+	}
+	p.lv, p.l, p.j = lv, int32(l), int32(j)
+	p.r = int32(below(src, uint64(lv.cnt[j])))
+	p.u = uniform(src)
+}
+
+// tailLoc sets p to the tail item of index r in the table's order: a slot
+// of a group, or a zero key's item.
+func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
+	x := int(r)
+	if x < t.lvTail {
+		lv := s.lv[o.lvl]
+		j, b := fenFind(&lv.fc, uint32(x))
+		p.lv, p.l, p.j, p.r = lv, int32(o.lvl), int32(j), int32(x-int(b))
+		return
+	}
+	prev := t.lvTail
+	c := t.tcum
+	if len(c) > 0 && x < c[len(c)-1] {
+		lo, hi := 0, len(c)-1
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if x < c[mid] {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		if lo > 0 {
+			prev = c[lo-1]
+		}
+		lv := s.lv[t.tlv[lo]]
+		j, b := fenFind(&lv.fc, uint32(x-prev))
+		p.lv, p.l, p.j, p.r = lv, t.tlv[lo], int32(j), int32(x-prev-int(b))
+		return
+	}
+	if len(c) > 0 {
+		prev = c[len(c)-1]
+	}
+	p.item = s.zeros[x-prev]
+}
+
+// drawRest maps u to an item not in seen (k items are) with probability
+// p*_i/Σ_{j left} p*_j, by inversion over the items left in index order;
+// if they all have p* = 0, uniformly among them, with p = 0.
+func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, k int, u float64) (int, float64) {
+	ps := sc.probs[:0]
+	total := 0.0
+	for i, a := range s.keys {
+		p := 0.0
+		if seen[i>>6]&(1<<(i&63)) == 0 {
+			p = o.prob(a)
+		}
+		ps = append(ps, p)
+		total += p
+	}
+	sc.probs = ps
+	if total == 0 {
+		r := int(u * float64(len(s.keys)-k))
+		for i := range s.keys {
+			if seen[i>>6]&(1<<(i&63)) == 0 {
+				if r == 0 {
+					return i, 0
+				}
+				r--
+			}
+		}
+	}
+	// Rounding may leave the target at or past the last partial sum: the
+	// last item with positive probability owns the end.
+	x, acc, item, p := u*total, 0.0, -1, 0.0
+	for i, q := range ps {
+		if q > 0 {
+			acc += q
+			item, p = i, q
+			if x < acc {
+				break
+			}
+		}
+	}
+	return item, p
+}
+
+// AttemptProbs appends, for every item i in index order, the exact
+// probability that one attempt of Draw(eps, ·) proposes item i and accepts
+// it, computed from the proposal table and the acceptance function Draw
+// uses, to dst[:0]. Their sum is the acceptance rate, and each divided by
+// the sum is the law of Draw. For tests.
+func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
+	if err := s.validate(eps); err != nil {
+		return dst, err
+	}
+	n := len(s.keys)
+	dst = append(dst[:0], make([]float64, n)...)
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	if o.zero || o.uniform {
+		for i := range dst {
+			dst[i] = 1 / float64(n)
+		}
+		return dst, nil
+	}
+	t := s.build(&o, sc)
+	// groups spreads a row's share pr over the groups j in [from, to) of
+	// level l by the Fenwick tree f, whose range total is total, and each
+	// group's share over its slots.
+	groups := func(l int, f *[nG + 1]uint32, fb *[nG + 1]uint64, total float64, from, to int, pr float64, tail bool) {
+		lv := s.lv[l]
+		for j := from; j < to; j++ {
+			c := int(lv.cnt[j])
+			if c == 0 {
+				continue
+			}
+			w := 1.0
+			switch {
+			case fb != nil:
+				w = float64(fenPrefix(fb, j+1) - fenPrefix(fb, j))
+			case f != nil:
+				w = float64(fenPrefix(f, j+1) - fenPrefix(f, j))
+			}
+			pe := pr * w / total / float64(c)
+			lv.each(j, func(e entry) {
+				if tail {
+					dst[e.item] += pe
+					return
+				}
+				if o.prob(e.key()) == 0 {
+					return
+				}
+				m, b := accept(&o, t, l, j, e.key())
+				dst[e.item] += pe * (m / b)
+			})
+		}
+	}
+	for _, r := range t.rows {
+		pr := r.w / t.total
+		l := int(r.l)
+		switch r.kind {
+		case rowLevel:
+			lv := s.lv[l]
+			groups(l, nil, &lv.fb, float64(s.ls[l].wb), 0, nG, pr, false)
+		case rowPartial:
+			lv := s.lv[l]
+			groups(l, nil, &lv.fb, float64(s.ls[l].wb-t.partLo), o.grp+1, nG, pr, false)
+		case rowStraddle:
+			groups(l, nil, nil, 1, o.grp, o.grp+1, pr, false)
+		case rowTail:
+			if t.lvTail > 0 {
+				lv := s.lv[o.lvl]
+				groups(o.lvl, &lv.fc, nil, float64(t.nTail), 0, o.grp, pr, true)
+			}
+			prev := t.lvTail
+			for q, m := range t.tlv {
+				lv := s.lv[m]
+				groups(int(m), &lv.fc, nil, float64(t.nTail), 0, nG, pr, true)
+				prev = t.tcum[q]
+			}
+			pe := pr / float64(t.nTail)
+			if t.nTail > prev {
+				for _, i := range s.zeros {
+					dst[i] += pe
+				}
+			}
+		}
+	}
+	return dst, nil
+}

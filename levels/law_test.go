@@ -1,0 +1,251 @@
+package levels
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"testing"
+
+	"github.com/reweighted/reweighted/samplertest"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// chiSquare returns the p-value of counts against the expected
+// probabilities p (summing to 1) over total draws; bins expected to hold
+// fewer than 5 draws are pooled.
+func chiSquare(counts []int, p []float64, total int) float64 {
+	stat, bins := 0.0, 0
+	poolObs, poolExp := 0.0, 0.0
+	for i, c := range counts {
+		e := p[i] * float64(total)
+		if e < 5 {
+			poolObs += float64(c)
+			poolExp += e
+			continue
+		}
+		stat += (float64(c) - e) * (float64(c) - e) / e
+		bins++
+	}
+	if poolExp >= 5 {
+		stat += (poolObs - poolExp) * (poolObs - poolExp) / poolExp
+		bins++
+	} else if poolObs > 10 {
+		return 0 // draws where almost none are expected
+	}
+	return distuv.ChiSquared{K: float64(bins - 1)}.Survival(stat)
+}
+
+// lawCases are the instances the χ² tests draw from: the group edges, all
+// keys in one group, keys on the cutoff, zeros and subnormals.
+func lawCases() []struct {
+	name string
+	keys []float64
+	eps  float64
+} {
+	cases := []struct {
+		name string
+		keys []float64
+		eps  float64
+	}{}
+	for _, c := range edgeCases[:2] {
+		cases = append(cases, struct {
+			name string
+			keys []float64
+			eps  float64
+		}{c.name, c.keys, c.eps})
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	cases = append(cases, struct {
+		name string
+		keys []float64
+		eps  float64
+	}{"one group", oneGroup(rng, 9, 3), 1.0 / 18})
+	words := rand.New(rand.NewPCG(9, 10))
+	in := samplertest.NearCutoffFromBits(10, words.Uint64)
+	cases = append(cases, struct {
+		name string
+		keys []float64
+		eps  float64
+	}{"near cutoff", in.Keys, in.Eps})
+	cases = append(cases, struct {
+		name string
+		keys []float64
+		eps  float64
+	}{"zeros and subnormals", []float64{0, 5e-324, 3, 1e-310, 0, 2.5, 1}, 0.05})
+	return cases
+}
+
+// exactProbs returns the exact p* of keys at eps, rounded.
+func exactProbs(keys []float64, eps float64) []float64 {
+	ex := samplertest.Oracle(keys, eps)
+	p := make([]float64, len(keys))
+	for i := range p {
+		p[i], _ = ex.P[i].Float64()
+	}
+	return p
+}
+
+// The χ² goodness of fit of Draw and DrawBatch with replacement against
+// the exact p*, 10^6 draws each: a law 5% off in any bin of these sizes
+// fails by far; the seed is fixed, so the test is deterministic.
+func TestChiSquareDraw(t *testing.T) {
+	const draws = 1_000_000
+	for _, c := range lawCases() {
+		t.Run(c.name, func(t *testing.T) {
+			s := load(t, c.keys)
+			p := exactProbs(c.keys, c.eps)
+			src := rand.NewPCG(11, 12)
+			counts := make([]int, len(c.keys))
+			// A fifth by Draw, each with its Solve, the rest by DrawBatch.
+			for range draws / 5 {
+				i, q, err := s.Draw(c.eps, src)
+				if err != nil || !(q > 0) {
+					require.FailNow(t, "Draw", "item %d, p %v, error %v", i, q, err)
+				}
+				counts[i]++
+			}
+			items, probs := make([]int, 1000), make([]float64, 1000)
+			for range draws * 4 / 5 / len(items) {
+				require.NoError(t, s.DrawBatch(c.eps, src, true, items, probs))
+				for _, i := range items {
+					counts[i]++
+				}
+			}
+			require.Greater(t, chiSquare(counts, p, draws), 1e-4, "counts %v, p* %v", counts, p)
+		})
+	}
+}
+
+// The χ² goodness of fit of the first two items of DrawBatch without
+// replacement against ordered successive sampling, P(i, j) =
+// p*_i·p*_j/(1 − p*_i).
+func TestChiSquareWithoutReplacement(t *testing.T) {
+	const batches = 200_000
+	for _, c := range lawCases() {
+		t.Run(c.name, func(t *testing.T) {
+			s := load(t, c.keys)
+			n := len(c.keys)
+			p := exactProbs(c.keys, c.eps)
+			pair := make([]float64, n*n)
+			for i := range n {
+				for j := range n {
+					if i != j && p[i] < 1 {
+						pair[i*n+j] = p[i] * p[j] / (1 - p[i])
+					}
+				}
+			}
+			src := rand.NewPCG(13, 14)
+			counts := make([]int, n*n)
+			items, probs := make([]int, 2), make([]float64, 2)
+			for range batches {
+				if err := s.DrawBatch(c.eps, src, false, items, probs); err != nil || items[0] == items[1] {
+					require.FailNow(t, "DrawBatch", "items %v, error %v", items, err)
+				}
+				counts[items[0]*n+items[1]]++
+			}
+			require.Greater(t, chiSquare(counts, pair, batches), 1e-4)
+		})
+	}
+}
+
+// Without replacement, once the items left all have p* = 0 (ε = 0), the
+// rest are drawn uniformly with p = 0; the items are distinct.
+func TestWithoutReplacementFallback(t *testing.T) {
+	s := load(t, []float64{0, 2, 0, 0, 1})
+	src := rand.NewPCG(1, 1)
+	items, probs := make([]int, 5), make([]float64, 5)
+	counts := map[int]int{}
+	for range 2000 {
+		require.NoError(t, s.DrawBatch(0, src, false, items, probs))
+		seen := map[int]bool{}
+		for k, i := range items {
+			require.False(t, seen[i])
+			seen[i] = true
+			if k >= 2 {
+				require.Zero(t, probs[k])
+			}
+		}
+		counts[items[2]]++
+	}
+	for _, i := range []int{0, 2, 3} {
+		require.InDelta(t, 2000.0/3, counts[i], 150, "item %d third", i)
+	}
+}
+
+// No allocation per Set, Draw, DrawBatch or SetBatch once warm.
+func TestZeroAllocs(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	n := 1000
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := New(n)
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = rng.ExpFloat64()
+	}
+	require.NoError(t, s.Load(keys))
+	src := rand.NewPCG(3, 4)
+	eps := 1 / float64(2*n)
+	items, probs, nk := make([]int, 64), make([]float64, 64), make([]float64, 64)
+	step := func() {
+		i, _, _ := s.Draw(eps, src)
+		_ = s.Set(i, rng.ExpFloat64())
+		_ = s.DrawBatch(eps, src, false, items, probs)
+		for k := range nk {
+			nk[k] = rng.ExpFloat64()
+		}
+		_ = s.SetBatch(items, nk)
+		_ = s.DrawBatch(eps, src, true, items, probs)
+	}
+	for range 2000 {
+		step()
+	}
+	require.Zero(t, testing.AllocsPerRun(500, step))
+}
+
+// At most 40 bytes per item at n = 2^16 after 10·n random Set calls.
+func TestMemory(t *testing.T) {
+	n := 1 << 16
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := New(n)
+	for i := range n {
+		require.NoError(t, s.Set(i, rng.ExpFloat64()))
+	}
+	for range 10 * n {
+		require.NoError(t, s.Set(rng.IntN(n), rng.ExpFloat64()))
+	}
+	require.NoError(t, s.Check())
+	per := float64(s.Bytes()) / float64(n)
+	t.Logf("%.1f bytes per item", per)
+	require.LessOrEqual(t, per, 40.0)
+}
+
+// The read methods may run concurrently (go test -race checks it).
+func TestConcurrentReads(t *testing.T) {
+	keys := []float64{3, 0, 1, 1, 2.5, 1e-300, 7}
+	s := load(t, keys)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src := rand.NewPCG(uint64(g), 1)
+			items, probs := make([]int, 3), make([]float64, 3)
+			for range 300 {
+				eps := 1 / float64(2*len(keys))
+				i, p, err := s.Draw(eps, src)
+				if err != nil || p <= 0 || i < 0 || i >= len(keys) {
+					panic("Draw")
+				}
+				_ = s.DrawBatch(eps, src, false, items, probs)
+				_, _, _ = s.Solve(eps)
+				_, _ = s.Probs(eps, nil)
+				_, _ = s.AttemptProbs(eps, nil)
+				_, _ = s.Prob(g, 0)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, math.Float64bits(keys[0]), math.Float64bits(s.Key(0)))
+}

@@ -1,0 +1,1046 @@
+package levels
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/reweighted/reweighted"
+)
+
+const (
+	// bB is the number of mantissa bits below the leading one that pick a
+	// key's group inside its level: a group spans a ratio of at most
+	// 1 + 2^-bB between its smallest key and its bound.
+	bB = 6
+	// nG is the number of groups per level.
+	nG = 1 << bB
+	// nLevels is the number of levels: a positive finite key is v units of
+	// 2^-1074, v < 2^2098, and its level is the position of v's leading bit.
+	nLevels = 2098
+	// maxSumLevel is the level of MaxSum = 2^831 = 2^1905 units.
+	maxSumLevel = 831 + 1074
+	// A group of more than kSplit items, in a level of at least 12 bits,
+	// is split into 64 sub-buckets by the next six mantissa bits, so that
+	// Solve reads one sub-bucket of the group that straddles t*, not the
+	// group; a split group of fewer than kMerge items is merged again.
+	// The gap between the two keeps a key moving back and forth from
+	// splitting and merging each time.
+	kSplit = 512
+	kMerge = 128
+	// maxIdle is the number of emptied levels kept by their exponent.
+	maxIdle = 32
+)
+
+// entry is one item of a group: its key beside it, so that a draw reads
+// one slot, not the slot and then the key array. The key is kept as two
+// 32-bit halves, so that an entry takes 12 bytes, not 16.
+type entry struct {
+	klo, khi uint32
+	item     int32
+}
+
+func mkEntry(a float64, i int) entry {
+	b := math.Float64bits(a)
+	return entry{uint32(b), uint32(b >> 32), int32(i)}
+}
+
+// key returns the entry's key.
+func (e entry) key() float64 { return math.Float64frombits(uint64(e.khi)<<32 | uint64(e.klo)) }
+
+// u128 is an exact unsigned sum of significands.
+type u128 struct{ hi, lo uint64 }
+
+func (x *u128) add(v uint64) {
+	var c uint64
+	x.lo, c = bits.Add64(x.lo, v, 0)
+	x.hi += c
+}
+
+func (x *u128) sub(v uint64) {
+	var b uint64
+	x.lo, b = bits.Sub64(x.lo, v, 0)
+	x.hi -= b
+}
+
+func (x u128) plus(y u128) u128 {
+	lo, c := bits.Add64(x.lo, y.lo, 0)
+	return u128{x.hi + y.hi + c, lo}
+}
+
+// float returns x rounded, within two roundings.
+func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
+
+// bigInt sets z to x·2^sh, using tmp, and returns z.
+func (x u128) bigInt(z, tmp *big.Int, sh uint) *big.Int {
+	z.SetUint64(x.hi)
+	z.Lsh(z, 64)
+	z.Add(z, tmp.SetUint64(x.lo))
+	return z.Lsh(z, sh)
+}
+
+// level holds the keys whose unit integer has its leading bit at one
+// position: 64 groups by the next six bits, with exact integer sums in the
+// level's unit (2^(ℓ−52) units for normal keys, 1 unit for subnormal ones),
+// so that every key of the level is a whole number of that unit.
+type level struct {
+	occ  uint64 // groups that hold items
+	cnt  [nG]int32
+	gsum [nG]u128
+	fb   [nG + 1]uint64 // Fenwick tree of cnt[j]·bnd(j)
+	fc   [nG + 1]uint32 // Fenwick tree of cnt[j]
+	ents [nG][]entry    // a flat group's entries
+	sub  [nG]*sub       // a split group's sub-buckets
+}
+
+// lstat is a level's count and sums, kept apart from the level in one
+// array by level, so that Solve's and the table's walks over the occupied
+// levels, which are mostly neighbours, read a few cache lines.
+type lstat struct {
+	n   int64  // items
+	wb  uint64 // Σ_j cnt[j]·bnd(j), the groups' bounds in units of 2^(ℓ−6)
+	sum u128   // Σ significands, in the level's unit
+}
+
+// sub holds the items of a split group in 64 sub-buckets by the six
+// mantissa bits after the group's, with their counts and exact sums.
+type sub struct {
+	occ  uint64
+	cnt  [nG]int32
+	sum  [nG]u128
+	fc   [nG + 1]uint32 // Fenwick tree of cnt
+	ents [nG][]entry
+}
+
+// subOf returns the sub-bucket of a key of level l ≥ 12.
+func subOf(a float64, l int) int {
+	b := math.Float64bits(a)
+	m := b & (1<<52 - 1)
+	if b>>52 > 0 {
+		return int(m>>(52-2*bB)) & (nG - 1)
+	}
+	return int(m>>(l-2*bB)) & (nG - 1)
+}
+
+// at returns the entry of index r in group j: its slot r, or, split, the
+// slot r counted through its sub-buckets in turn.
+func (lv *level) at(j, r int) entry {
+	if sb := lv.sub[j]; sb != nil {
+		k, b := fenFind(&sb.fc, uint32(r))
+		return sb.ents[k][r-int(b)]
+	}
+	return lv.ents[j][r]
+}
+
+// each calls f with every entry of group j.
+func (lv *level) each(j int, f func(entry)) {
+	if sb := lv.sub[j]; sb != nil {
+		for _, es := range sb.ents {
+			for _, e := range es {
+				f(e)
+			}
+		}
+		return
+	}
+	for _, e := range lv.ents[j] {
+		f(e)
+	}
+}
+
+// Small groups take their slices from per-sampler pools of four sizes,
+// 8 to 64 entries, and give them back when they grow past or shrink below
+// them: the group sizes of a sampler in steady state wander, and a slice
+// that one group outgrows serves another, so that no Set allocates.
+const (
+	smallCaps = 4  // pooled capacities 8, 16, 32, 64
+	minCap    = 8  // the smallest
+	maxSmall  = 64 // the largest
+)
+
+// capClass returns the pool of a slice of capacity c, or −1.
+func capClass(c int) int {
+	switch c {
+	case 8:
+		return 0
+	case 16:
+		return 1
+	case 32:
+		return 2
+	case 64:
+		return 3
+	}
+	return -1
+}
+
+// resize moves the entries of x into a slice of capacity c, from the pool
+// if it has one, and gives x to its pool.
+func (s *Sampler) resize(x []entry, c int) []entry {
+	var y []entry
+	if k := capClass(c); k >= 0 {
+		// The pooled slice of the least capacity ≥ c, but below x's
+		// when x shrinks (else x stays as it is).
+		for ; k < smallCaps && (len(s.spare[k]) == 0 || minCap<<k >= cap(x) && c < cap(x)); k++ {
+		}
+		if k < smallCaps && !(c < cap(x) && minCap<<k >= cap(x)) {
+			y = s.spare[k][len(s.spare[k])-1][:0]
+			s.spare[k] = s.spare[k][:len(s.spare[k])-1]
+		} else if c < cap(x) {
+			return x
+		}
+	}
+	if y == nil {
+		if k := capClass(c); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
+			// The pool is empty: a block of 512 entries, one slice for now
+			// and the others for the next groups that need this size.
+			b := maxSmall * 8 / c
+			block := make([]entry, b*c)
+			for q := 1; q < b && len(s.spare[k]) < cap(s.spare[k]); q++ {
+				s.spare[k] = append(s.spare[k], block[q*c:q*c:q*c+c])
+			}
+			y = block[:0:c]
+		} else {
+			y = make([]entry, 0, c)
+		}
+	}
+	y = append(y, x...)
+	s.release(x)
+	return y
+}
+
+// release gives x to its pool, unless the pool is full (growing it would
+// allocate) or x is not of a pooled size.
+func (s *Sampler) release(x []entry) {
+	if k := capClass(cap(x)); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
+		s.spare[k] = append(s.spare[k], x[:0])
+	}
+}
+
+// push appends e to *es and returns its slot. A slice of up to 64 entries
+// doubles, from the pools, and a larger one grows by a quarter, not by
+// append's doubling: the spare room of the large groups is most of the
+// memory above the items' own.
+func (s *Sampler) push(es *[]entry, e entry) int32 {
+	x := *es
+	if len(x) == cap(x) {
+		c := max(2*len(x), minCap)
+		if len(x) >= maxSmall {
+			c = len(x) + len(x)/4
+		}
+		x = s.resize(x, c)
+	}
+	*es = append(x, e)
+	return int32(len(x))
+}
+
+// pop removes the entry at slot p of *es, moving the last entry into it,
+// and returns the item moved, or −1. A pooled slice a quarter full moves
+// to one of half its size.
+func (s *Sampler) pop(es *[]entry, p int32) int32 {
+	x := *es
+	last := int32(len(x) - 1)
+	moved := int32(-1)
+	if p != last {
+		x[p] = x[last]
+		moved = x[p].item
+	}
+	x = x[:last]
+	if c := cap(x); c <= maxSmall && len(x) <= c/4 {
+		if len(x) == 0 {
+			// An empty group gives its slice back.
+			s.release(x)
+			x = nil
+		} else if c > minCap {
+			x = s.resize(x, c/2)
+		}
+	}
+	*es = x
+	return moved
+}
+
+// Sampler is a law-exact dynamic sampler of p* (Lemma 1) with O(1)
+// expected time per draw and per update; see the package doc.
+type Sampler struct {
+	keys  []float64
+	pos   []int32 // the slot of each item in its group, or in zeros
+	zeros []int32 // the items whose key is 0
+	lv    []*level
+	ls    []lstat                     // by level
+	occ   [(nLevels + 63) / 64]uint64 // levels that hold items
+	free  []*level                    // emptied levels, kept for reuse by any exponent
+	idle  int                         // emptied levels kept by their exponent
+	subs  []*sub                      // emptied sub-buckets, kept for reuse
+	spare [smallCaps][][]entry        // small group slices, by capacity
+}
+
+// New returns a sampler of n items, all keys 0. It panics for n < 0 or
+// n > math.MaxInt32.
+func New(n int) *Sampler {
+	if n < 0 {
+		panic(fmt.Sprintf("levels: New(%d): negative size", n))
+	}
+	if n > math.MaxInt32 {
+		panic(fmt.Sprintf("levels: New(%d): more than %d items", n, math.MaxInt32))
+	}
+	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels), ls: make([]lstat, nLevels),
+		free: make([]*level, 0, 64), subs: make([]*sub, 0, 16)}
+	for i := range n {
+		s.pos[i], s.zeros[i] = int32(i), int32(i)
+	}
+	for k := range s.spare {
+		// Room for the pools' slices: growing them would allocate.
+		s.spare[k] = make([][]entry, 0, min(n/4, 1024)+16)
+	}
+	// Reserve, as a tree reserves nodes, what the groups of a sampler in
+	// steady state come to need beyond their first fill: slices of 16 and
+	// 32 entries for the groups that wander past 8 and 16 items, and a few
+	// levels for keys that reach new exponents. About 2.5 bytes per item.
+	if n >= 256 {
+		for k, c := range []int{16, 32} {
+			m := min(n/(64<<k), 256)
+			block := make([]entry, m*c)
+			for q := range m {
+				s.spare[k+1] = append(s.spare[k+1], block[q*c:q*c:q*c+c])
+			}
+		}
+		for range 4 {
+			s.free = append(s.free, new(level))
+		}
+	}
+	return s
+}
+
+// Len returns the number of items.
+func (s *Sampler) Len() int { return len(s.keys) }
+
+// Key returns the key of item i. It panics unless 0 ≤ i < Len().
+func (s *Sampler) Key(i int) float64 { return s.keys[i] }
+
+// locate returns the level and group of a positive finite key.
+func locate(a float64) (l, j int) {
+	b := math.Float64bits(a)
+	e := int(b >> 52)
+	m := b & (1<<52 - 1)
+	if e > 0 {
+		return e + 51, int(m >> (52 - bB))
+	}
+	l = bits.Len64(m) - 1
+	if l >= bB {
+		return l, int(m>>(l-bB)) & (nG - 1)
+	}
+	// Fewer bits than a group takes: one value per group.
+	return l, int(m-1<<l) << (bB - l)
+}
+
+// sig64 returns a positive finite key in the unit of its level.
+func sig64(a float64) uint64 {
+	b := math.Float64bits(a)
+	m := b & (1<<52 - 1)
+	if b>>52 > 0 {
+		return m | 1<<52
+	}
+	return m
+}
+
+// unitShift returns the exponent of level l's unit in units of 2^-1074.
+func unitShift(l int) int { return max(l-52, 0) }
+
+// bnd returns the bound of group j of level l in units of 2^(l−6): the
+// group's exclusive upper edge, or for a level of fewer than 6 bits, whose
+// groups hold one value each, that value.
+func bnd(l, j int) uint64 {
+	if l >= bB {
+		return uint64(nG + j + 1)
+	}
+	return uint64(nG + j)
+}
+
+// bndLevel returns the bound of group j of level l in the level's unit,
+// exactly: an integer below 2^53.
+func bndLevel(l, j int) float64 {
+	return math.Ldexp(float64(bnd(l, j)), l-bB-unitShift(l))
+}
+
+// fenAdd adds d to entry j of a Fenwick tree of 64 entries.
+func fenAdd[T uint64 | uint32](f *[nG + 1]T, j int, d T) {
+	for k := j + 1; k <= nG; k += k & -k {
+		f[k] += d
+	}
+}
+
+// fenPrefix returns the sum of entries 0, …, j − 1.
+func fenPrefix[T uint64 | uint32](f *[nG + 1]T, j int) T {
+	var t T
+	for k := j; k > 0; k -= k & -k {
+		t += f[k]
+	}
+	return t
+}
+
+// fenFind returns the entry j with prefix(j) ≤ r < prefix(j + 1), for r
+// below the total, and prefix(j).
+func fenFind[T uint64 | uint32](f *[nG + 1]T, r T) (int, T) {
+	k := 0
+	var below T
+	for step := nG; step > 0; step >>= 1 {
+		if k+step <= nG && below+f[k+step] <= r {
+			k += step
+			below += f[k]
+		}
+	}
+	return k, below
+}
+
+// insert puts item i with key a in its group; keys[i] is set by the caller.
+func (s *Sampler) insert(i int, a float64) {
+	if a == 0 {
+		s.pos[i] = int32(len(s.zeros))
+		s.zeros = append(s.zeros, int32(i))
+		return
+	}
+	l, j := locate(a)
+	lv := s.lv[l]
+	if lv == nil {
+		lv = s.newLevel()
+		s.lv[l] = lv
+	} else if s.ls[l].n == 0 {
+		s.idle--
+	}
+	st := &s.ls[l]
+	if st.n == 0 {
+		s.occ[l>>6] |= 1 << (l & 63)
+	}
+	e := mkEntry(a, i)
+	g := sig64(a)
+	b := bnd(l, j)
+	st.n++
+	st.sum.add(g)
+	st.wb += b
+	lv.occ |= 1 << j
+	lv.cnt[j]++
+	lv.gsum[j].add(g)
+	fenAdd(&lv.fb, j, b)
+	fenAdd(&lv.fc, j, 1)
+	if sb := lv.sub[j]; sb != nil {
+		k := subOf(a, l)
+		s.pos[i] = s.push(&sb.ents[k], e)
+		sb.occ |= 1 << k
+		sb.cnt[k]++
+		sb.sum[k].add(g)
+		fenAdd(&sb.fc, k, 1)
+		return
+	}
+	s.pos[i] = s.push(&lv.ents[j], e)
+	if lv.cnt[j] > kSplit && l >= 2*bB {
+		s.split(lv, l, j)
+	}
+}
+
+// split moves the entries of group j of level l into sub-buckets.
+func (s *Sampler) split(lv *level, l, j int) {
+	var sb *sub
+	if k := len(s.subs); k > 0 {
+		sb, s.subs = s.subs[k-1], s.subs[:k-1]
+	} else {
+		sb = new(sub)
+	}
+	for _, e := range lv.ents[j] {
+		k := subOf(e.key(), l)
+		s.pos[e.item] = s.push(&sb.ents[k], e)
+		sb.occ |= 1 << k
+		sb.cnt[k]++
+		sb.sum[k].add(sig64(e.key()))
+		fenAdd(&sb.fc, k, 1)
+	}
+	lv.ents[j] = lv.ents[j][:0] // its capacity, kept for a merge
+	lv.sub[j] = sb
+}
+
+// merge moves the entries of split group j back into one slice, and
+// keeps the emptied sub-buckets, with their capacity, for the next split.
+func (s *Sampler) merge(lv *level, j int) {
+	sb := lv.sub[j]
+	es := lv.ents[j][:0] // the capacity the group had before it split
+	for k := range sb.ents {
+		for _, e := range sb.ents[k] {
+			s.pos[e.item] = int32(len(es))
+			es = append(es, e)
+		}
+		sb.ents[k] = sb.ents[k][:0]
+	}
+	sb.occ, sb.cnt, sb.sum, sb.fc = 0, [nG]int32{}, [nG]u128{}, [nG + 1]uint32{}
+	lv.ents[j] = es
+	lv.sub[j] = nil
+	s.subs = append(s.subs, sb)
+}
+
+// remove takes item i, whose key is a, out of its group, moving the
+// group's last entry into its slot.
+func (s *Sampler) remove(i int, a float64) {
+	p := s.pos[i]
+	if a == 0 {
+		last := int32(len(s.zeros) - 1)
+		if p != last {
+			moved := s.zeros[last]
+			s.zeros[p] = moved
+			s.pos[moved] = p
+		}
+		s.zeros = s.zeros[:last]
+		if c := cap(s.zeros); c > 64 && int(last) < c/4 {
+			// New gives every item a zero key; most leave for good.
+			s.zeros = slices.Clip(slices.Grow(s.zeros[:last:last], int(last)))
+		}
+		return
+	}
+	l, j := locate(a)
+	lv := s.lv[l]
+	g := sig64(a)
+	if sb := lv.sub[j]; sb != nil {
+		k := subOf(a, l)
+		if moved := s.pop(&sb.ents[k], p); moved >= 0 {
+			s.pos[moved] = p
+		}
+		sb.cnt[k]--
+		sb.sum[k].sub(g)
+		fenAdd(&sb.fc, k, ^uint32(0))
+		if sb.cnt[k] == 0 {
+			sb.occ &^= 1 << k
+		}
+	} else if moved := s.pop(&lv.ents[j], p); moved >= 0 {
+		s.pos[moved] = p
+	}
+	b := bnd(l, j)
+	st := &s.ls[l]
+	st.n--
+	st.sum.sub(g)
+	st.wb -= b
+	lv.cnt[j]--
+	lv.gsum[j].sub(g)
+	fenAdd(&lv.fb, j, -b)
+	fenAdd(&lv.fc, j, ^uint32(0))
+	if lv.cnt[j] == 0 {
+		lv.occ &^= 1 << j
+	}
+	if lv.sub[j] != nil && lv.cnt[j] < kMerge {
+		s.merge(lv, j)
+	}
+	if st.n == 0 {
+		s.occ[l>>6] &^= 1 << (l & 63)
+		// An emptied level stays with its exponent, groups and all, for
+		// the keys that come back to it (a level that is re-filled
+		// allocates nothing), up to maxIdle of them; beyond, it goes to
+		// any exponent.
+		if s.idle < maxIdle {
+			s.idle++
+		} else {
+			s.lv[l] = nil
+			s.free = append(s.free, lv)
+		}
+	}
+}
+
+// newLevel returns an empty level, reused from an emptied one if any:
+// its groups keep their capacity.
+func (s *Sampler) newLevel() *level {
+	if k := len(s.free); k > 0 {
+		lv := s.free[k-1]
+		s.free = s.free[:k-1]
+		return lv
+	}
+	if s.idle > 0 {
+		// Take an emptied level from its exponent rather than allocate.
+		for l, lv := range s.lv {
+			if lv != nil && s.ls[l].n == 0 {
+				s.lv[l] = nil
+				s.idle--
+				return lv
+			}
+		}
+	}
+	// Eight at a time (39 kB), the others for the next new exponents: a
+	// sampler whose keys keep reaching new exponents allocates rarely.
+	block := new([8]level)
+	for k := 7; k > 0; k-- {
+		s.free = append(s.free, &block[k])
+	}
+	return &block[0]
+}
+
+// topLevel returns the highest level holding items, −1 if none.
+func (s *Sampler) topLevel() int {
+	for w := len(s.occ) - 1; w >= 0; w-- {
+		if x := s.occ[w]; x != 0 {
+			return w*64 + bits.Len64(x) - 1
+		}
+	}
+	return -1
+}
+
+// nextLevel returns the highest level below l holding items, −1 if none.
+func (s *Sampler) nextLevel(l int) int {
+	if l <= 0 {
+		return -1
+	}
+	l--
+	w := l >> 6
+	x := s.occ[w] & (^uint64(0) >> (63 - l&63))
+	for {
+		if x != 0 {
+			return w*64 + bits.Len64(x) - 1
+		}
+		if w--; w < 0 {
+			return -1
+		}
+		x = s.occ[w]
+	}
+}
+
+func checkKey(a float64) (float64, error) {
+	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
+		return 0, fmt.Errorf("%w: %v", reweighted.ErrKey, a)
+	}
+	if a > reweighted.MaxSum {
+		return 0, fmt.Errorf("%w: %v exceeds MaxSum", reweighted.ErrKey, a)
+	}
+	return a + 0, nil // −0 becomes +0
+}
+
+func checkIndex(i, n int) error {
+	if i < 0 || i >= n {
+		return fmt.Errorf("%w: %d not in [0, %d)", reweighted.ErrIndex, i, n)
+	}
+	return nil
+}
+
+// Set replaces the key of item i by a: O(1), the item leaves its group by
+// a swap with the group's last entry and joins its new group at the end.
+func (s *Sampler) Set(i int, a float64) error {
+	if err := checkIndex(i, len(s.keys)); err != nil {
+		return err
+	}
+	a, err := checkKey(a)
+	if err != nil {
+		return err
+	}
+	old := s.keys[i]
+	if a == old {
+		return nil
+	}
+	if a > old && !s.fits(old, a) {
+		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
+	}
+	s.remove(i, old)
+	s.insert(i, a)
+	s.keys[i] = a
+	return nil
+}
+
+// fits reports whether the exact sum of the keys, with a in place of one
+// key old, is at most MaxSum.
+func (s *Sampler) fits(old, a float64) bool {
+	top := s.topLevel()
+	if a > 0 {
+		l, _ := locate(a)
+		top = max(top, l)
+	}
+	// The sum is below n·2^(top+1) units: far below MaxSum needs no more.
+	if top+1+bits.Len(uint(len(s.keys))) <= maxSumLevel {
+		return true
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	t := s.exactTotal(&sc.x, &sc.y, &sc.z)
+	t.Sub(t, unitsInt(&sc.y, old))
+	t.Add(t, unitsInt(&sc.y, a))
+	return t.Cmp(maxSumUnits) <= 0
+}
+
+var maxSumUnits = new(big.Int).Lsh(big.NewInt(1), maxSumLevel)
+
+// exactTotal sets z to the exact sum of all keys in units of 2^-1074.
+func (s *Sampler) exactTotal(z, tmp, tmp2 *big.Int) *big.Int {
+	z.SetUint64(0)
+	for l := s.topLevel(); l >= 0; l = s.nextLevel(l) {
+		z.Add(z, s.ls[l].sum.bigInt(tmp, tmp2, uint(unitShift(l))))
+	}
+	return z
+}
+
+// unitsInt sets z to a in units of 2^-1074.
+func unitsInt(z *big.Int, a float64) *big.Int {
+	if a == 0 {
+		return z.SetUint64(0)
+	}
+	l, _ := locate(a)
+	z.SetUint64(sig64(a))
+	return z.Lsh(z, uint(unitShift(l)))
+}
+
+// Load replaces all keys by keys, one per item, in O(n). It checks every
+// key as Set does and their exact sum against MaxSum; a rejected call
+// changes nothing.
+func (s *Sampler) Load(keys []float64) error {
+	n := len(s.keys)
+	if len(keys) != n {
+		return fmt.Errorf("%w: %d keys for %d items", reweighted.ErrBatch, len(keys), n)
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	total := sc.x.SetUint64(0)
+	for i, a := range keys {
+		a, err := checkKey(a)
+		if err != nil {
+			return fmt.Errorf("key of item %d: %w", i, err)
+		}
+		total.Add(total, unitsInt(&sc.y, a))
+	}
+	if total.Cmp(maxSumUnits) > 0 {
+		return fmt.Errorf("%w: the keys sum to more than MaxSum", reweighted.ErrKey)
+	}
+	for i := n - 1; i >= 0; i-- {
+		s.remove(i, s.keys[i])
+	}
+	for i, a := range keys {
+		a += 0
+		s.keys[i] = a
+		s.insert(i, a)
+	}
+	return nil
+}
+
+// SetBatch sets the key of items[k] to keys[k] for every k, all or
+// nothing, as reweighted.BatchSetter asks: every index and key is checked
+// in order, then the exact sum after the batch against MaxSum, before
+// anything changes; an item that appears more than once takes its last
+// key.
+func (s *Sampler) SetBatch(items []int, keys []float64) error {
+	m := len(items)
+	if len(keys) != m {
+		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, m, len(keys))
+	}
+	n := len(s.keys)
+	for k, i := range items {
+		if err := checkIndex(i, n); err != nil {
+			return fmt.Errorf("batch entry %d: %w", k, err)
+		}
+		if _, err := checkKey(keys[k]); err != nil {
+			return fmt.Errorf("batch entry %d: %w", k, err)
+		}
+	}
+	if m == 0 {
+		return nil
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	// The last entry of each item, met first from the end, in a bit set of
+	// n bits cleared again below.
+	seen := sc.seenBits(n)
+	ch, nk := sc.chItems[:0], sc.chKeys[:0]
+	top := s.topLevel()
+	for k := m - 1; k >= 0; k-- {
+		i := items[k]
+		if seen[i>>6]&(1<<(i&63)) != 0 {
+			continue
+		}
+		seen[i>>6] |= 1 << (i & 63)
+		a := keys[k] + 0
+		if a != s.keys[i] {
+			ch, nk = append(ch, i), append(nk, a)
+			if a > 0 {
+				l, _ := locate(a)
+				top = max(top, l)
+			}
+		}
+	}
+	for _, i := range items {
+		seen[i>>6] &^= 1 << (i & 63)
+	}
+	sc.chItems, sc.chKeys = ch, nk
+	if top+1+bits.Len(uint(n)) > maxSumLevel {
+		t := s.exactTotal(&sc.x, &sc.y, &sc.z)
+		for e, i := range ch {
+			t.Sub(t, unitsInt(&sc.y, s.keys[i]))
+			t.Add(t, unitsInt(&sc.y, nk[e]))
+		}
+		if t.Cmp(maxSumUnits) > 0 {
+			return fmt.Errorf("%w: the keys after the batch would sum to more than MaxSum", reweighted.ErrKey)
+		}
+	}
+	s.touch(ch, nk, sc)
+	// In the batch's order of last entries, as Set one by one would.
+	for e := len(ch) - 1; e >= 0; e-- {
+		i, a := ch[e], nk[e]
+		s.remove(i, s.keys[i])
+		s.insert(i, a)
+		s.keys[i] = a
+	}
+	return nil
+}
+
+// touch reads, for every change of a batch, the memory its update will
+// read and write: the item's slot and its group's last entry, the slot of
+// the item that will move into it, and the end of the new key's group.
+// These loads do not depend on each other, so their cache misses overlap;
+// the updates, which do, then find the lines in cache.
+func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
+	var sink int32
+	for _, i := range items {
+		sink += s.pos[i]
+	}
+	for e, i := range items {
+		if old := s.keys[i]; old != 0 {
+			l, j := locate(old)
+			lv := s.lv[l]
+			es := lv.ents[j]
+			if sb := lv.sub[j]; sb != nil {
+				es = sb.ents[subOf(old, l)]
+			}
+			if p := int(s.pos[i]); p < len(es) {
+				last := es[len(es)-1].item
+				sink += es[p].item + s.pos[last]
+			}
+		}
+		if a := keys[e]; a != 0 {
+			l, j := locate(a)
+			if lv := s.lv[l]; lv != nil {
+				es := lv.ents[j]
+				if sb := lv.sub[j]; sb != nil {
+					es = sb.ents[subOf(a, l)]
+				}
+				if len(es) > 0 {
+					sink += es[len(es)-1].item
+				}
+			}
+		}
+	}
+	sc.sink = sink
+}
+
+// Bytes returns the memory the sampler holds, in bytes: its arrays, its
+// levels (those emptied included, kept for reuse) and their groups'
+// capacity.
+func (s *Sampler) Bytes() int {
+	b := int(unsafe.Sizeof(*s)) + 8*cap(s.keys) + 4*cap(s.pos) + 4*cap(s.zeros) + 8*cap(s.lv) + int(unsafe.Sizeof(lstat{}))*cap(s.ls) + 8*cap(s.free)
+	subBytes := func(sb *sub) int {
+		t := int(unsafe.Sizeof(*sb))
+		for _, es := range sb.ents {
+			t += int(unsafe.Sizeof(entry{})) * cap(es)
+		}
+		return t
+	}
+	lvBytes := func(lv *level) int {
+		t := int(unsafe.Sizeof(*lv))
+		for j, es := range lv.ents {
+			t += int(unsafe.Sizeof(entry{})) * cap(es)
+			if sb := lv.sub[j]; sb != nil {
+				t += subBytes(sb)
+			}
+		}
+		return t
+	}
+	b += 8 * cap(s.subs)
+	for _, sp := range s.spare {
+		b += 24 * cap(sp)
+		for _, x := range sp {
+			b += int(unsafe.Sizeof(entry{})) * cap(x)
+		}
+	}
+	for _, sb := range s.subs {
+		b += subBytes(sb)
+	}
+	for _, lv := range s.lv {
+		if lv != nil {
+			b += lvBytes(lv)
+		}
+	}
+	for _, lv := range s.free {
+		b += lvBytes(lv)
+	}
+	return b
+}
+
+// Check recomputes every count, sum, bound weight, Fenwick tree, bitmap and
+// position from the keys and compares; the error names the first broken
+// invariant.
+func (s *Sampler) Check() error {
+	n := len(s.keys)
+	if len(s.pos) != n {
+		return fmt.Errorf("levels: %d positions for %d items", len(s.pos), n)
+	}
+	var want [nLevels]*level
+	wantLs := make([]lstat, nLevels)
+	zeros := 0
+	for i, a := range s.keys {
+		if a == 0 {
+			zeros++
+			p := int(s.pos[i])
+			if p >= len(s.zeros) || s.zeros[p] != int32(i) {
+				return fmt.Errorf("levels: item %d (key 0) not at its position %d of the zero keys", i, p)
+			}
+			continue
+		}
+		if !(a > 0 && a <= reweighted.MaxSum) {
+			return fmt.Errorf("levels: item %d holds key %v", i, a)
+		}
+		l, j := locate(a)
+		lv := s.lv[l]
+		if lv == nil {
+			return fmt.Errorf("levels: item %d (key %v) in level %d, which is not allocated", i, a, l)
+		}
+		p := int(s.pos[i])
+		es := lv.ents[j]
+		w := want[l]
+		if w == nil {
+			w = new(level)
+			want[l] = w
+		}
+		if sb := lv.sub[j]; sb != nil {
+			k := subOf(a, l)
+			es = sb.ents[k]
+			if w.sub[j] == nil {
+				w.sub[j] = new(sub)
+			}
+			ws := w.sub[j]
+			ws.occ |= 1 << k
+			ws.cnt[k]++
+			ws.sum[k].add(sig64(a))
+		}
+		if p >= len(es) || es[p] != (mkEntry(a, i)) {
+			return fmt.Errorf("levels: item %d (key %v) not at its position %d of level %d group %d", i, a, p, l, j)
+		}
+		g := sig64(a)
+		ws := &wantLs[l]
+		ws.n++
+		ws.sum.add(g)
+		ws.wb += bnd(l, j)
+		w.occ |= 1 << j
+		w.cnt[j]++
+		w.gsum[j].add(g)
+	}
+	if zeros != len(s.zeros) {
+		return fmt.Errorf("levels: %d zero keys, %d in the list of zeros", zeros, len(s.zeros))
+	}
+	idle := 0
+	for l := range nLevels {
+		lv, w := s.lv[l], want[l]
+		if (s.occ[l>>6]>>(l&63))&1 != 0 != (w != nil) {
+			return fmt.Errorf("levels: level %d marked occupied %v, holds items %v", l, w == nil, w != nil)
+		}
+		if w == nil {
+			if lv != nil {
+				if s.ls[l] != (lstat{}) || lv.occ != 0 {
+					return fmt.Errorf("levels: level %d holds no items, counts %d", l, s.ls[l].n)
+				}
+				idle++
+			}
+			continue
+		}
+		if st, ws := s.ls[l], wantLs[l]; st.n != ws.n || st.sum != ws.sum {
+			return fmt.Errorf("levels: level %d count/sum %d/%v, recomputed %d/%v", l, st.n, st.sum, ws.n, ws.sum)
+		} else if st.wb != ws.wb {
+			return fmt.Errorf("levels: level %d bound weight %d, recomputed %d", l, st.wb, ws.wb)
+		}
+		if lv.occ != w.occ {
+			return fmt.Errorf("levels: level %d group bitmap %x, recomputed %x", l, lv.occ, w.occ)
+		}
+		for j := range nG {
+			held := len(lv.ents[j])
+			if sb := lv.sub[j]; sb != nil {
+				if err := checkSub(l, j, sb, w.sub[j], int(lv.cnt[j])); err != nil {
+					return err
+				}
+				held += int(lv.cnt[j])
+			} else if l >= 2*bB && lv.cnt[j] > kSplit {
+				return fmt.Errorf("levels: level %d group %d holds %d items unsplit", l, j, lv.cnt[j])
+			}
+			if lv.cnt[j] != w.cnt[j] || lv.gsum[j] != w.gsum[j] || held != int(w.cnt[j]) {
+				return fmt.Errorf("levels: level %d group %d count/sum/entries %d/%v/%d, recomputed %d/%v", l, j, lv.cnt[j], lv.gsum[j], held, w.cnt[j], w.gsum[j])
+			}
+			fenAdd(&w.fb, j, uint64(w.cnt[j])*bnd(l, j))
+			fenAdd(&w.fc, j, uint32(w.cnt[j]))
+		}
+		if lv.fb != w.fb || lv.fc != w.fc {
+			return fmt.Errorf("levels: level %d Fenwick trees differ from the recomputed ones", l)
+		}
+	}
+	if idle != s.idle {
+		return fmt.Errorf("levels: %d idle levels, %d counted", idle, s.idle)
+	}
+	return nil
+}
+
+// checkSub compares the sub-buckets sb of group j of level l, holding c
+// items, with those recomputed, w.
+func checkSub(l, j int, sb, w *sub, c int) error {
+	if w == nil {
+		w = new(sub)
+	}
+	if c < kMerge {
+		return fmt.Errorf("levels: level %d group %d split with %d items", l, j, c)
+	}
+	if sb.occ != w.occ || sb.cnt != w.cnt || sb.sum != w.sum {
+		return fmt.Errorf("levels: level %d group %d sub-bucket bitmap/counts/sums differ from the recomputed ones", l, j)
+	}
+	for k := range nG {
+		if len(sb.ents[k]) != int(sb.cnt[k]) {
+			return fmt.Errorf("levels: level %d group %d sub-bucket %d holds %d entries, count %d", l, j, k, len(sb.ents[k]), sb.cnt[k])
+		}
+		fenAdd(&w.fc, k, uint32(w.cnt[k]))
+	}
+	if sb.fc != w.fc {
+		return fmt.Errorf("levels: level %d group %d sub-bucket Fenwick tree differs from the recomputed one", l, j)
+	}
+	return nil
+}
+
+// scratch is the working memory of a call, pooled: the read methods may
+// run concurrently and write nothing shared.
+type scratch struct {
+	x, y, z, w big.Int
+	strad      []entry // the straddling group, sorted by key descending
+	seen       []uint64
+	chItems    []int
+	chKeys     []float64
+	tab        table
+	probs      []float64
+	st         stream // DrawBatch's attempts
+	sink       int32  // what touch read, kept so that its loads stay
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	// Room for the tables of a few hundred levels and a large bracket, so
+	// that a sampler whose keys reach a new level allocates nothing.
+	sc := new(scratch)
+	sc.strad = make([]entry, 0, 256)
+	sc.tab.rows = make([]row, 0, 256)
+	sc.tab.heads = make([]int32, 0, 256)
+	sc.tab.tlv = make([]int32, 0, 256)
+	sc.tab.tcum = make([]int, 0, 256)
+	return sc
+}}
+
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// seenBits returns a clear bit set of n bits.
+func (sc *scratch) seenBits(n int) []uint64 {
+	if w := (n + 63) / 64; len(sc.seen) < w {
+		sc.seen = make([]uint64, w)
+	}
+	return sc.seen
+}
+
+// sortDesc sorts entries by key descending.
+func sortDesc(es []entry) {
+	slices.SortFunc(es, func(x, y entry) int {
+		switch {
+		case x.key() > y.key():
+			return -1
+		case x.key() < y.key():
+			return 1
+		}
+		return 0
+	})
+}

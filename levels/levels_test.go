@@ -1,0 +1,478 @@
+package levels
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/samplertest"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// load returns a sampler holding keys.
+func load(t require.TestingT, keys []float64) *Sampler {
+	s := New(len(keys))
+	require.NoError(t, s.Load(keys))
+	return s
+}
+
+// requireLaw checks s, which holds keys, against the exact oracle at eps:
+// Solve's ρ equal to the exact ρ and λ within 1e-9; Prob equal to Probs
+// bit for bit and within total variation 1e-9 of the exact p*; and the
+// per-attempt probabilities of Draw, from the same tables and acceptance
+// test Draw uses, summing to at least 1/2 and, normalised, within total
+// variation 1e-12 of p* and a relative 1e-12 of every p*_i ≥ 1e-300.
+func requireLaw(t require.TestingT, s *Sampler, keys []float64, eps float64) {
+	n := len(keys)
+	ex := samplertest.Oracle(keys, eps)
+	rho, lambda, err := s.Solve(eps)
+	require.NoError(t, err)
+	require.Equal(t, ex.Rho, rho, "ρ at ε = %v", eps)
+	if ex.AllZero {
+		require.Zero(t, lambda)
+	} else {
+		require.True(t, samplertest.CloseRel(lambda, ex.Lambda, 1e-9), "λ = %v, exact %v", lambda, ex.Lambda.FloatString(20))
+	}
+	probs, err := s.Probs(eps, nil)
+	require.NoError(t, err)
+	require.Len(t, probs, n)
+	exact := make([]float64, n)
+	tv := 0.0
+	for i := range n {
+		p, err := s.Prob(i, eps)
+		require.NoError(t, err)
+		require.Equal(t, math.Float64bits(probs[i]), math.Float64bits(p), "Prob(%d) and Probs differ", i)
+		exact[i], _ = ex.P[i].Float64()
+		tv += math.Abs(p - exact[i])
+	}
+	require.LessOrEqual(t, tv/2, 1e-9, "total variation of Prob")
+	q, err := s.AttemptProbs(eps, nil)
+	require.NoError(t, err)
+	acc := 0.0
+	for _, x := range q {
+		acc += x
+	}
+	require.GreaterOrEqual(t, acc, 0.5, "acceptance per attempt")
+	tv = 0
+	for i, x := range q {
+		d := math.Abs(x/acc - exact[i])
+		tv += d
+		if exact[i] >= 1e-300 {
+			require.LessOrEqual(t, d, 1e-12*exact[i], "item %d (key %v): per-attempt law %v, exact p* %v", i, keys[i], x/acc, exact[i])
+		}
+	}
+	require.LessOrEqual(t, tv/2, 1e-12, "total variation of the per-attempt law")
+}
+
+// Property: for any keys and ε, Solve, Prob and the law of one attempt
+// of Draw agree with the exact oracle.
+func TestLawRandom(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		keys := samplertest.Keys(n).Draw(t, "keys")
+		s := load(t, keys)
+		require.NoError(t, s.Check())
+		requireLaw(t, s, keys, samplertest.Eps(n).Draw(t, "eps"))
+	})
+}
+
+// Property: keys a few ulps from the cutoff, where a float predicate
+// picks another ρ.
+func TestLawNearCutoff(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := samplertest.NearCutoff(40).Draw(t, "instance")
+		requireLaw(t, load(t, in.Keys), in.Keys, in.Eps)
+	})
+}
+
+// Property: subnormal and tiny keys, whose p* may round to 0.
+func TestLawTinyKeys(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in := samplertest.TinyKeys(40).Draw(t, "instance")
+		requireLaw(t, load(t, in.Keys), in.Keys, in.Eps)
+	})
+}
+
+// oneGroup returns n keys within one group, [x, x·(1 + 2^-6)), with ties.
+func oneGroup(rng *rand.Rand, n int, x float64) []float64 {
+	keys := make([]float64, n)
+	for i := range keys {
+		if i > 0 && rng.IntN(4) == 0 {
+			keys[i] = keys[rng.IntN(i)]
+			continue
+		}
+		keys[i] = x * (1 + rng.Float64()*0x1p-7)
+	}
+	return keys
+}
+
+// Property: all keys in one group, at every scale, with every ε: the
+// straddling group is the whole sampler.
+func TestLawOneGroup(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 60).Draw(t, "n")
+		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 1))
+		x := math.Ldexp(1, rapid.SampledFrom([]int{-1074, -1060, -1030, -1022, -3, 0, 700}).Draw(t, "scale"))
+		keys := oneGroup(rng, n, x)
+		if rapid.Bool().Draw(t, "zeros") {
+			keys[0] = 0
+		}
+		requireLaw(t, load(t, keys), keys, samplertest.Eps(n).Draw(t, "eps"))
+	})
+}
+
+// edgeCases are key vectors with ε where ρ ends on a group's edge. With
+// n = 8 and ε = 1/16, t* = S_ρ/(8 + ρ).
+var edgeCases = []struct {
+	name string
+	keys []float64
+	eps  float64
+	rho  int
+}{
+	// Head {5, 4, 2, 1}: t* = 12/12 = 1, the lower edge of group 0 of 1's
+	// level, and 1, the last head key, is the first key of its group.
+	// The tail's 0.999 lies in the group just below, whose bound is 1 = t*.
+	{"t* on a lower edge", []float64{0.5, 5, 0.999, 4, 0, 2, 1, 0.99}, 1.0 / 16, 4},
+	// Head {5, 4, 2, 1.125}: t* = 12.125/12 ≈ 1.0104, inside group 0 of
+	// 1's level [1, 1.015625), which holds only the tail's 1.005: a group
+	// wholly in the tail whose bound is above t*.
+	{"tail group above t*", []float64{1.005, 5, 0.5, 4, 0, 2, 1.125, 0.3}, 1.0 / 16, 4},
+	// The same with the tail's keys just below t*.
+	{"tail group at t*", []float64{1.0104, 5, 1.0103, 4, 1.01, 2, 1.125, 1.009}, 1.0 / 16, 4},
+	// t* = 1 exactly with tail keys in the same group's level just below
+	// and the head ending on a tie at the edge.
+	{"tie on the edge", []float64{1, 5, 0.9999999999999999, 3, 0, 3, 1, 0.5}, 1.0 / 16, 5},
+}
+
+// The cases' ρ are those of the oracle, so each exercises its edge.
+func TestLawGroupEdges(t *testing.T) {
+	for _, c := range edgeCases {
+		t.Run(c.name, func(t *testing.T) {
+			ex := samplertest.Oracle(c.keys, c.eps)
+			require.Equal(t, c.rho, ex.Rho, "the case's ρ")
+			for _, scale := range []int{0, -1060, -1040, 600} {
+				keys := make([]float64, len(c.keys))
+				for i, a := range c.keys {
+					keys[i] = math.Ldexp(a, scale)
+				}
+				requireLaw(t, load(t, keys), keys, c.eps)
+			}
+		})
+	}
+}
+
+// The known special cases, with the oracle: all keys 0 (uniform), ε = 1/n
+// (uniform; ρ the number of largest keys), ε = 0 (ρ = n).
+func TestLawSpecial(t *testing.T) {
+	for _, keys := range [][]float64{{0}, {0, 0, 0}, {3}, {1, 3, 3, 0, 2}, {5e-324, 0, 1e-320}, {reweighted.MaxSum / 2, 1, 0}} {
+		s := load(t, keys)
+		for _, eps := range samplertest.EdgeEps(len(keys)) {
+			requireLaw(t, s, keys, eps)
+		}
+	}
+}
+
+// Property (model-based): random sequences of Set, SetBatch, Load,
+// Draw and DrawBatch against a slice of keys; after every action Check
+// passes and Key agrees, and Solve, Prob and the per-attempt law agree
+// with the exact oracle on the current keys.
+func TestStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		s := New(n)
+		keys := make([]float64, n)
+		eps := samplertest.Eps(n).Draw(t, "eps")
+		index := rapid.IntRange(0, n-1)
+		key := rapid.OneOf(samplertest.Key(n), rapid.Custom(func(t *rapid.T) float64 {
+			// The next float from another key, or a tie.
+			a := keys[index.Draw(t, "j")]
+			return math.Nextafter(a, rapid.SampledFrom([]float64{0, a, math.Inf(1)}).Draw(t, "dir"))
+		}))
+		src := rand.NewPCG(1, 2)
+		t.Repeat(map[string]func(*rapid.T){
+			"": func(t *rapid.T) {
+				require.NoError(t, s.Check())
+				for i, a := range keys {
+					require.Equal(t, math.Float64bits(a), math.Float64bits(s.Key(i)))
+				}
+			},
+			"Set": func(t *rapid.T) {
+				i, a := index.Draw(t, "i"), key.Draw(t, "a")
+				if s.Set(i, a) == nil {
+					keys[i] = a + 0
+				}
+			},
+			"SetBatch": func(t *rapid.T) {
+				m := rapid.IntRange(0, 2*n).Draw(t, "m")
+				items, ks := make([]int, m), make([]float64, m)
+				for k := range items {
+					items[k], ks[k] = index.Draw(t, "i"), key.Draw(t, "a")
+				}
+				if s.SetBatch(items, ks) == nil {
+					for k, i := range items {
+						keys[i] = ks[k] + 0
+					}
+				}
+			},
+			"Load": func(t *rapid.T) {
+				ks := samplertest.Keys(n).Draw(t, "keys")
+				require.NoError(t, s.Load(ks))
+				copy(keys, ks)
+			},
+			"Eps": func(t *rapid.T) { eps = samplertest.Eps(n).Draw(t, "eps") },
+			"Law": func(t *rapid.T) { requireLaw(t, s, keys, eps) },
+			"Draw": func(t *rapid.T) {
+				i, p, err := s.Draw(eps, src)
+				require.NoError(t, err)
+				want, _ := s.Prob(i, eps)
+				require.Equal(t, want, p)
+				require.Positive(t, p)
+			},
+			"DrawBatch": func(t *rapid.T) {
+				replace := rapid.Bool().Draw(t, "replace")
+				m := rapid.IntRange(0, n).Draw(t, "m")
+				items, probs := make([]int, m), make([]float64, m)
+				require.NoError(t, s.DrawBatch(eps, src, replace, items, probs))
+				seen := map[int]bool{}
+				for k, i := range items {
+					want, _ := s.Prob(i, eps)
+					require.Equal(t, want, probs[k])
+					if !replace {
+						require.False(t, seen[i], "item %d twice without replacement", i)
+						seen[i] = true
+					}
+				}
+			},
+		})
+	})
+}
+
+// state is a deep copy of a sampler's structure.
+type state struct {
+	keys  []float64
+	pos   []int32
+	zeros []int32
+	lv    map[int]level
+	subs  map[[2]int]sub
+	ls    []lstat
+	occ   [(nLevels + 63) / 64]uint64
+}
+
+func snapshot(s *Sampler) state {
+	st := state{keys: slices.Clone(s.keys), pos: slices.Clone(s.pos), zeros: slices.Clone(s.zeros),
+		lv: map[int]level{}, subs: map[[2]int]sub{}, ls: slices.Clone(s.ls), occ: s.occ}
+	for l, lv := range s.lv {
+		if lv != nil {
+			c := *lv
+			for j := range c.ents {
+				c.ents[j] = slices.Clone(c.ents[j])
+				if sb := c.sub[j]; sb != nil {
+					d := *sb
+					for k := range d.ents {
+						d.ents[k] = slices.Clone(d.ents[k])
+					}
+					st.subs[[2]int{l, j}] = d
+					c.sub[j] = nil
+				}
+			}
+			st.lv[l] = c
+		}
+	}
+	return st
+}
+
+// Every invalid call returns its sentinel error and changes nothing, in
+// the contract's order of checks.
+func TestRejectsBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n := 6
+	keys := []float64{3, 0, 5e-324, 1, 1, reweighted.MaxSum / 4}
+	_ = rng
+	s := load(t, keys)
+	before := snapshot(s)
+	same := func(msg string) { require.Equal(t, before, snapshot(s), msg) }
+	src := rand.NewPCG(5, 6)
+	srcBefore := *src
+	for _, i := range []int{-1, n, math.MaxInt} {
+		require.ErrorIs(t, s.Set(i, 1), reweighted.ErrIndex)
+		_, err := s.Prob(i, 0)
+		require.ErrorIs(t, err, reweighted.ErrIndex)
+		require.ErrorIs(t, s.SetBatch([]int{0, i}, []float64{1, 1}), reweighted.ErrIndex)
+	}
+	for _, a := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, -5e-324, reweighted.MaxSum * 1.5, reweighted.MaxSum} {
+		require.ErrorIs(t, s.Set(0, a), reweighted.ErrKey, "Set(0, %v)", a)
+		require.ErrorIs(t, s.SetBatch([]int{1, 0}, []float64{2, a}), reweighted.ErrKey)
+		bad := slices.Clone(keys)
+		bad[2] = a
+		require.ErrorIs(t, s.Load(bad), reweighted.ErrKey)
+	}
+	// Fits alone, not beside the others; in a batch, only the total counts.
+	require.ErrorIs(t, s.Set(0, reweighted.MaxSum*0.8), reweighted.ErrKey)
+	require.ErrorIs(t, s.SetBatch([]int{0, 1}, []float64{reweighted.MaxSum * 0.5, reweighted.MaxSum * 0.3}), reweighted.ErrKey)
+	require.ErrorIs(t, s.SetBatch([]int{0}, []float64{1, 2}), reweighted.ErrBatch)
+	require.ErrorIs(t, s.Load(keys[:3]), reweighted.ErrBatch)
+	for _, eps := range []float64{-1, math.NaN(), 1/float64(n) + 1e-9, math.Inf(1)} {
+		_, _, err := s.Solve(eps)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+		_, err = s.Prob(0, eps)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+		_, err = s.Probs(eps, nil)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+		_, _, err = s.Draw(eps, src)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+		require.ErrorIs(t, s.DrawBatch(eps, src, true, make([]int, 2), make([]float64, 2)), reweighted.ErrEpsilon)
+		_, err = s.AttemptProbs(eps, nil)
+		require.ErrorIs(t, err, reweighted.ErrEpsilon)
+	}
+	// Index before ε.
+	_, err := s.Prob(-1, math.NaN())
+	require.ErrorIs(t, err, reweighted.ErrIndex)
+	items, probs := []int{7, 7, 7}, []float64{9, 9}
+	require.ErrorIs(t, s.DrawBatch(0, src, true, items, probs), reweighted.ErrBatch)
+	items, probs = make([]int, n+1), make([]float64, n+1)
+	require.ErrorIs(t, s.DrawBatch(0, src, false, items, probs), reweighted.ErrBatch)
+	require.Equal(t, make([]int, n+1), items)
+	require.Equal(t, srcBefore, *src, "a rejected call used randomness")
+	same("after the rejected calls")
+	require.NoError(t, s.Check())
+
+	// No items: ErrEmpty before anything else.
+	e := New(0)
+	_, _, err = e.Solve(math.NaN())
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	_, err = e.Prob(-1, 0)
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	_, _, err = e.Draw(0, src)
+	require.ErrorIs(t, err, reweighted.ErrEmpty)
+	require.ErrorIs(t, e.DrawBatch(0, src, true, nil, []float64{1}), reweighted.ErrEmpty)
+	require.NoError(t, e.Load(nil))
+	require.NoError(t, e.SetBatch(nil, nil))
+	require.Panics(t, func() { New(-1) })
+}
+
+// Exact MaxSum: a key is refused exactly when the exact sum would pass
+// MaxSum, where the float sum rounds to it.
+func TestExactMaxSum(t *testing.T) {
+	s := New(3)
+	half := reweighted.MaxSum / 2
+	require.NoError(t, s.Set(0, half))
+	require.NoError(t, s.Set(1, half))
+	require.ErrorIs(t, s.Set(2, 5e-324), reweighted.ErrKey, "MaxSum + 2^-1074 rounds to MaxSum")
+	require.NoError(t, s.Set(2, 0))
+	require.NoError(t, s.Set(1, math.Nextafter(half, 0)))
+	// The spacing below half: exactly the room left under MaxSum.
+	ulp := half - math.Nextafter(half, 0)
+	require.NoError(t, s.Set(2, ulp))
+	require.ErrorIs(t, s.Set(2, math.Nextafter(ulp, math.Inf(1))), reweighted.ErrKey)
+	require.ErrorIs(t, s.SetBatch([]int{2, 2}, []float64{0, math.Nextafter(ulp, math.Inf(1))}), reweighted.ErrKey)
+	require.NoError(t, s.SetBatch([]int{2, 1, 2}, []float64{1, 0, ulp}))
+	require.NoError(t, s.Check())
+	big1 := new(big.Rat)
+	for i := range 3 {
+		big1.Add(big1, new(big.Rat).SetFloat64(s.Key(i)))
+	}
+	require.LessOrEqual(t, big1.Cmp(new(big.Rat).SetFloat64(reweighted.MaxSum)), 0)
+}
+
+func TestSetBatchLastWins(t *testing.T) {
+	s := New(4)
+	require.NoError(t, s.SetBatch([]int{1, 2, 1, 3, 2}, []float64{5, 6, 7, math.Copysign(0, -1), 2}))
+	require.Equal(t, []float64{0, 7, 2, 0}, []float64{s.Key(0), s.Key(1), s.Key(2), s.Key(3)})
+	require.Equal(t, uint64(0), math.Float64bits(s.Key(3)))
+	err := s.SetBatch([]int{0, 9}, []float64{1, 1})
+	require.ErrorIs(t, err, reweighted.ErrIndex)
+	require.ErrorContains(t, err, "batch entry 1")
+	require.NoError(t, s.Check())
+}
+
+var _ = errors.Is
+
+// splitGroups returns the number of split groups.
+func splitGroups(s *Sampler) int {
+	c := 0
+	for _, lv := range s.lv {
+		if lv != nil {
+			for _, sb := range lv.sub {
+				if sb != nil {
+					c++
+				}
+			}
+		}
+	}
+	return c
+}
+
+// Groups split into sub-buckets past 512 items and merge back below 128,
+// through Set, SetBatch and Load, keeping every invariant and the exact
+// law, whether the straddling group is split or not.
+func TestSplitMerge(t *testing.T) {
+	scales := []int{-1060, -1, 300}
+	for seed := range 8 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 2))
+		n := 600 + rng.IntN(600)
+		x := math.Ldexp(1, scales[seed%3])
+		eps := []float64{0, 1 / float64(2*n), 1 / float64(n), 0.9 / float64(n), 1e-9}[seed%5]
+		keys := oneGroup(rng, n, x)
+		for i := range keys {
+			if rng.IntN(8) == 0 {
+				keys[i] = rng.ExpFloat64() * x // other groups
+			}
+		}
+		s := load(t, keys)
+		require.NoError(t, s.Check())
+		require.Positive(t, splitGroups(s), "a group of %d keys split", n)
+		requireLaw(t, s, keys, eps)
+		// Move most keys out of the big group and back in, one by one and
+		// in batches.
+		for round := range 3 {
+			for i := range keys {
+				if rng.IntN(16) > 0 {
+					keys[i] = x * (4 + rng.Float64())
+					if round == 1 {
+						keys[i] = x * (1 + rng.Float64()*0x1p-7)
+					}
+					require.NoError(t, s.Set(i, keys[i]))
+				}
+			}
+			require.NoError(t, s.Check())
+			if round != 1 {
+				require.Zero(t, splitGroups(s), "merged again")
+			}
+			items := rng.Perm(n)[:n/2]
+			nk := make([]float64, len(items))
+			for k, i := range items {
+				nk[k] = x * (1 + rng.Float64()*0x1p-7)
+				keys[i] = nk[k]
+			}
+			require.NoError(t, s.SetBatch(items, nk))
+			require.NoError(t, s.Check())
+			requireLaw(t, s, keys, eps)
+		}
+	}
+}
+
+// The whole law-exact contract, by the kit's law mode (about 8 s; -short
+// skips it).
+func TestConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the kit's law mode takes seconds")
+	}
+	samplertest.RunLaw(t, func(n int) reweighted.Distribution { return New(n) })
+}
+
+// A cutoff on a power of two among subnormal keys (the kit's GroupEdges):
+// 1 − ε(n − ρ) is tiny there, and the bracket's denominators, formed as
+// 1 − ε·k, lost the digits that decide key 16384 (units of 2^-1074).
+func TestBracketDenominator(t *testing.T) {
+	keys := []float64{8.095e-320, 8.096e-320, 8.096e-320, 8.096e-320, 8.0963e-320, 8.0963e-320,
+		8.0943e-320, 8.0943e-320, 8.0943e-320, 8.0943e-320, 8.0943e-320, 8.0943e-320, 8.0943e-320,
+		8.0943e-320, 8.0943e-320, 0, 0, 0, 0, 8.095e-320}
+	eps := 0.04999816901236527
+	require.Equal(t, 5, samplertest.Oracle(keys, eps).Rho)
+	requireLaw(t, load(t, keys), keys, eps)
+}

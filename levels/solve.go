@@ -1,0 +1,418 @@
+package levels
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/reweighted/reweighted"
+)
+
+// sol is Lemma 1 solved for one ε: ρ, the sum s of the ρ largest keys, and
+// the threshold θ that splits the head from the tail: a key is among the ρ
+// largest exactly when it is ≥ θ. lvl is the level where the head ends (−1:
+// every positive key is in the head) and grp its straddling group, the
+// first from the top whose lower edge is below the cutoff t* (−1: all of
+// lvl is in the head), of which h items are in the head.
+type sol struct {
+	n       int
+	eps     float64
+	uniform bool // ε == 1/float64(n), read as exactly 1/n
+	zero    bool // every key is 0: p is uniform
+	rho     int
+	s       float64 // the sum of the ρ largest keys
+	sSc     float64 // s in the top level's unit
+	top     int     // the top level
+	ts      int     // unitShift(top)
+	theta   float64
+	lvl     int
+	grp     int
+	h       int
+}
+
+// c returns 1 − (n − ρ)ε, the mass of the head (ρ/n when uniform).
+func (o *sol) c() float64 {
+	if o.uniform {
+		return float64(o.rho) / float64(o.n)
+	}
+	return math.FMA(-float64(o.n-o.rho), o.eps, 1)
+}
+
+// headProb returns p* of a head key a: a/s·c, a divided by s first so that
+// a subnormal λ keeps its precision.
+func (o *sol) headProb(a float64) float64 { return a / o.s * o.c() }
+
+// inHead reports whether a key a is among the ρ largest (ties all in or
+// all out).
+func (o *sol) inHead(a float64) bool {
+	if o.uniform {
+		return a == o.theta
+	}
+	return a >= o.theta
+}
+
+// prob returns p* of a key a.
+func (o *sol) prob(a float64) float64 {
+	switch {
+	case o.zero:
+		return 1 / float64(o.n)
+	case o.inHead(a):
+		return o.headProb(a)
+	}
+	return o.eps
+}
+
+// validate checks ε: ErrEmpty if n = 0, ErrEpsilon unless 0 ≤ ε ≤ 1/n.
+func (s *Sampler) validate(eps float64) error {
+	n := len(s.keys)
+	if n == 0 {
+		return reweighted.ErrEmpty
+	}
+	if !(eps >= 0 && eps <= 1/float64(n)) {
+		return fmt.Errorf("%w: %v not in [0, 1/%d]", reweighted.ErrEpsilon, eps, n)
+	}
+	return nil
+}
+
+// solve solves Lemma 1 for a valid ε, with sc's memory for the straddling
+// group.
+func (s *Sampler) solve(eps float64, sc *scratch) sol {
+	n := len(s.keys)
+	o := sol{n: n, eps: eps, uniform: eps == 1/float64(n), lvl: -1, grp: -1}
+	if len(s.zeros) == n {
+		o.zero, o.rho = true, n
+		return o
+	}
+	o.top = s.topLevel()
+	o.ts = unitShift(o.top)
+	o.theta = math.SmallestNonzeroFloat64 // every positive key, for ε > 0
+	if eps == 0 {
+		o.theta = 0 // every key, ε·λ being 0
+	}
+	if o.uniform {
+		s.solveUniform(&o)
+		return o
+	}
+	// Walk the levels down, then the groups of the first level whose lower
+	// edge lies below the cutoff t*, keeping the exact count and the float
+	// sum (exact within a level) of the keys above.
+	var (
+		above  int     // items in the levels walked
+		sAbove float64 // their sum, in the top level's unit
+		depth  int     // roundings in sAbove
+	)
+	for l := o.top; l >= 0; l = s.nextLevel(l) {
+		lv := s.lv[l]
+		f := unitShift(l) - o.ts
+		st := &s.ls[l]
+		sl := sAbove + scale(st.sum.float(), f)
+		if eps == 0 || s.headAt(&o, sl, 1, l, int(int64(n)-int64(above)-st.n), depth+3, sc, l, st.sum) {
+			above += int(st.n)
+			sAbove = sl
+			depth += 3
+			continue
+		}
+		// t* lies above the level's lower edge: its groups, from the top.
+		o.lvl = l
+		o.theta = scale(1, l-1074) // all of the level, unless a group straddles
+		// The suffix sums of its occupied groups from the top, exact;
+		// H at their lower edges fails from some group on: a binary
+		// search finds it with six tests.
+		var (
+			gs   [nG]int8
+			sums [nG]u128
+			cnts [nG]int
+			acc  u128
+			m    int
+		)
+		c := 0
+		for occ := lv.occ; occ != 0; m++ {
+			j := bits.Len64(occ) - 1
+			occ &^= 1 << j
+			acc = acc.plus(lv.gsum[j])
+			c += int(lv.cnt[j])
+			gs[m], sums[m], cnts[m] = int8(j), acc, c
+		}
+		lo, hi := 0, m // groups before lo pass, from hi on fail
+		for lo < hi {
+			q := (lo + hi) / 2
+			j := int(gs[q])
+			if s.headAt(&o, sAbove+scale(sums[q].float(), f), uint64(nG+j), l-bB, n-above-cnts[q], depth+3, sc, l, sums[q]) {
+				lo = q + 1
+			} else {
+				hi = q
+			}
+		}
+		var part u128 // the exact sum of the groups passed, in level units
+		inLevel := 0
+		if lo > 0 {
+			part, inLevel = sums[lo-1], cnts[lo-1]
+		}
+		if lo < m {
+			o.grp = int(gs[lo])
+			part = s.resolve(&o, sc, lv, l, o.grp, part, sAbove, above+inLevel, depth)
+			inLevel += o.h
+		}
+		above += inLevel
+		sAbove += scale(part.float(), f)
+		break
+	}
+	o.rho = above
+	if eps > 0 {
+		// Zero keys are in the tail for ε > 0 (0 ≥ ε·S fails), and ε = 0
+		// puts every key in the head.
+	} else {
+		o.rho = n
+	}
+	o.sSc = sAbove
+	o.s = scale(sAbove, o.ts-1074)
+	return o
+}
+
+// resolve finds the head of the straddling group j of level l: part is
+// the exact sum of the level's groups above j, sAbove and above the sum and
+// count of the keys above the group. It sets o.h and o.theta and returns
+// part plus the sum of the group's head keys. A split group is walked by
+// its sub-buckets, as the level by its groups, down to the one that
+// straddles t*.
+func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth int) u128 {
+	sb := lv.sub[j]
+	if sb == nil {
+		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, part, sAbove, above, depth)
+	}
+	f := unitShift(l) - o.ts
+	in := 0
+	for occ := sb.occ; occ != 0; {
+		k := bits.Len64(occ) - 1
+		occ &^= 1 << k
+		pk := part.plus(sb.sum[k])
+		ck := int(sb.cnt[k])
+		tm := uint64(nG*nG + nG*j + k) // the sub-bucket's lower edge, in units of 2^(l−12)
+		if s.headAt(o, sAbove+scale(pk.float(), f), tm, l-2*bB, o.n-above-in-ck, depth+3, sc, l, pk) {
+			part, in = pk, in+ck
+			o.theta = scale(float64(tm), l-2*bB-1074)
+			continue
+		}
+		part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, part, sAbove, above+in, depth)
+		o.h += in
+		return part
+	}
+	o.h = in
+	return part
+}
+
+// bracket finds the head among the keys es of the straddling group or
+// sub-bucket of level l, of exact sum sum, whose keys lie in [lo, hi),
+// lo = tm·2^te units: part is the exact sum of the level's keys above
+// them, sAbove and above the sum and count of the keys above them. It sets
+// o.h and o.theta and returns part plus the sum of their head keys.
+//
+// The group's count c and exact sum Σ bracket t* before any key is read:
+// with A the sum above and k the count below the group, max(b, t) lies
+// between b and b + (t − lo) for every key b of the group, so
+//
+//	t_L = ε(A + Σ)/(1 − εk) ≤ t* ≤ ε(A + Σ − c·lo)/(1 − ε(k + c)) = t_U.
+//
+// One pass sorts the keys into the head (≥ t_U), the tail (< t_L) and the
+// few between, which alone are sorted and tested; the bracket is about c/n
+// of the group's width wide.
+func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l int, part u128, sAbove float64, above, depth int) u128 {
+	c := len(ents)
+	f := unitShift(l) - o.ts
+	k := o.n - above - c
+	eps := o.eps
+	loInt := tm << max(te-unitShift(l), 0) >> max(unitShift(l)-te, 0) // lo in level units
+	var excess u128                                                   // Σ − c·lo ≥ 0, exactly
+	clHi, clLo := bits.Mul64(uint64(c), loInt)
+	var borrow uint64
+	excess.lo, borrow = bits.Sub64(sig.lo, clLo, 0)
+	excess.hi = sig.hi - clHi - borrow
+	a := sAbove + scale(part.float(), f)
+	// The denominators by FMA, rounded once: 1 − εk may be tiny.
+	tl := eps * (a + scale(sig.float(), f)) / math.FMA(-eps, float64(k), 1)
+	tu := math.Inf(1)
+	if d := math.FMA(-eps, float64(k+c), 1); d > 0 {
+		tu = eps * (a + scale(excess.float(), f)) / d
+	}
+	// In level units, widened by far more than their roundings.
+	delta := float64(depth+32) * 0x1p-52
+	tl = scale(tl, -f) * (1 - delta)
+	tu = scale(tu, -f) * (1 + delta)
+	es := sc.strad[:0]
+	var head u128
+	nh := 0
+	minHead := math.Inf(1)
+	for _, e := range ents {
+		g := sig64(e.key())
+		x := float64(g)
+		switch {
+		case x >= tu:
+			head.add(g)
+			nh++
+			minHead = min(minHead, e.key())
+		case x >= tl:
+			es = append(es, e)
+		}
+	}
+	sc.strad = es
+	sortDesc(es)
+	pre := part.plus(head)
+	o.h = nh
+	if nh > 0 {
+		o.theta = minHead
+	} else {
+		o.theta = hi
+	}
+	for r := 0; r < len(es); r++ {
+		pre.add(sig64(es[r].key()))
+		if r+1 < len(es) && es[r+1].key() == es[r].key() {
+			continue
+		}
+		if !s.headAt(o, sAbove+scale(pre.float(), f), sig64(es[r].key()), unitShift(l), o.n-above-nh-(r+1), depth+3, sc, l, pre) {
+			break
+		}
+		o.h = nh + r + 1
+		o.theta = es[r].key()
+		part = pre
+	}
+	if o.h == nh {
+		part = part.plus(head)
+	}
+	return part
+}
+
+// hiEdge returns the smallest float above every key of group j of level l.
+func hiEdge(l, j int) float64 {
+	if l >= bB {
+		return scale(float64(nG+j+1), l-bB-1074)
+	}
+	v := uint64(nG+j) >> (bB - l)
+	return scale(float64(v+1), -1074)
+}
+
+// scale returns x·2^k, by a multiplication where 2^k is a normal float.
+func scale(x float64, k int) float64 {
+	if k >= -1022 && k <= 1023 {
+		return x * math.Float64frombits(uint64(k+1023)<<52)
+	}
+	return math.Ldexp(x, k)
+}
+
+// headAt reports whether ε·(S + t·k) ≤ t, that is H(t) ≤ 0: every key at
+// or above t is in the head. t = tm·2^te units of 2^-1074, an integer; S
+// is the sum of the keys ≥ t, sSc in the top level's unit with at most
+// depth roundings; k is the number of keys < t. The float answer stands
+// when the two sides differ by more than their error bound; else it is
+// decided exactly from the level sums: the levels above l, plus part (in
+// l's unit) for level l.
+func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *scratch, l int, part u128) bool {
+	tSc := scale(float64(tm), te-o.ts)
+	q := o.eps * (sSc + tSc*float64(k))
+	// Relative errors below slack − 1, and absolute ones, from values
+	// that underflowed, far below 2^-1000 (at most 2^32 of them, each
+	// below 2^-1074).
+	slack := 1 + float64(depth+8)*0x1p-52
+	if q*slack+0x1p-1000 < tSc {
+		return true
+	}
+	if q > tSc*slack+0x1p-1000 {
+		return false
+	}
+	// Exactly, in units of 2^-1074: E·(S + T·k) ≤ T·2^1074.
+	S := &sc.x
+	S.SetUint64(0)
+	for m := o.top; m > l; m = s.nextLevel(m) {
+		S.Add(S, s.ls[m].sum.bigInt(&sc.y, &sc.w, uint(unitShift(m))))
+	}
+	S.Add(S, part.bigInt(&sc.y, &sc.w, uint(unitShift(l))))
+	T := sc.z.SetUint64(tm)
+	if te >= 0 {
+		T.Lsh(T, uint(te))
+	} else {
+		T.Rsh(T, uint(-te)) // exact: t is a whole number of units
+	}
+	sc.y.SetUint64(uint64(k))
+	sc.y.Mul(&sc.y, T)
+	S.Add(S, &sc.y)
+	unitsInt(&sc.y, o.eps)
+	S.Mul(S, &sc.y)
+	T.Lsh(T, 1074)
+	return S.Cmp(T) <= 0
+}
+
+// solveUniform is Solve at ε = 1/n: ρ is the number of keys equal to the
+// largest, found in the top group.
+func (s *Sampler) solveUniform(o *sol) {
+	lv := s.lv[o.top]
+	j := bits.Len64(lv.occ) - 1
+	top, cnt := 0.0, 0
+	for _, e := range lv.ents[j] {
+		switch {
+		case e.key() > top:
+			top, cnt = e.key(), 1
+		case e.key() == top:
+			cnt++
+		}
+	}
+	o.theta, o.rho = top, cnt
+	o.s = float64(cnt) * top
+	o.sSc = scale(o.s, 1074-o.ts)
+}
+
+// Solve returns ρ and λ(ρ) of Lemma 1 for the bound eps: ρ exact, decided
+// as for real numbers from the float keys and ε. With all keys 0 it
+// returns ρ = n and λ = 0.
+func (s *Sampler) Solve(eps float64) (rho int, lambda float64, err error) {
+	if err := s.validate(eps); err != nil {
+		return 0, 0, err
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	if o.zero {
+		return o.n, 0, nil
+	}
+	if o.uniform {
+		return o.rho, o.s * float64(o.n) / float64(o.rho), nil
+	}
+	return o.rho, o.s / o.c(), nil
+}
+
+// Prob returns p*_i for the bound eps.
+func (s *Sampler) Prob(i int, eps float64) (float64, error) {
+	n := len(s.keys)
+	if n == 0 {
+		return 0, reweighted.ErrEmpty
+	}
+	if err := checkIndex(i, n); err != nil {
+		return 0, err
+	}
+	if err := s.validate(eps); err != nil {
+		return 0, err
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	return o.prob(s.keys[i]), nil
+}
+
+// Probs appends p*_i of every item i, in index order, to dst[:0] and
+// returns it, in O(n): the values Prob returns, bit for bit.
+func (s *Sampler) Probs(eps float64, dst []float64) ([]float64, error) {
+	if err := s.validate(eps); err != nil {
+		return dst, err
+	}
+	sc := getScratch()
+	defer scratchPool.Put(sc)
+	o := s.solve(eps, sc)
+	dst = dst[:0]
+	for _, a := range s.keys {
+		dst = append(dst, o.prob(a))
+	}
+	return dst, nil
+}
+
+var (
+	_ reweighted.LawSampler  = (*Sampler)(nil)
+	_ reweighted.BatchSetter = (*Sampler)(nil)
+)
