@@ -456,15 +456,6 @@ func TestSplitMerge(t *testing.T) {
 	}
 }
 
-// The whole law-exact contract, by the kit's law mode (about 8 s; -short
-// skips it).
-func TestConformance(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the kit's law mode takes seconds")
-	}
-	samplertest.RunLaw(t, func(n int) reweighted.Distribution { return New(n) })
-}
-
 // A cutoff on a power of two among subnormal keys (the kit's GroupEdges):
 // 1 − ε(n − ρ) is tiny there, and the bracket's denominators, formed as
 // 1 − ε·k, lost the digits that decide key 16384 (units of 2^-1074).

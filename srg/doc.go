@@ -6,8 +6,10 @@
 // SRG samples example i with the probability p_k^i of Lemma 1, computed from
 // a table of the last seen gradient norm of every example, and steps along
 // ∇f_i(x_k)/(n p_k^i), an unbiased estimate of ∇F(x_k). The table lives in a
-// reweighted.Sampler supplied by the caller, so SRG costs O(n) memory and,
-// with a tree-based sampler, O(log n) time per iteration on top of SGD.
+// sampler supplied by the caller (a reweighted.Distribution of either kind),
+// so SRG costs O(n) memory and, with the default levels, O(1) expected time
+// per draw and per update on top of SGD (O(log n) with a tree-based,
+// map-exact sampler such as btree).
 //
 // The objectives are ℓ2-regularised generalised linear models: rows from any
 // Rows (sparse, such as *libsvm.Dataset, or Dense), and a per-example Loss of

@@ -36,7 +36,7 @@ type SyntheticConfig struct {
 	Runs, Epochs int
 	// Seed seeds the data set (libsvm.Synthetic) and the runs.
 	Seed uint64
-	// NewSampler builds SRG's sampler; nil means btree.
+	// NewSampler builds SRG's sampler; nil means levels.
 	NewSampler func(n int) reweighted.Distribution
 	// N and D are the size of the data set (default 1000 and 10).
 	N, D int
@@ -124,7 +124,7 @@ type DatasetConfig struct {
 	// size (default 128).
 	Runs, Epochs, Batch int
 	Seed                uint64
-	// NewSampler builds SRG's sampler; nil means btree.
+	// NewSampler builds SRG's sampler; nil means levels.
 	NewSampler func(n int) reweighted.Distribution
 	// PerEpoch is the number of checkpoints per epoch (default 2).
 	PerEpoch int

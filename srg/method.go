@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/btree"
+	"github.com/reweighted/reweighted/levels"
 )
 
-// defaultSampler is SRG's sampler when none is given: the counted B+-tree.
-func defaultSampler(n int) reweighted.Distribution { return btree.New(n) }
+// defaultSampler is SRG's sampler when none is given: levels, the fastest
+// sampler exact in law (btree is the fastest map-exact one).
+func defaultSampler(n int) reweighted.Distribution { return levels.New(n) }
 
 // Method selects an optimiser.
 type Method int
@@ -57,9 +58,10 @@ type Options struct {
 	// distinct examples, SRG weighted by DesRajWeights). Without
 	// replacement needs Batch ≤ n.
 	Protocol Protocol
-	// NewSampler builds the importance sampler of SRG; nil means btree, the
-	// fastest backend. The sampler starts with all keys 0, so the
-	// first draws are uniform: the paper's g_0 = 0).
+	// NewSampler builds the importance sampler of SRG, of either kind; nil
+	// means levels, the fastest, which is exact in law (btree is the fastest
+	// map-exact one). The sampler starts with all keys 0, so the first
+	// draws are uniform: the paper's g_0 = 0.
 	NewSampler func(n int) reweighted.Distribution
 	// Bernoulli makes SRG update the key of a drawn example only with
 	// probability ε_k/p_k^i, as Algorithm 1 and its analysis do. By default

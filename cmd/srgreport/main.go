@@ -112,7 +112,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.out, "out", "reports", "report folder")
 	fs.BoolVar(&cfg.quick, "quick", false, "a quick run (under 2 minutes): fewer runs, epochs, sizes and states")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of every random choice")
-	fs.StringVar(&cfg.sampler, "sampler", "btree", "backend SRG uses in the experiments: "+strings.Join(backends.Names(), ", "))
+	fs.StringVar(&cfg.sampler, "sampler", "levels", "backend SRG uses in the experiments: "+strings.Join(backends.Names(), ", "))
 	fs.Var(&cfg.data, "libsvm", "a LIBSVM data set as name=path (repeatable), e.g. mushrooms=data/mushrooms.gz")
 	fs.StringVar(&cfg.pngDir, "png", "", "also write PNG copies of the figures into this folder, for viewing")
 	fs.BoolVar(&cfg.replace, "replace", false, "draw the data-set mini-batches with replacement (default: without, as the paper does)")

@@ -9,6 +9,7 @@ package backends
 import (
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/btree"
+	"github.com/reweighted/reweighted/levels"
 	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/ost"
 	"github.com/reweighted/reweighted/segtree"
@@ -60,7 +61,9 @@ func (b Backend) Guarantee() string {
 }
 
 // Law lists the law-exact backends.
-var Law = []Backend{}
+var Law = []Backend{
+	{Name: "levels", Law: func(n int) reweighted.Distribution { return levels.New(n) }, MaxN: 1 << 20},
+}
 
 // Every returns the map-exact backends, then the law-exact ones.
 func Every() []Backend { return append(append([]Backend(nil), All...), Law...) }

@@ -22,8 +22,8 @@ func TestConformance(t *testing.T) {
 
 // Every backend panics on Key of an item out of range, as a slice does.
 func TestKeyPanicsOutOfRange(t *testing.T) {
-	for _, b := range backends.All {
-		s := b.New(3)
+	for _, b := range backends.Every() {
+		s := b.Dist(3)
 		require.Panics(t, func() { s.Key(3) }, b.Name)
 		require.Panics(t, func() { s.Key(-1) }, b.Name)
 	}
@@ -33,23 +33,28 @@ func TestKeyPanicsOutOfRange(t *testing.T) {
 // samplers of the size asked, and Load gives the keys it was handed.
 func TestList(t *testing.T) {
 	seen := map[string]bool{}
-	for _, b := range backends.All {
+	for _, b := range backends.Every() {
 		require.False(t, seen[b.Name], "duplicate name %s", b.Name)
 		seen[b.Name] = true
 		got, ok := backends.ByName(b.Name)
 		require.True(t, ok)
 		require.Equal(t, b.Name, got.Name)
-		require.Equal(t, 5, b.New(5).Len())
+		require.Equal(t, 5, b.Dist(5).Len())
 		keys := []float64{3, 0, 1, 1, 2}
-		s, err := backends.Load(b.New, keys)
+		s, err := backends.Load(b.Dist, keys)
 		require.NoError(t, err)
-		require.NoError(t, samplertest.Verify(s, keys, 0.1, samplertest.EdgeU), b.Name)
-		_, err = backends.Load(b.New, []float64{1, -1})
+		require.NoError(t, samplertest.VerifyLaw(s, keys, 0.1), b.Name)
+		if b.MapExact() {
+			m, err := backends.Load(b.New, keys)
+			require.NoError(t, err)
+			require.NoError(t, samplertest.Verify(m, keys, 0.1, samplertest.EdgeU), b.Name)
+		}
+		_, err = backends.Load(b.Dist, []float64{1, -1})
 		require.ErrorIs(t, err, reweighted.ErrKey)
 	}
 	_, ok := backends.ByName("no such backend")
 	require.False(t, ok)
-	require.Len(t, backends.Names(), len(backends.All))
+	require.Len(t, backends.Names(), len(backends.All)+len(backends.Law))
 }
 
 // Regression (issue 20): with a subnormal key at the bottom of the head at
