@@ -59,7 +59,7 @@ type Options struct {
 	Protocol Protocol
 	// NewSampler builds the importance sampler of SRG; nil means btree, the
 	// fastest backend. The sampler starts with all keys 0, so the
-	// first draws are uniform: the paper's g_0 = 0).
+	// first draws are uniform (the paper's g_0 = 0).
 	NewSampler func(n int) reweighted.Sampler
 	// Bernoulli makes SRG update the key of a drawn example only with
 	// probability ε_k/p_k^i, as Algorithm 1 and its analysis do. By default
