@@ -124,18 +124,32 @@ func ReadRaw(r io.Reader) (*Dataset, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<30)
 	d := &Dataset{Ptr: []int{0}}
 	line := 0
+	// truncated says where compressed data stopped short: a download cut
+	// short is the usual cause, and "unexpected EOF" alone does not say so.
+	truncated := func(err error) error {
+		if kind != "" && errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%w: the %s data ends early, at byte %d of the file, after line %d: truncated?",
+				ErrFormat, kind, cr.n, line)
+		}
+		return nil
+	}
 	for sc.Scan() {
 		line++
 		if err := d.parseLine(sc.Bytes()); err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			// The scanner hands over the part of a line read before a read
+			// error: if the data stops here, that is the error to report.
+			line--
+			if !sc.Scan() {
+				if terr := truncated(sc.Err()); terr != nil {
+					return nil, terr
+				}
+			}
+			return nil, fmt.Errorf("line %d: %w", line+1, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if kind != "" && errors.Is(err, io.ErrUnexpectedEOF) {
-			// Say where the data stopped: a download cut short is the
-			// usual cause, and "unexpected EOF" alone does not say so.
-			return nil, fmt.Errorf("%w: the %s data ends early, at byte %d of the file, after line %d: truncated?",
-				ErrFormat, kind, cr.n, line)
+		if terr := truncated(err); terr != nil {
+			return nil, terr
 		}
 		return nil, fmt.Errorf("after line %d: %w", line, err)
 	}

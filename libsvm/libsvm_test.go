@@ -220,6 +220,13 @@ func TestTruncatedMessages(t *testing.T) {
 	require.Regexp(t, `the gzip data ends early, at byte \d+ of the file, after line [1-9]\d*: truncated\?`, err.Error())
 	require.Contains(t, err.Error(), fmt.Sprintf("at byte %d of", cut))
 
+	// Wherever it is cut, mid-line included: never a parse error of the
+	// partial last line.
+	for cut := 20; cut < buf.Len()-8; cut += 13 {
+		_, err := libsvm.Read(bytes.NewReader(buf.Bytes()[:cut]))
+		require.ErrorContains(t, err, "the gzip data ends early", "cut at %d", cut)
+	}
+
 	_, err = libsvm.Read(bytes.NewReader(buf.Bytes()[:5]))
 	require.ErrorContains(t, err, "the gzip data ends early, within its header")
 

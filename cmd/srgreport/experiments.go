@@ -86,7 +86,7 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 	var out []Dataset
 	add := func(name, source string, ds *libsvm.Dataset) error {
-		if err := checkDataset(ds); err != nil {
+		if err := checkDataset(ds, batchSize, !cfg.replace); err != nil {
 			return fmt.Errorf("data set %q (%s): %w", name, source, err)
 		}
 		ds.NormalizeRows()
@@ -96,7 +96,7 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 		}
 		out = append(out, Dataset{
 			Name: name, Source: source, Paper: paperSets[name] == ds.Len() && source != generatedName,
-			Runs: sz.dataRuns, Epochs: epochs, Batch: 128, data: ds,
+			Runs: sz.dataRuns, Epochs: epochs, Batch: batchSize, data: ds,
 		})
 		return nil
 	}
@@ -129,19 +129,54 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 	return out, nil
 }
 
-// checkDataset refuses a set that is empty or has one label, and any value
-// srg.NewProblem refuses (NaN or infinite labels and features).
-func checkDataset(ds *libsvm.Dataset) error {
+// checkDataset refuses, before anything is measured, a set the experiments
+// cannot run on: each of dataChecks in turn, the first refusal returned. A
+// mini-batch holds batch examples, drawn without replacement if distinct.
+func checkDataset(ds *libsvm.Dataset, batch int, distinct bool) error {
+	for _, c := range dataChecks {
+		if err := c(ds, batch, distinct); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dataChecks are the up-front checks of a data set, cheapest first; a new
+// check (say, of the memory the solver needs) is one more entry.
+var dataChecks = []func(ds *libsvm.Dataset, batch int, distinct bool) error{
+	checkLabels,
+	checkBatch,
+	checkValues,
+}
+
+// checkLabels refuses a set that is empty or has one label.
+func checkLabels(ds *libsvm.Dataset, _ int, _ bool) error {
 	if ds.Len() == 0 {
 		return errors.New("no examples")
 	}
 	pos := slices.ContainsFunc(ds.Labels, func(y float64) bool { return y > 0 })
-	// Not y <= 0: a NaN label counts as negative here, and NewProblem
-	// refuses it below.
+	// Not y <= 0: a NaN label counts as negative here, and checkValues
+	// refuses it.
 	neg := slices.ContainsFunc(ds.Labels, func(y float64) bool { return !(y > 0) })
 	if !pos || !neg {
 		return fmt.Errorf("a single label in %d examples: logistic regression needs two", ds.Len())
 	}
+	return nil
+}
+
+// checkBatch refuses a set with fewer examples than a mini-batch drawn
+// without replacement.
+func checkBatch(ds *libsvm.Dataset, batch int, distinct bool) error {
+	if distinct && ds.Len() < batch {
+		return fmt.Errorf("%d examples, fewer than a mini-batch of %d drawn without replacement (-replace draws with replacement)",
+			ds.Len(), batch)
+	}
+	return nil
+}
+
+// checkValues refuses any value srg.NewProblem refuses (NaN or infinite
+// labels and features).
+func checkValues(ds *libsvm.Dataset, _ int, _ bool) error {
 	_, err := srg.NewProblem(ds, ds.Labels, srg.Logistic, 1/float64(ds.Len()))
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -147,9 +148,22 @@ func TestBadDataFileStopsBeforeMeasuring(t *testing.T) {
 		{"nanfeature", "+1 1:nan\n-1 2:1\n", "nan"},
 		{"nanlabel", "nan 1:1\n-1 2:1\n", "nan"},
 		{"garbage", "+1 1:x\n", "line 1"},
+		{"twoexamples", "+1 1:1\n-1 2:1\n", "2 examples, fewer than a mini-batch of 128"},
+		{"bigindex", "+1 1:1\n-1 99999999999:1\n", `line 2: libsvm: bad format: index "99999999999" is too large`},
+		{"binary", "\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00\x9c\xff", 100), `line 1: libsvm: bad format: not text (a binary file?): starts "\x7fELF`},
+		{"truncatedgz", "", "the gzip data ends early, at byte"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeLibsvm(t, c.lines)
+			if c.name == "truncatedgz" {
+				var b bytes.Buffer
+				zw := gzip.NewWriter(&b)
+				for i := range 3000 {
+					fmt.Fprintf(zw, "%d 1:%d 2:0.5\n", 2*(i%2)-1, i)
+				}
+				require.NoError(t, zw.Close())
+				require.NoError(t, os.WriteFile(path, b.Bytes()[:b.Len()/2], 0o644))
+			}
 			if c.name == "gone" {
 				require.NoError(t, os.Remove(path))
 			}
@@ -162,6 +176,9 @@ func TestBadDataFileStopsBeforeMeasuring(t *testing.T) {
 			require.ErrorAs(t, err, new(inputError))
 			require.ErrorContains(t, err, `"bad"`)
 			require.ErrorContains(t, err, c.want)
+			require.ErrorContains(t, err, path, "names the file")
+			require.NotContains(t, err.Error(), "\n", "one line")
+			require.Less(t, len(err.Error()), 300, "short: %s", err)
 			require.Empty(t, stderr.String(), "no stage started")
 			_, serr := os.Stat(filepath.Join(out, "index.md"))
 			require.ErrorIs(t, serr, os.ErrNotExist)
@@ -261,7 +278,7 @@ func TestLoadEmbeddedDatasets(t *testing.T) {
 		require.Equal(t, paperSets[d.Name], d.data.Len())
 	}
 	// A -libsvm set named like a paper's set but of another size is not the paper's.
-	path := writeLibsvm(t, "+1 1:1\n-1 2:1\n")
+	path := writeLibsvm(t, strings.Repeat("+1 1:1\n-1 2:1\n", 100))
 	ds, err = loadDatasets(config{data: dataFlags{{"mushrooms", path}}}, sizes{})
 	require.NoError(t, err)
 	require.False(t, ds[0].Paper)
