@@ -68,7 +68,7 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 	for i := range r.Datasets {
 		d := &r.Datasets[i]
 		pr.Start("data set "+d.Name, 1)
-		runDataset(d, cfg, sz, ns, workers)
+		runDataset(d, cfg, sz, ns, workers, pr.Step)
 		pr.Step()
 		note := "failed"
 		if d.Err == "" {
@@ -183,7 +183,7 @@ func checkValues(ds *libsvm.Dataset, _ int, _ bool) error {
 
 // runDataset runs the experiments of Section 5 on one data set read by
 // loadDatasets.
-func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Sampler, workers int) {
+func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Sampler, workers int, step func()) {
 	t0 := time.Now()
 	res, err := srg.Dataset(srg.DatasetConfig{
 		Name: d.Name, Runs: d.Runs, Epochs: d.Epochs, Batch: d.Batch,
@@ -195,18 +195,46 @@ func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Sample
 		return
 	}
 	d.Result = &res
-	d.EpochCost = epochCost(&res)
+	d.Gaps = rawGaps(&res)
+	d.Timing = measureTiming(d, &res, sz.timingReps, cfg.seed, ns, step)
+	d.EpochCost = epochCost(*d)
+	d.TimeTo = timesTo(*d)
+}
+
+// timesTo returns, per schedule, method and accuracy level, the epochs and
+// seconds the curves of d take to reach it.
+func timesTo(d Dataset) []TimeTo {
+	var out []TimeTo
 	for _, sc := range []struct {
 		name   string
 		curves []srg.Curve
-	}{{"constant", res.Constant}, {"decreasing", res.Decreasing}} {
+	}{{"constant", d.Result.Constant}, {"decreasing", d.Result.Decreasing}} {
 		for _, c := range sc.curves {
+			cost := math.NaN()
+			lo, hi := math.NaN(), math.NaN()
+			if e := d.Timing.get(sc.name, c.Method); e != nil {
+				cost, lo, hi = e.Median, e.Min, e.Max
+			}
 			for _, lv := range accuracyLevels {
-				e, s := reach(c, lv)
-				d.TimeTo = append(d.TimeTo, TimeTo{Schedule: sc.name, Method: c.Method, Log10: lv, Epochs: e, Seconds: s})
+				e, _ := reach(c, lv)
+				t := TimeTo{Schedule: sc.name, Method: c.Method, Log10: lv, Epochs: e,
+					EpochsLo: reachOf(c.Evals, c.Log10ErrMin, lv), EpochsHi: reachOf(c.Evals, c.Log10ErrMax, lv),
+					Seconds: e * cost, SecondsLo: e * lo, SecondsHi: e * hi}
+				out = append(out, t)
 			}
 		}
 	}
+	return out
+}
+
+// reachOf returns the epochs at which ys first reaches level, interpolated
+// as reach does; NaN if never (or ys not measured).
+func reachOf(evals, ys []float64, level float64) float64 {
+	if len(ys) != len(evals) {
+		return math.NaN()
+	}
+	e, _ := reach(srg.Curve{Evals: evals, Log10Err: ys, Seconds: make([]float64, len(evals))}, level)
+	return e
 }
 
 // reach returns the epochs and seconds at which the mean curve c first

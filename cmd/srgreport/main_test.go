@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted/internal/backends"
+	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 	"github.com/stretchr/testify/require"
 )
@@ -116,7 +117,7 @@ func TestEpochsFlag(t *testing.T) {
 // tiny are sizes that make a run take a few seconds.
 var tiny = sizes{
 	scaleLo: 4, scaleHi: 4, naiveMax: 16, benchtime: time.Millisecond, reps: 1,
-	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, ratioSeeds: 2, dataRuns: 1, dataEpochs: 2, generatedN: 300,
+	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, ratioSeeds: 2, dataRuns: 1, dataEpochs: 2, generatedN: 300, timingReps: 2,
 }
 
 // frozen returns a progress on w whose clock stands still, so that every
@@ -205,20 +206,25 @@ func TestGeneratedDataset(t *testing.T) {
 
 	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	require.NoError(t, err)
+	type curve struct {
+		Method   string    `json:"method"`
+		Epochs   []float64 `json:"epochs"`
+		Seconds  []float64 `json:"seconds"`
+		Alpha    []float64 `json:"alpha"`
+		Log10Err []float64 `json:"log10_err"`
+		Min      []float64 `json:"log10_err_min"`
+		Max      []float64 `json:"log10_err_max"`
+	}
 	var s struct {
 		Datasets []struct {
 			Name   string `json:"name"`
 			Paper  bool   `json:"paper"`
 			Result struct {
-				Protocol string `json:"protocol"`
-				Constant []struct {
-					Method   string    `json:"method"`
-					Epochs   []float64 `json:"epochs"`
-					Seconds  []float64 `json:"seconds"`
-					Log10Err []float64 `json:"log10_err"`
-					Min      []float64 `json:"log10_err_min"`
-					Max      []float64 `json:"log10_err_max"`
-				} `json:"constant"`
+				N          int     `json:"n"`
+				Protocol   string  `json:"protocol"`
+				Alpha      float64 `json:"alpha"`
+				Constant   []curve `json:"constant"`
+				Decreasing []curve `json:"decreasing"`
 			} `json:"result"`
 			TimeTo    []map[string]any `json:"time_to_accuracy"`
 			EpochCost *struct {
@@ -226,6 +232,15 @@ func TestGeneratedDataset(t *testing.T) {
 				SRG   float64 `json:"srg_us_per_example"`
 				Ratio float64 `json:"srg_over_sgd"`
 			} `json:"epoch_cost"`
+			Timing struct {
+				Reps    int `json:"repetitions"`
+				Methods []struct {
+					Schedule string    `json:"schedule"`
+					Method   string    `json:"method"`
+					Seconds  []float64 `json:"seconds_per_epoch"`
+					Median   float64   `json:"median"`
+				} `json:"methods"`
+			} `json:"timing"`
 		} `json:"datasets"`
 	}
 	require.NoError(t, json.Unmarshal(b, &s))
@@ -244,20 +259,51 @@ func TestGeneratedDataset(t *testing.T) {
 		rows += len(c.Epochs)
 	}
 	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
-	// The epoch cost is the curves' last seconds per example, and is in
-	// the cost section.
+
+	// The step the report states is 1/(2𝓛) of the generated set, computed
+	// here from the data and the paper's formulas (Appendix C); the curves
+	// filed under each schedule ran with that schedule's steps.
+	ds := generatedSet(3, tiny.generatedN)
+	ds.NormalizeRows()
+	alpha := independentStep(ds, batchSize)
+	require.InEpsilon(t, alpha, d.Result.Alpha, 1e-6, "summary.json's α")
+	require.Contains(t, string(md), fmt.Sprintf("constant step α = 1/(2𝓛) = %.3g", alpha), "index.md's α")
+	for _, c := range d.Result.Constant {
+		for _, a := range c.Alpha {
+			require.InEpsilon(t, alpha, a, 1e-6, "constant-step %s runs at 1/(2𝓛)", c.Method)
+		}
+	}
+	require.Len(t, d.Result.Decreasing, 4)
+	for _, c := range d.Result.Decreasing {
+		require.InEpsilon(t, alpha, c.Alpha[0], 1e-6, "decreasing-step %s starts at 1/(2𝓛)", c.Method)
+		require.Less(t, c.Alpha[len(c.Alpha)-1], c.Alpha[0], "decreasing-step %s decreases", c.Method)
+	}
+
+	// Every (schedule, method) was timed, once a repetition; the epoch cost
+	// is the median of SRG's over SGD's in the same repetition.
+	require.Len(t, d.Timing.Methods, 8)
+	require.Equal(t, tiny.timingReps, d.Timing.Reps)
+	var sgdT, srgT []float64
+	for _, m := range d.Timing.Methods {
+		require.Len(t, m.Seconds, tiny.timingReps, "%s/%s", m.Schedule, m.Method)
+		if m.Schedule == "constant" && m.Method == "SGD" {
+			sgdT = m.Seconds
+		}
+		if m.Schedule == "constant" && m.Method == "SRG" {
+			srgT = m.Seconds
+		}
+	}
 	require.NotNil(t, d.EpochCost)
-	require.Equal(t, "SGD", d.Result.Constant[0].Method)
-	require.Equal(t, "SRG", d.Result.Constant[1].Method)
-	last := len(d.Result.Constant[0].Seconds) - 1
-	require.InEpsilon(t, d.Result.Constant[1].Seconds[last]/d.Result.Constant[0].Seconds[last], d.EpochCost.Ratio, 1e-9)
-	require.InEpsilon(t, d.EpochCost.SRG/d.EpochCost.SGD, d.EpochCost.Ratio, 1e-9)
-	require.Contains(t, string(md), "| Data set | n | SGD µs per example | SRG µs per example | SRG / SGD |")
+	q := []float64{srgT[0] / sgdT[0], srgT[1] / sgdT[1]}
+	require.InEpsilon(t, (q[0]+q[1])/2, d.EpochCost.Ratio, 1e-9)
+	require.InEpsilon(t, 1e6*(sgdT[0]+sgdT[1])/2/float64(d.Result.N), d.EpochCost.SGD, 1e-9)
+	require.Contains(t, string(md), "| Data set | n | SGD µs per example | SRG µs per example | SRG / SGD (range) |")
+	require.Contains(t, string(md), "## SRG against SGD: time to accuracy")
 
 	csvb, err := os.ReadFile(filepath.Join(out, "curves.csv"))
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(csvb)), "\n")
-	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max", lines[0])
+	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max,alpha,seconds_in_run", lines[0])
 	var gen int
 	for _, l := range lines[1:] {
 		if strings.HasPrefix(l, generatedName+",constant,") {
@@ -424,4 +470,44 @@ func TestTicks(t *testing.T) {
 	}
 	require.Equal(t, []string{"10³", "10⁴", "10⁵", "10⁶"}, labels)
 	require.Equal(t, "⁻¹²", superscript(-12))
+}
+
+// independentStep returns 1/(2𝓛) for logistic regression with μ = 1/n on
+// ds (rows of unit norm) and mini-batches of m, from the paper's formulas:
+// Lmax = 1/4 + μ, L = λ_max(AᵀA/n)/4 + μ (by power iteration here), and
+// 𝓛 = (n − m)/(m(n − 1))·Lmax + n(m − 1)/(m(n − 1))·L.
+func independentStep(ds *libsvm.Dataset, m int) float64 {
+	n, d := ds.Len(), ds.Dim()
+	mu := 1 / float64(n)
+	v := make([]float64, d)
+	for j := range v {
+		v[j] = 1
+	}
+	lambda := 0.0
+	for range 2000 {
+		w := make([]float64, d)
+		for i := range n {
+			idx, val := ds.Row(i)
+			dot := 0.0
+			for k, j := range idx {
+				dot += val[k] * v[j]
+			}
+			for k, j := range idx {
+				w[j] += val[k] * dot / float64(n)
+			}
+		}
+		norm := 0.0
+		for _, x := range w {
+			norm += x * x
+		}
+		norm = math.Sqrt(norm)
+		lambda = norm
+		for j := range w {
+			v[j] = w[j] / norm
+		}
+	}
+	lmax, l := 0.25+mu, lambda/4+mu
+	nf, mf := float64(n), float64(m)
+	bigL := (nf-mf)/(mf*(nf-1))*lmax + nf*(mf-1)/(mf*(nf-1))*l
+	return 1 / (2 * bigL)
 }

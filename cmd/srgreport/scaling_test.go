@@ -150,3 +150,16 @@ func TestMeasureScalingBatch(t *testing.T) {
 		require.InEpsilon(t, batch[q.Impl].NsPerOp/batch[bench.GonumWeighted].NsPerOp, q.Batch, 1e-12, q.Impl)
 	}
 }
+
+// An interval far above its run's median is the machine's other work: it is
+// dropped and counted; SVRG's uneven intervals are all kept.
+func TestEpochCostOfDropsOutliers(t *testing.T) {
+	secs := []float64{0, 1, 2, 3, 13, 14} // intervals 1, 1, 1, 10, 1
+	cost, out, of := epochCostOf(secs, 4, false)
+	require.Equal(t, 4.0, cost, "mean kept interval 1, four an epoch")
+	require.Equal(t, 1, out)
+	require.Equal(t, 5, of)
+	cost, out, _ = epochCostOf(secs, 4, true)
+	require.InEpsilon(t, 14.0/5*4, cost, 1e-12)
+	require.Zero(t, out)
+}

@@ -24,14 +24,48 @@ type Backend struct {
 	// LinearSet marks a backend whose Set costs O(n) when an item moves:
 	// benchmarks fill it in canonical order, so that nothing moves.
 	LinearSet bool
+	// Exactness is what the backend guarantees of its draws.
+	Exactness Exactness
+}
+
+// Exactness names what a backend guarantees of the items it draws.
+type Exactness string
+
+const (
+	// MapExact: for the same keys, ε and u, the item Algorithm 4 maps u to
+	// (but within 1e-9 of an interval's edge), so the draws follow p*.
+	MapExact Exactness = "map-exact"
+	// LawExact: draws distributed as p*, by any map from the random
+	// numbers; the same u may give another item than Algorithm 4's.
+	LawExact Exactness = "law-exact"
+)
+
+// Promise says in a sentence what e guarantees.
+func (e Exactness) Promise() string {
+	switch e {
+	case MapExact:
+		return "the same item as Algorithm 4 for the same uniform u (but within 1e-9 of an interval's edge), so its draws follow p* of Lemma 1"
+	case LawExact:
+		return "draws distributed as p* of Lemma 1, not necessarily the item Algorithm 4 maps the same u to"
+	}
+	return "not stated"
+}
+
+// Guarantee is the backend's exactness and its promise, for reports:
+// "map-exact: the same item as …".
+func (b Backend) Guarantee() string {
+	if b.Exactness == "" {
+		return ""
+	}
+	return string(b.Exactness) + ": " + b.Exactness.Promise()
 }
 
 // All lists the backends, the reference (naive) first.
 var All = []Backend{
-	{Name: "naive", New: func(n int) reweighted.Sampler { return naive.New(n) }, MaxN: 1 << 16, LinearSet: true},
-	{Name: "ost", New: func(n int) reweighted.Sampler { return ost.New(n) }, MaxN: 1 << 20},
-	{Name: "segtree", New: func(n int) reweighted.Sampler { return segtree.New(n) }, MaxN: 1 << 20},
-	{Name: "btree", New: func(n int) reweighted.Sampler { return btree.New(n) }, MaxN: 1 << 20},
+	{Name: "naive", New: func(n int) reweighted.Sampler { return naive.New(n) }, MaxN: 1 << 16, LinearSet: true, Exactness: MapExact},
+	{Name: "ost", New: func(n int) reweighted.Sampler { return ost.New(n) }, MaxN: 1 << 20, Exactness: MapExact},
+	{Name: "segtree", New: func(n int) reweighted.Sampler { return segtree.New(n) }, MaxN: 1 << 20, Exactness: MapExact},
+	{Name: "btree", New: func(n int) reweighted.Sampler { return btree.New(n) }, MaxN: 1 << 20, Exactness: MapExact},
 }
 
 // ByName returns the backend called name.

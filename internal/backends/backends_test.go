@@ -87,3 +87,11 @@ func TestIssue20NeverDrawsProbZero(t *testing.T) {
 		}
 	}
 }
+
+// Every backend states its guarantee, which the report prints.
+func TestEveryBackendStatesItsGuarantee(t *testing.T) {
+	for _, b := range backends.All {
+		require.Contains(t, []backends.Exactness{backends.MapExact, backends.LawExact}, b.Exactness, b.Name)
+		require.NotContains(t, b.Guarantee(), "not stated", b.Name)
+	}
+}
