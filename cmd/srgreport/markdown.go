@@ -737,11 +737,13 @@ func (m *mdWriter) timing(r *Report) {
 	m.printf("\n**How the seconds were measured.** The accuracy runs execute %d runs at once, on every core, so the seconds ", r.Machine.GOMAXPROCS)
 	m.printf("they record mix each method's cost with the others' and with the machine's other jobs; the report does not use them. ")
 	m.printf("After a set's accuracy runs, each method ran alone (one goroutine, nothing else of this command at work, a GC before each run) ")
-	m.printf("for %d warm-up epoch(s) and %d timed epochs, with %d checkpoints an epoch; %d repetitions, the methods interleaved and rotated, ", t0.Warmup, t0.Epochs, t0.PerEpoch, t0.Reps)
+	m.printf("for %d warm-up epoch(s) and then enough epochs to last about %s (%d to %d, *epochs timed*), with %d checkpoints an epoch; ",
+		t0.Warmup, fmtDuration(timingRun), timingMinEpochs, timingMaxEpochs, t0.PerEpoch)
+	m.printf("%d repetitions, the methods interleaved and rotated, ", t0.Reps)
 	m.printf("so that a slow spell of the machine hits them alike. Within a run, a checkpoint interval more than %d times the run's median ", outlierFactor)
 	m.printf("is taken for other work and dropped (SVRG's intervals are uneven by design, a full gradient now and then: its cost is the whole time). ")
-	m.printf("Seconds per epoch, median (min–max over the repetitions):\n")
-	head := []string{"Data set", "Steps", "Method", "seconds per epoch", "µs per example", "intervals dropped"}
+	m.printf("Milliseconds per epoch, median (min–max over the repetitions):\n")
+	head := []string{"Data set", "Steps", "Method", "epochs timed", "ms per epoch", "µs per example", "intervals dropped"}
 	m.table(head...)
 	for _, d := range ds {
 		for _, e := range d.Timing.Methods {
@@ -749,7 +751,7 @@ func (m *mdWriter) timing(r *Report) {
 			if d.Result != nil {
 				n = float64(d.Result.N)
 			}
-			m.row(d.Name, e.Schedule, e.Method, fmtSpread(e.Median, e.Min, e.Max, 3), fmtG(1e6*e.Median/n, 2),
+			m.row(d.Name, e.Schedule, e.Method, fmt.Sprint(e.Epochs), fmtSpread(1e3*e.Median, 1e3*e.Min, 1e3*e.Max, 3), fmtG(1e6*e.Median/n, 2),
 				fmt.Sprintf("%d of %d", e.Outliers, e.Intervals))
 		}
 	}

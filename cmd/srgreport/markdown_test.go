@@ -61,10 +61,10 @@ func fixture() *Report {
 					}},
 				// SRG's epoch costs 9, 11 and 10 times SGD's in the three
 				// repetitions: median 10.
-				Timing: &Timing{Reps: 3, Warmup: 1, Epochs: 2, PerEpoch: 8, CPUShare: 0.8, Elapsed: 2 * time.Second,
+				Timing: &Timing{Reps: 3, Warmup: 1, PerEpoch: 8, CPUShare: 0.8, Elapsed: 2 * time.Second,
 					Methods: []EpochTiming{
 						{Schedule: "constant", Method: "SGD", Seconds: []float64{0.0004, 0.0006, 0.0005}, Median: 0.0005, Min: 0.0004, Max: 0.0006, Intervals: 48},
-						{Schedule: "constant", Method: "SRG", Seconds: []float64{0.0036, 0.0066, 0.005}, Median: 0.005, Min: 0.0036, Max: 0.0066, Outliers: 2, Intervals: 48},
+						{Schedule: "constant", Method: "SRG", Epochs: 10, Seconds: []float64{0.0036, 0.0066, 0.005}, Median: 0.005, Min: 0.0036, Max: 0.0066, Outliers: 2, Intervals: 48},
 					}},
 				Gaps:      Gaps{Count: 1, Of: 40, Largest: 0.402, Median: 0.0017, Curve: "constant/SGD"},
 				EpochCost: &EpochCost{SGD: 1e6 * 0.0005 / 8124, SRG: 1e6 * 0.005 / 8124, Ratio: 10, RatioMin: 9, RatioMax: 11},
@@ -139,7 +139,7 @@ func TestMarkdownSections(t *testing.T) {
 		// time to accuracy
 		"| mushrooms | constant | SGD | 1.2 | 0.5 (0.45–0.55) | — | — | — | — | — | — |",
 		// how the seconds were measured
-		"| mushrooms | constant | SRG | 0.005 (0.0036–0.0066) | 0.62 | 2 of 48 |",
+		"| mushrooms | constant | SRG | 10 | 5 (3.6–6.6) | 0.62 | 2 of 48 |",
 		"- mushrooms: the timing took 2.0s and got 80% of a core; checkpoint gaps of the accuracy runs more than 10 times their curve's median: 1 of 40, the largest 402 ms (constant/SGD) against its curve's median of 1.7 ms.",
 		// the verdict: SRG's seconds over SGD's are 1.2/1.25 × (10, 9, 11)
 		"| mushrooms | constant step | 1e-1 | 1.25 (1–1.5) | 1.2 (1–1.4) | 0.5 (0.45–0.55) | 5 (4–6) | 9.6 (8.6–11) | no |",

@@ -24,8 +24,13 @@ import (
 // accuracy are then the epochs the accuracy runs took times the median
 // cost of an epoch, with the spread of the repetitions.
 const (
-	timingWarmup   = 1 // epochs run before timing: SRG's keys start at 0
-	timingEpochs   = 2 // epochs timed per repetition
+	timingWarmup = 1 // epochs run before timing: SRG's keys start at 0
+	// A timed run lasts about timingRun at least (a scheduler's time slice
+	// is a few ms: shorter runs would time the machine's other jobs), from
+	// timingMinEpochs to timingMaxEpochs epochs.
+	timingRun       = 50 * time.Millisecond
+	timingMinEpochs = 2
+	timingMaxEpochs = 64
 	timingPerEpoch = 8 // checkpoint intervals per epoch, at most: each holds at least 4 iterations
 	// outlierFactor: an interval more than this times its run's median is
 	// the machine's other work, not the method's.
@@ -40,6 +45,8 @@ const (
 type EpochTiming struct {
 	Schedule string `json:"schedule"`
 	Method   string `json:"method"`
+	// Epochs is the number of epochs timed in each repetition.
+	Epochs int `json:"timed_epochs"`
 	// Seconds holds one cost per repetition, in the order run.
 	Seconds []float64 `json:"seconds_per_epoch"`
 	// Median, Min and Max summarise Seconds.
@@ -56,7 +63,6 @@ type EpochTiming struct {
 type Timing struct {
 	Reps     int `json:"repetitions"`
 	Warmup   int `json:"warmup_epochs"`
-	Epochs   int `json:"timed_epochs"`
 	PerEpoch int `json:"intervals_per_epoch"`
 	// Methods lists the (schedule, method) pairs of the accuracy runs.
 	Methods []EpochTiming `json:"methods"`
@@ -100,7 +106,7 @@ func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns
 	reps = max(reps, 1)
 	n := d.data.Len()
 	per := min(max(n/(4*d.Batch), 1), timingPerEpoch)
-	t := &Timing{Reps: reps, Warmup: timingWarmup, Epochs: timingEpochs, PerEpoch: per}
+	t := &Timing{Reps: reps, Warmup: timingWarmup, PerEpoch: per}
 	start, cpu0 := time.Now(), cpuTime()
 	defer func() {
 		t.Elapsed = time.Since(start)
@@ -134,7 +140,7 @@ func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns
 				continue
 			}
 			jobs = append(jobs, job{sc.name, sc.sched, m})
-			t.Methods = append(t.Methods, EpochTiming{Schedule: sc.name, Method: c.Method})
+			t.Methods = append(t.Methods, EpochTiming{Schedule: sc.name, Method: c.Method, Epochs: timedEpochs(c)})
 		}
 	}
 	for r := range reps {
@@ -145,7 +151,7 @@ func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns
 			runtime.GC()
 			tr, err := srg.Run(p, srg.Options{
 				Method: jobs[j].method, Schedule: jobs[j].sched, Batch: d.Batch, Protocol: res.Protocol, NewSampler: ns,
-				Epochs: timingWarmup + timingEpochs, PerEpoch: per, Seed: seed + uint64(1000*r+j),
+				Epochs: float64(timingWarmup + t.Methods[j].Epochs), PerEpoch: per, Seed: seed + uint64(1000*r+j),
 			})
 			if err != nil {
 				t.Err = err.Error()
@@ -165,6 +171,18 @@ func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns
 		e.Median, e.Min, e.Max = median(q), q[0], q[len(q)-1]
 	}
 	return t
+}
+
+// timedEpochs returns the epochs to time of the method of c, from the cost
+// of an epoch its accuracy runs recorded (a rough guide: they ran
+// alongside others), so that a timed run lasts about timingRun.
+func timedEpochs(c srg.Curve) int {
+	k := len(c.Seconds) - 1
+	if k < 1 || !(c.Seconds[k] > 0) || !(c.Evals[k] > 0) {
+		return timingMinEpochs
+	}
+	perEpoch := c.Seconds[k] / c.Evals[k]
+	return min(max(int(math.Ceil(timingRun.Seconds()/perEpoch)), timingMinEpochs), timingMaxEpochs)
 }
 
 // epochCostOf returns the seconds per epoch of a run from its cumulative
