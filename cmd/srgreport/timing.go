@@ -31,7 +31,7 @@ const (
 	timingRun       = 50 * time.Millisecond
 	timingMinEpochs = 2
 	timingMaxEpochs = 64
-	timingPerEpoch = 8 // checkpoint intervals per epoch, at most: each holds at least 4 iterations
+	timingPerEpoch  = 8 // checkpoint intervals per epoch, at most: each holds at least 4 iterations
 	// outlierFactor: an interval more than this times its run's median is
 	// the machine's other work, not the method's.
 	outlierFactor = 4
