@@ -68,14 +68,28 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 	for i := range r.Datasets {
 		d := &r.Datasets[i]
 		pr.Start("data set "+d.Name, 1)
-		runDataset(d, cfg, sz, ns, workers, pr.Step)
+		runDataset(d, cfg, ns, workers)
 		pr.Step()
+		if d.Err != "" {
+			pr.Done("failed")
+			continue
+		}
+		pr.Done(fmt.Sprintf("n = %d, r = %.2f", d.Result.N, d.Result.RatioR))
+		// The timing is a stage of its own: its ETA counts its runs.
+		pr.Start("timing "+d.Name, timingJobs(d.Result)*max(sz.timingReps, 1))
+		timeDataset(d, sz, cfg.seed, ns, pr.Step)
 		note := "failed"
-		if d.Err == "" {
-			note = fmt.Sprintf("n = %d, r = %.2f", d.Result.N, d.Result.RatioR)
+		if c := d.EpochCost; c != nil {
+			note = fmt.Sprintf("an SRG epoch takes %s× an SGD epoch (%s–%s)", fmtF(c.Ratio, 1), fmtF(c.RatioMin, 1), fmtF(c.RatioMax, 1))
 		}
 		pr.Done(note)
 	}
+}
+
+// timingJobs is the number of runs in one repetition of the timing: one
+// per curve.
+func timingJobs(res *srg.DatasetResult) int {
+	return len(res.Constant) + len(res.Decreasing)
 }
 
 // loadDatasets reads and checks every data set of the run before any long
@@ -183,7 +197,7 @@ func checkValues(ds *libsvm.Dataset, _ int, _ bool) error {
 
 // runDataset runs the experiments of Section 5 on one data set read by
 // loadDatasets.
-func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Sampler, workers int, step func()) {
+func runDataset(d *Dataset, cfg config, ns func(int) reweighted.Sampler, workers int) {
 	t0 := time.Now()
 	res, err := srg.Dataset(srg.DatasetConfig{
 		Name: d.Name, Runs: d.Runs, Epochs: d.Epochs, Batch: d.Batch,
@@ -196,7 +210,12 @@ func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Sample
 	}
 	d.Result = &res
 	d.Gaps = rawGaps(&res)
-	d.Timing = measureTiming(d, &res, sz.timingReps, cfg.seed, ns, step)
+}
+
+// timeDataset times every method of d's experiments (timing.go) and derives
+// the wall-clock figures from it; step is called after each timed run.
+func timeDataset(d *Dataset, sz sizes, seed uint64, ns func(int) reweighted.Sampler, step func()) {
+	d.Timing = measureTiming(d, d.Result, sz.timingReps, seed, ns, step)
 	d.EpochCost = epochCost(*d)
 	d.TimeTo = timesTo(*d)
 }

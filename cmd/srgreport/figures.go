@@ -391,17 +391,18 @@ func drawFigures(r *Report, dir, pngDir string) {
 	}
 	for _, j := range jobs {
 		err := render(j.grid, j.legend, j.w, j.h, filepath.Join(dir, j.file), false)
+		png := ""
 		if err == nil && pngDir != "" {
 			if err = os.MkdirAll(pngDir, 0o755); err == nil {
-				png := j.file[:len(j.file)-len(filepath.Ext(j.file))] + ".png"
-				err = render(j.grid, j.legend, j.w, j.h, filepath.Join(pngDir, png), true)
+				png = filepath.Join(pngDir, j.file[:len(j.file)-len(filepath.Ext(j.file))]+".png")
+				err = render(j.grid, j.legend, j.w, j.h, png, true)
 			}
 		}
 		if err != nil {
 			r.FigureErrs = append(r.FigureErrs, fmt.Sprintf("figure %s: %v", j.file, err))
 			continue
 		}
-		r.Figures[j.key] = Figure{File: j.file, Caption: j.caption}
+		r.Figures[j.key] = Figure{File: j.file, Caption: j.caption, PNG: png}
 	}
 }
 

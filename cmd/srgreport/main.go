@@ -228,6 +228,7 @@ func run(cfg config, pr *progress) error {
 			return inputError{err}
 		}
 	}
+	announce(pr, cfg, plan(cfg, sz, datasets))
 	b, _ := backends.ByName(cfg.sampler)
 	r := &Report{
 		Seed: cfg.seed, Quick: cfg.quick, Sampler: cfg.sampler, Guarantee: b.Guarantee(),
@@ -256,7 +257,8 @@ func run(cfg config, pr *progress) error {
 	if err := writeReport(r, cfg.out); err != nil {
 		return err
 	}
-	fmt.Fprintf(pr.w, "srgreport: wrote %s in %s\n", filepath.Join(cfg.out, "index.md"), fmtDuration(r.Elapsed))
+	files := writtenFiles(r, cfg.out)
+	pr.Printf("wrote %d files in %s:\n  %s", len(files), fmtDuration(r.Elapsed), strings.Join(files, "\n  "))
 	if errs := r.Errors(); len(errs) > 0 {
 		return fmt.Errorf("%d problem(s), listed in the report:\n  %s", len(errs), strings.Join(errs, "\n  "))
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -378,30 +380,102 @@ func TestDrawStateDeterministic(t *testing.T) {
 	}
 }
 
+// clock is a settable clock, safe for the progress goroutine.
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+func newClock(t0 time.Time) *clock       { c := &clock{}; c.ns.Store(t0.UnixNano()); return c }
+func (c *clock) progress(w io.Writer, tty bool) *progress {
+	p := newProgress(w, tty)
+	p.now = c.now
+	return p
+}
+
 func TestProgressLines(t *testing.T) {
-	var b bytes.Buffer
-	p := newProgress(&b, false)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p.now = func() time.Time { return now }
+	var b syncBuffer
+	c := newClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	p := c.progress(&b, false)
 	p.Start("scaling", 4)
 	require.Contains(t, p.line(), "ETA ?")
 	p.Step()
-	now = now.Add(10 * time.Second)
+	c.advance(10 * time.Second)
 	line := p.line()
 	require.Contains(t, line, "scaling")
 	require.Contains(t, line, "[######..................] 1/4")
 	require.Contains(t, line, "ETA 30s", "three units left at 10 s each")
-	require.Empty(t, b.String(), "no redraws when stderr is not a terminal")
+	p.tick()
+	require.Empty(t, b.String(), "no plain line before 15 s")
+	c.advance(6 * time.Second)
+	p.tick()
+	p.tick()
+	require.Equal(t, 1, strings.Count(b.String(), "\n"), "one plain line, however often it ticks: %q", b.String())
+	require.Contains(t, b.String(), "srgreport: scaling        [######..................] 1/4 16s ETA 48s\n")
 	p.Done("ok")
-	require.Equal(t, "srgreport: scaling done in 10.0s (ok)\n", b.String())
+	require.True(t, strings.HasSuffix(b.String(), "srgreport: scaling done in 16.0s (ok)\n"), b.String())
 
-	var tb bytes.Buffer
+	// Before any unit is done, the ETA comes from the stage's expected length.
+	p.expects = map[string]time.Duration{"claims": time.Minute}
+	p.Start("claims", 1)
+	c.advance(20 * time.Second)
+	require.Contains(t, p.line(), "ETA about 40s")
+	c.advance(time.Minute)
+	require.Contains(t, p.line(), "longer than the expected 1m0s")
+	p.Done("")
+
+	var tb syncBuffer
 	tp := frozen(&tb, true)
 	tp.Start("claims", 1)
 	tp.Step()
 	tp.Done("")
 	require.True(t, strings.HasPrefix(tb.String(), "\r"), "a terminal gets carriage-return redraws")
 	require.True(t, strings.HasSuffix(tb.String(), "claims done in 0s\n"))
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The run says at the start what will run and roughly for how long, and at
+// the end every file it wrote, PNG copies included.
+func TestRunAnnouncesPlanAndFiles(t *testing.T) {
+	out, png := t.TempDir(), t.TempDir()
+	cfg := config{out: out, pngDir: png, seed: 3, sampler: "btree", experiments: true, override: &tiny}
+	var b syncBuffer
+	require.NoError(t, run(cfg, frozen(&b, false)))
+	log := b.String()
+	first, _, _ := strings.Cut(log, "\n")
+	require.Contains(t, first, "full run, seed 3, report into "+out+": about ")
+	for _, stage := range []string{"synthetic", "data set generated", "timing generated"} {
+		require.Regexp(t, "\n  "+stage+" +about ", log)
+		require.Contains(t, log, "srgreport: "+stage+" done in ")
+	}
+	require.Less(t, strings.Index(log, "about"), strings.Index(log, "done in"), "the plan comes first")
+	_, files, ok := strings.Cut(log, " files in ")
+	require.True(t, ok, log)
+	for _, f := range []string{"index.md", "summary.json", "curves.csv", "figure1.svg", "figure1-seconds.svg"} {
+		require.Contains(t, files, "\n  "+filepath.Join(out, f)+"\n")
+	}
+	pngs, err := filepath.Glob(filepath.Join(png, "*.png"))
+	require.NoError(t, err)
+	require.NotEmpty(t, pngs)
+	for _, p := range pngs {
+		require.Contains(t, files, "\n  "+p, "every PNG is listed")
+	}
 }
 
 func TestFmtDuration(t *testing.T) {

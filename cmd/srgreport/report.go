@@ -261,6 +261,8 @@ type TimeTo struct {
 type Figure struct {
 	File    string `json:"file"`
 	Caption string `json:"caption"`
+	// PNG is the path of its PNG copy (-png), empty if none.
+	PNG string `json:"png,omitempty"`
 }
 
 // Reference numbers quoted from the paper, shown next to the measured ones.
