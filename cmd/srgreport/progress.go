@@ -25,8 +25,8 @@ type progress struct {
 	done, total int
 	expect      time.Duration // the stage's rough length, for an ETA before any unit is done
 	// expects holds each stage's rough length (see plan).
-	expects map[string]time.Duration
-	start, last time.Time     // the stage's start, the last plain line
+	expects     map[string]time.Duration
+	start, last time.Time // the stage's start, the last plain line
 	stop        chan struct{}
 	stopped     chan struct{}
 	now         func() time.Time
