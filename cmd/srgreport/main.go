@@ -169,14 +169,14 @@ func (c config) sizes() sizes {
 			scaleLo: 8, scaleHi: 17, naiveMax: 1 << 16, benchtime: 10 * time.Millisecond, reps: 3,
 			states: 60, maxN: 80, bigN: 300,
 			synthRuns: 20, synthEpochs: 30, ratioSeeds: 10,
-			dataRuns: 3, dataEpochs: 60, timingReps: 5,
+			dataRuns: 3, dataEpochs: 60, timingReps: 9,
 		}
 	default:
 		sz = sizes{
 			scaleLo: 8, scaleHi: 20, naiveMax: 1 << 16, benchtime: 100 * time.Millisecond, reps: 5,
 			states: 400, maxN: 80, bigN: 2000,
 			synthRuns: 100, synthEpochs: 30, ratioSeeds: 50,
-			dataRuns: 10, dataEpochs: 200, timingReps: 9,
+			dataRuns: 10, dataEpochs: 200, timingReps: 21,
 		}
 	}
 	if c.epochs > 0 {

@@ -737,10 +737,10 @@ func (m *mdWriter) timing(r *Report) {
 	m.printf("\n**How the seconds were measured.** The accuracy runs execute %d runs at once, on every core, so the seconds ", r.Machine.GOMAXPROCS)
 	m.printf("they record mix each method's cost with the others' and with the machine's other jobs; the report does not use them. ")
 	m.printf("After a set's accuracy runs, each method ran alone (one goroutine, nothing else of this command at work, a GC before each run) ")
-	m.printf("for %d warm-up epoch(s) and then enough epochs to last about %s (%d to %d, *epochs timed*), with %d checkpoints an epoch; ",
-		t0.Warmup, fmtDuration(timingRun), timingMinEpochs, timingMaxEpochs, t0.PerEpoch)
-	m.printf("%d repetitions, the methods interleaved and rotated, ", t0.Reps)
-	m.printf("so that a slow spell of the machine hits them alike. Within a run, a checkpoint interval more than %d times the run's median ", outlierFactor)
+	m.printf("for %d warm-up epoch(s) and then enough epochs to last about %d ms (%d to %d, *epochs timed*), with %d checkpoints an epoch; ",
+		t0.Warmup, timingRun.Milliseconds(), timingMinEpochs, timingMaxEpochs, t0.PerEpoch)
+	m.printf("%d repetitions, SRG right after SGD (or before, every other repetition) and the pairs of methods rotated, ", t0.Reps)
+	m.printf("so that a slow spell of the machine hits both sides of a ratio alike. Within a run, a checkpoint interval more than %d times the run's median ", outlierFactor)
 	m.printf("is taken for other work and dropped (SVRG's intervals are uneven by design, a full gradient now and then: its cost is the whole time). ")
 	m.printf("Milliseconds per epoch, median (min–max over the repetitions):\n")
 	head := []string{"Data set", "Steps", "Method", "epochs timed", "ms per epoch", "µs per example", "intervals dropped"}

@@ -62,7 +62,7 @@ func plan(cfg config, sz sizes, datasets []Dataset) []stagePlan {
 			out = append(out, stagePlan{"data set " + d.Name, fmt.Sprintf("n = %d, %d runs × %d epochs", d.data.Len(), d.Runs, d.Epochs), sec(acc)})
 			reps := max(sz.timingReps, 1)
 			out = append(out, stagePlan{"timing " + d.Name, fmt.Sprintf("%d repetitions of 8 methods", reps),
-				sec(float64(reps*8) * (timingRun.Seconds() + 0.02))})
+				sec(float64(reps*8) * 2 * timingRun.Seconds())})
 		}
 	}
 	return out

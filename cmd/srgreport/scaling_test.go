@@ -163,3 +163,17 @@ func TestEpochCostOfDropsOutliers(t *testing.T) {
 	require.InEpsilon(t, 14.0/5*4, cost, 1e-12)
 	require.Zero(t, out)
 }
+
+// Every repetition runs each job once, the two of a pair (SGD and SRG of a
+// schedule) back to back, which first alternating.
+func TestRepOrderPairsRunBackToBack(t *testing.T) {
+	for r := range 6 {
+		o := repOrder(8, r)
+		require.ElementsMatch(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, o, "rep %d", r)
+		for k := 0; k < len(o); k += 2 {
+			require.Equal(t, o[k]/2, o[k+1]/2, "rep %d: a pair back to back: %v", r, o)
+		}
+		require.Equal(t, r%2 == 1, o[0]%2 == 1, "rep %d: which goes first alternates", r)
+	}
+	require.ElementsMatch(t, []int{0, 1, 2}, repOrder(3, 1))
+}

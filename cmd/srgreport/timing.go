@@ -28,9 +28,9 @@ const (
 	// A timed run lasts about timingRun at least (a scheduler's time slice
 	// is a few ms: shorter runs would time the machine's other jobs), from
 	// timingMinEpochs to timingMaxEpochs epochs.
-	timingRun       = 50 * time.Millisecond
+	timingRun       = 60 * time.Millisecond
 	timingMinEpochs = 2
-	timingMaxEpochs = 64
+	timingMaxEpochs = 256
 	timingPerEpoch  = 8 // checkpoint intervals per epoch, at most: each holds at least 4 iterations
 	// outlierFactor: an interval more than this times its run's median is
 	// the machine's other work, not the method's.
@@ -144,10 +144,7 @@ func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns
 		}
 	}
 	for r := range reps {
-		// Interleaved, and rotated each repetition, so that no method
-		// always runs right after the same other one.
-		for k := range jobs {
-			j := (k + r) % len(jobs)
+		for _, j := range repOrder(len(jobs), r) {
 			runtime.GC()
 			tr, err := srg.Run(p, srg.Options{
 				Method: jobs[j].method, Schedule: jobs[j].sched, Batch: d.Batch, Protocol: res.Protocol, NewSampler: ns,
@@ -171,6 +168,30 @@ func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns
 		e.Median, e.Min, e.Max = median(q), q[0], q[len(q)-1]
 	}
 	return t
+}
+
+// repOrder is the order of the jobs in repetition r. The jobs come in
+// pairs (SGD then SRG, then the other two methods, of each schedule, as the
+// curves list them), and a pair runs back to back, so the two methods of a
+// pair see the machine alike and their ratio in a repetition is fair; the
+// pairs rotate from one repetition to the next, and which of a pair goes
+// first alternates.
+func repOrder(jobs, r int) []int {
+	pairs := (jobs + 1) / 2
+	var out []int
+	for k := range pairs {
+		p := (k + r) % pairs
+		a, b := 2*p, 2*p+1
+		if r%2 == 1 {
+			a, b = b, a
+		}
+		for _, j := range []int{a, b} {
+			if j < jobs {
+				out = append(out, j)
+			}
+		}
+	}
+	return out
 }
 
 // timedEpochs returns the epochs to time of the method of c, from the cost
