@@ -419,7 +419,14 @@ func TestProgressLines(t *testing.T) {
 	p.Start("claims", 1)
 	c.advance(20 * time.Second)
 	require.Contains(t, p.line(), "ETA about 40s")
+	p.total = 100
+	p.Step()
+	require.Contains(t, p.line(), "ETA about 40s", "one unit of 100 is too few for a rate")
 	c.advance(time.Minute)
+	require.Contains(t, p.line(), "ETA 2h12m0s", "past the plan, the rate: 80 s a unit")
+	p.Done("")
+	p.Start("claims", 1)
+	c.advance(2 * time.Minute)
 	require.Contains(t, p.line(), "longer than the expected 1m0s")
 	p.Done("")
 

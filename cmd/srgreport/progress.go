@@ -118,8 +118,8 @@ func (p *progress) Printf(format string, args ...any) {
 }
 
 // line formats the current state: stage, bar, count, elapsed and ETA. The
-// ETA comes from the units done, or before the first from the stage's
-// expected length.
+// ETA comes from the units done, or, before a tenth of them are done, from
+// the stage's expected length while it lasts.
 func (p *progress) line() string {
 	const width = 24
 	elapsed := p.now().Sub(p.start)
@@ -127,6 +127,10 @@ func (p *progress) line() string {
 	bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
 	eta := "ETA ?"
 	switch {
+	case p.expect > elapsed && p.done*10 < p.total:
+		// Too few units yet for a rate (the first are often the slowest):
+		// the plan's length is the better guess.
+		eta = "ETA about " + (p.expect - elapsed).Round(time.Second).String()
 	case p.done > 0:
 		left := time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done))
 		eta = "ETA " + left.Round(time.Second).String()
