@@ -215,18 +215,19 @@ func (e inputError) Unwrap() error { return e.err }
 // lists what failed. The run's start and length are read from pr's clock.
 func run(cfg config, pr *progress) error {
 	start := pr.now()
-	// Fail on an unwritable folder before spending minutes measuring.
-	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
-		return err
-	}
 	sz := cfg.sizes()
-	// Read and check every data set now, not after minutes of measuring.
+	// Read and check every data set now, not after minutes of measuring,
+	// and before creating anything: refused data changes nothing.
 	var datasets []Dataset
 	if cfg.experiments {
 		var err error
 		if datasets, err = loadDatasets(cfg, sz); err != nil {
 			return inputError{err}
 		}
+	}
+	// Fail on an unwritable folder before spending minutes measuring.
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
 	}
 	announce(pr, cfg, plan(cfg, sz, datasets))
 	b, _ := backends.ByName(cfg.sampler)
