@@ -282,7 +282,12 @@ func (m *mdWriter) scaling(r *Report) {
 	m.printf("and runs the ε = 0 step (`Take` then `Reweight`). The last column is a reference, not a sampler: two ")
 	m.printf("root-to-leaf descents of a bare balanced tree of n 32-byte nodes at random slots (`bench.Floor`), ")
 	m.printf("which is what an `ost` step must do at least (draw an item, reinsert it) once updates have scattered its nodes; ")
-	m.printf("with %s points it is noisy, like every column. Nanoseconds per step:\n", sc.Benchtime)
+	m.printf("with %s points it is noisy, like every column. ", sc.Benchtime)
+	if med, most := spreadAboveFastest(sc.Points); !math.IsNaN(med) {
+		m.printf("The median of a point's %d measurements was, over the points, a median %.0f%% above its fastest, at most %.0f%% ", sc.Reps, 100*med, 100*most)
+		m.printf("(every measurement is in `summary.json`: `ns_per_op_median`, `ns_per_op_max`). ")
+	}
+	m.printf("Nanoseconds per step, the fastest measurement:\n")
 	if sc.Err != "" {
 		m.printf("\nThe stage stopped early: %s\n", oneLine(sc.Err))
 	}

@@ -21,7 +21,7 @@ type stagePlan struct {
 // Rough costs, from runs on a 2-core machine, for the plan printed at the
 // start; they set the ETA of a stage before it has counted any unit.
 const (
-	usPerExampleAllMethods = 1.5 // µs for one example through SGD, SRG, reshuffled SGD and SVRG
+	usPerExampleAllMethods = 2.0 // µs for one example through SGD, SRG, reshuffled SGD and SVRG
 	usPerExampleSynthetic  = 0.6 // µs for one example through SGD and SRG, batch 1
 	secondsPerState        = 0.22
 	secondsKit             = 15
@@ -62,7 +62,7 @@ func plan(cfg config, sz sizes, datasets []Dataset) []stagePlan {
 			out = append(out, stagePlan{"data set " + d.Name, fmt.Sprintf("n = %d, %d runs × %d epochs", d.data.Len(), d.Runs, d.Epochs), sec(acc)})
 			reps := max(sz.timingReps, 1)
 			out = append(out, stagePlan{"timing " + d.Name, fmt.Sprintf("%d repetitions of 8 methods", reps),
-				sec(float64(reps*8) * 2 * timingRun.Seconds())})
+				sec(float64(reps*8) * 0.6 * timingRun.Seconds())})
 		}
 	}
 	return out

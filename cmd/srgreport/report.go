@@ -107,10 +107,14 @@ type Differential struct {
 // call, a whole batch for the batch step. BytesPerItem is 0 for the batch
 // step, which does not measure it.
 type Point struct {
-	Impl         string  `json:"impl"`
-	Op           string  `json:"op"`
-	N            int     `json:"n"`
-	NsPerOp      float64 `json:"ns_per_op"`
+	Impl    string  `json:"impl"`
+	Op      string  `json:"op"`
+	N       int     `json:"n"`
+	NsPerOp float64 `json:"ns_per_op"`
+	// NsMedian and NsMax are the median and the slowest of the
+	// measurements, NsPerOp the fastest, which the tables show.
+	NsMedian     float64 `json:"ns_per_op_median"`
+	NsMax        float64 `json:"ns_per_op_max"`
 	BytesPerItem float64 `json:"bytes_per_item"`
 	AllocsPerOp  int64   `json:"allocs_per_op"`
 }
