@@ -19,7 +19,8 @@ type BatchSetter interface {
 // once takes its last key. Afterwards s holds the keys the same Set calls,
 // made one by one, would leave.
 //
-// It returns ErrBatch if items and keys differ in length, ErrIndex or
+// It returns ErrEmpty for a Sampler with no items (even for an empty batch,
+// as DrawBatch does), ErrBatch if items and keys differ in length, ErrIndex or
 // ErrKey (wrapped, naming the position in the batch) for the first bad entry,
 // and ErrKey if the keys after the batch would sum to more than MaxSum.
 //
@@ -31,6 +32,9 @@ type BatchSetter interface {
 // nothing in steady state, and calls on different Samplers may run
 // concurrently.
 func SetBatch(s Distribution, items []int, keys []float64) error {
+	if s.Len() == 0 {
+		return ErrEmpty
+	}
 	if len(items) != len(keys) {
 		return fmt.Errorf("%w: %d items but %d keys", ErrBatch, len(items), len(keys))
 	}

@@ -55,3 +55,39 @@ func TestFallbackDrawsAsFastPath(t *testing.T) {
 		}
 	}
 }
+
+// On a sampler with no items every batch call returns ErrEmpty first, an
+// empty batch included, with or without the sampler's own fast path: ErrEmpty
+// comes before the arguments, as for DrawBatch.
+func TestEmptySamplerBatchCalls(t *testing.T) {
+	for name, s := range map[string]reweighted.Sampler{"btree": btree.New(0), "plain": plain{naive.New(0)}} {
+		t.Run(name, func(t *testing.T) {
+			require.ErrorIs(t, reweighted.SetBatch(s, nil, nil), reweighted.ErrEmpty)
+			require.ErrorIs(t, reweighted.SetBatch(s, []int{0}, nil), reweighted.ErrEmpty, "ErrEmpty before ErrBatch")
+			require.ErrorIs(t, reweighted.DrawBatch(s, 0, rand.NewPCG(1, 2), false, nil, nil), reweighted.ErrEmpty)
+		})
+	}
+	require.ErrorIs(t, btree.New(0).SetBatch(nil, nil), reweighted.ErrEmpty, "the driver's own SetBatch")
+}
+
+// Prob and Draw word a bad ε the same way.
+func TestEpsilonWording(t *testing.T) {
+	s := btree.New(4)
+	_, perr := s.Prob(0, 0.5)
+	_, _, derr := reweighted.Draw(s, 0.5, rand.NewPCG(1, 2))
+	require.ErrorIs(t, perr, reweighted.ErrEpsilon)
+	require.ErrorIs(t, derr, reweighted.ErrEpsilon)
+	require.Equal(t, perr.Error(), derr.Error())
+	require.Contains(t, derr.Error(), "ε = 0.5 not in [0, 1/4]")
+}
+
+// Load with a key count other than n is a length mismatch, ErrBatch, and
+// changes nothing.
+func TestLoadLengthMismatch(t *testing.T) {
+	s := btree.New(3)
+	require.NoError(t, s.Load([]float64{1, 2, 3}))
+	err := s.Load([]float64{1, 2})
+	require.ErrorIs(t, err, reweighted.ErrBatch)
+	require.NotErrorIs(t, err, reweighted.ErrIndex)
+	require.Equal(t, []float64{1, 2, 3}, []float64{s.Key(0), s.Key(1), s.Key(2)})
+}

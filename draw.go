@@ -49,7 +49,7 @@ func check(s Distribution, eps float64) error {
 		return ErrEmpty
 	}
 	if !(eps >= 0 && eps <= 1/float64(n)) {
-		return fmt.Errorf("%w: ε = %v with n = %d", ErrEpsilon, eps, n)
+		return fmt.Errorf("%w: ε = %v not in [0, 1/%d]", ErrEpsilon, eps, n)
 	}
 	return nil
 }

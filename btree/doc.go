@@ -101,7 +101,7 @@
 // a step (Sample at ε = 1/(2n), then Set) takes 1.9–2.4 µs on a 2-core
 // machine, about the same at ε = 0, against 0.5 µs for gonum's
 // sampleuv.Weighted (Take, then Reweight; 16 bytes per item, no ε floor, no
-// order): 3.8–4.5 times as long, where the target was 2. The tree
+// order): 3.8–4.5 times as long, where 2 was the aim. The tree
 // spends its time waiting for memory: Sample's descent misses on the
 // lowest inner node and on the leaf (the top levels stay cached); Set's
 // descent to the new leaf (findPath, the largest entry of the profile)

@@ -194,6 +194,9 @@ func sortHeads(heads, spare []uint64, kb uint) {
 // else one Update each.
 func (d *Driver) SetBatch(items []int, keys []float64) error {
 	m := len(items)
+	if d.Len() == 0 {
+		return reweighted.ErrEmpty
+	}
 	if len(keys) != m {
 		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, m, len(keys))
 	}

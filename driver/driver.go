@@ -295,14 +295,16 @@ func (d *Driver) fits(old, a float64) bool {
 
 // Load replaces all keys by keys, one per item, in O(n) plus the backend's
 // build. It checks every key as Set does and the exact sum against MaxSum;
-// a rejected call changes nothing.
+// a rejected call changes nothing. It returns ErrBatch (a length mismatch,
+// as SetBatch does) unless there is one key per item, and ErrKey for a bad
+// key or a sum above MaxSum.
 func (d *Driver) Load(keys []float64) error {
 	n := d.Len()
 	if len(keys) != n || n == 0 {
 		if n == 0 && len(keys) == 0 {
 			return nil
 		}
-		return fmt.Errorf("%w: %d keys for %d items", reweighted.ErrIndex, len(keys), n)
+		return fmt.Errorf("%w: %d keys for %d items", reweighted.ErrBatch, len(keys), n)
 	}
 	clean := make([]float64, n)
 	s := scratchPool.Get().(*scratch)
@@ -344,7 +346,7 @@ func (d *Driver) bound(eps float64) (bound, error) {
 	}
 	top := 1 / float64(n)
 	if !(eps >= 0 && eps <= top) {
-		return bound{}, fmt.Errorf("%w: %v not in [0, 1/%d]", reweighted.ErrEpsilon, eps, n)
+		return bound{}, fmt.Errorf("%w: ε = %v not in [0, 1/%d]", reweighted.ErrEpsilon, eps, n)
 	}
 	return bound{n: n, eps: eps, uniform: eps == top}, nil
 }

@@ -717,6 +717,9 @@ func (s *Sampler) Load(keys []float64) error {
 // anything changes; an item that appears more than once takes its last
 // key.
 func (s *Sampler) SetBatch(items []int, keys []float64) error {
+	if len(s.keys) == 0 {
+		return reweighted.ErrEmpty
+	}
 	m := len(items)
 	if len(keys) != m {
 		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, m, len(keys))

@@ -41,7 +41,7 @@ func ExampleRead_error() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// line 2: libsvm: bad format: index "2" must be an integer ≥ 1 above the previous one (3)
+	// line 2: libsvm: bad format: index "2" is not above the previous one, 3 (indices must increase)
 }
 
 // ReadRaw keeps the labels as written: regression targets, or more than two

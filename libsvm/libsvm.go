@@ -29,6 +29,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Dataset is a set of examples with sparse feature rows and one label each.
@@ -115,7 +116,8 @@ func Read(r io.Reader) (*Dataset, error) {
 
 // ReadRaw is Read without the label mapping: labels are kept as written.
 func ReadRaw(r io.Reader) (*Dataset, error) {
-	in, err := decompress(r)
+	cr := &countReader{r: r}
+	in, kind, err := decompress(cr)
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +131,15 @@ func ReadRaw(r io.Reader) (*Dataset, error) {
 	var ch chunks
 	d.Idx, d.Val = make([]int32, 0, chunkLen), make([]float64, 0, chunkLen)
 	line := 0
+	// truncated says where compressed data stopped short: a download cut
+	// short is the usual cause, and "unexpected EOF" alone does not say so.
+	truncated := func(err error) error {
+		if kind != "" && errors.Is(err, io.ErrUnexpectedEOF) {
+			return fmt.Errorf("%w: the %s data ends early, at byte %d of the file, after line %d: truncated?",
+				ErrFormat, kind, cr.n, line)
+		}
+		return nil
+	}
 	for sc.Scan() {
 		line++
 		b := sc.Bytes()
@@ -139,13 +150,24 @@ func ReadRaw(r io.Reader) (*Dataset, error) {
 		}
 		rows := len(d.Ptr)
 		if err := d.parseLine(b); err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
+			// The scanner hands over the part of a line read before a read
+			// error: if the data stops here, that is the error to report.
+			line--
+			if !sc.Scan() {
+				if terr := truncated(sc.Err()); terr != nil {
+					return nil, terr
+				}
+			}
+			return nil, fmt.Errorf("line %d: %w", line+1, err)
 		}
 		if len(d.Ptr) > rows {
 			d.Ptr[rows] += ch.stored
 		}
 	}
 	if err := sc.Err(); err != nil {
+		if terr := truncated(err); terr != nil {
+			return nil, terr
+		}
 		return nil, fmt.Errorf("after line %d: %w", line, err)
 	}
 	ch.join(d)
@@ -186,26 +208,72 @@ func (c *chunks) join(d *Dataset) {
 	d.Idx, d.Val = append(idx, d.Idx...), append(val, d.Val...)
 }
 
-// decompress sniffs gzip (1f 8b) and bzip2 ("BZh") magic bytes.
-func decompress(r io.Reader) (io.Reader, error) {
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	return k, err
+}
+
+// decompress sniffs gzip (1f 8b) and bzip2 ("BZh") magic bytes; kind names
+// the compression, "" for plain text.
+func decompress(r io.Reader) (in io.Reader, kind string, err error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic, err := br.Peek(3)
 	if err != nil && err != io.EOF {
-		return nil, err
+		return nil, "", err
 	}
 	switch {
 	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
-		return gzip.NewReader(br)
+		zr, err := gzip.NewReader(br)
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, "", fmt.Errorf("%w: the gzip data ends early, within its header: truncated?", ErrFormat)
+		}
+		return zr, "gzip", err
 	case len(magic) == 3 && string(magic) == "BZh":
-		return bzip2.NewReader(br), nil
+		return bzip2.NewReader(br), "bzip2", nil
 	}
-	return br, nil
+	return br, "", nil
+}
+
+// quote quotes a token of a bad line for an error message, cut to its first
+// 24 bytes, so that a binary file does not flood the message; bytes that are
+// not printable text show as escapes.
+func quote(tok []byte) string {
+	const max = 24
+	if len(tok) <= max {
+		return strconv.Quote(string(tok))
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(string(tok[:max])), len(tok))
+}
+
+// notText reports whether b holds bytes a LIBSVM text file cannot: NUL,
+// other control characters than white space, or invalid UTF-8.
+func notText(b []byte) bool {
+	ascii := true
+	for _, c := range b {
+		switch {
+		case c >= 0x80:
+			ascii = false
+		case c < 0x20 && !isSpace(c) || c == 0x7f:
+			return true
+		}
+	}
+	return !ascii && !utf8.Valid(b)
 }
 
 // parseLine appends one example; blank and comment-only lines add nothing.
 func (d *Dataset) parseLine(b []byte) error {
 	if k := bytes.IndexByte(b, '#'); k >= 0 {
 		b = b[:k]
+	}
+	if notText(b) {
+		return fmt.Errorf("%w: not text (a binary file?): starts %s", ErrFormat, quote(b))
 	}
 	f := fields(b)
 	tok, f := f.next()
@@ -214,7 +282,7 @@ func (d *Dataset) parseLine(b []byte) error {
 	}
 	y, err := parseFloat(tok)
 	if err != nil {
-		return fmt.Errorf("%w: label %q", ErrFormat, tok)
+		return fmt.Errorf("%w: label %s is not a finite number", ErrFormat, quote(tok))
 	}
 	start := len(d.Idx)
 	prev := int64(0)
@@ -226,7 +294,7 @@ func (d *Dataset) parseLine(b []byte) error {
 		k := bytes.IndexByte(tok, ':')
 		if k < 0 {
 			d.Idx, d.Val = d.Idx[:start], d.Val[:start]
-			return fmt.Errorf("%w: %q is not index:value", ErrFormat, tok)
+			return fmt.Errorf("%w: %s is not index:value", ErrFormat, quote(tok))
 		}
 		if string(tok[:k]) == "qid" {
 			continue
@@ -234,12 +302,12 @@ func (d *Dataset) parseLine(b []byte) error {
 		j, err := strconv.ParseInt(string(tok[:k]), 10, 32)
 		if err != nil || j < 1 || j <= prev {
 			d.Idx, d.Val = d.Idx[:start], d.Val[:start]
-			return fmt.Errorf("%w: index %q must be an integer ≥ 1 above the previous one (%d)", ErrFormat, tok[:k], prev)
+			return indexError(tok[:k], j, err, prev)
 		}
 		v, err := parseFloat(tok[k+1:])
 		if err != nil {
 			d.Idx, d.Val = d.Idx[:start], d.Val[:start]
-			return fmt.Errorf("%w: value %q", ErrFormat, tok[k+1:])
+			return fmt.Errorf("%w: value %s is not a finite number", ErrFormat, quote(tok[k+1:]))
 		}
 		prev = j
 		d.Idx = append(d.Idx, int32(j-1))
@@ -251,6 +319,21 @@ func (d *Dataset) parseLine(b []byte) error {
 	d.Labels = append(d.Labels, y)
 	d.Ptr = append(d.Ptr, len(d.Idx))
 	return nil
+}
+
+// indexError says why the feature index tok (parsed as j, with err) is
+// refused after the index prev.
+func indexError(tok []byte, j int64, err error, prev int64) error {
+	var ne *strconv.NumError
+	switch {
+	case errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) && !bytes.HasPrefix(tok, []byte("-")):
+		return fmt.Errorf("%w: index %s is too large: at most %d", ErrFormat, quote(tok), math.MaxInt32)
+	case err != nil:
+		return fmt.Errorf("%w: index %s is not an integer", ErrFormat, quote(tok))
+	case j < 1:
+		return fmt.Errorf("%w: index %s is below 1 (indices start at 1)", ErrFormat, quote(tok))
+	}
+	return fmt.Errorf("%w: index %s is not above the previous one, %d (indices must increase)", ErrFormat, quote(tok), prev)
 }
 
 // parseFloat accepts finite numbers only: a NaN or infinite feature would

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -171,4 +172,66 @@ func TestSyntheticDeterministic(t *testing.T) {
 	for _, y := range a.Labels {
 		require.False(t, math.IsNaN(y) || math.IsInf(y, 0))
 	}
+}
+
+// Each refusal says what is wrong with the line, not only where.
+func TestBadLineMessages(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"1 99999999999:1\n", `line 1: libsvm: bad format: index "99999999999" is too large: at most 2147483647`},
+		{"1 0:1\n", `index "0" is below 1`},
+		{"1 3:1 2:1\n", `index "2" is not above the previous one, 3`},
+		{"1 a:1\n", `index "a" is not an integer`},
+		{"1 1:z\n", `value "z" is not a finite number`},
+		{"x 1:1\n", `label "x" is not a finite number`},
+		{"1 1:1\n1 " + strings.Repeat("y", 300) + "\n", `line 2: libsvm: bad format: "yyyyyyyyyyyyyyyyyyyyyyyy"… (300 bytes) is not index:value`},
+	} {
+		_, err := libsvm.Read(strings.NewReader(c.in))
+		require.ErrorIs(t, err, libsvm.ErrFormat, "%q", c.in)
+		require.ErrorContains(t, err, c.want, "%q", c.in)
+	}
+}
+
+// A binary file is refused as not text, with a short quote of its first
+// bytes, not hundreds of raw bytes.
+func TestBinaryFileQuotedShort(t *testing.T) {
+	bin := []byte("\x7fELF\x02\x01\x01\x00")
+	for i := range 400 {
+		bin = append(bin, byte(i*37))
+	}
+	_, err := libsvm.Read(bytes.NewReader(bin))
+	require.ErrorIs(t, err, libsvm.ErrFormat)
+	require.ErrorContains(t, err, "line 1: libsvm: bad format: not text (a binary file?): starts \"\\x7fELF")
+	require.Less(t, len(err.Error()), 200, "a short message: %s", err)
+	// Text with accents is text.
+	_, err = libsvm.Read(strings.NewReader("1 1:1 # café\n-1 2:1\n"))
+	require.NoError(t, err)
+}
+
+// A truncated compressed file says so, with the byte of the file where the
+// data stopped and the last whole line read.
+func TestTruncatedMessages(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write([]byte(strings.Repeat(tiny, 500)))
+	require.NoError(t, zw.Close())
+	cut := buf.Len() / 2
+	_, err := libsvm.Read(bytes.NewReader(buf.Bytes()[:cut]))
+	require.ErrorIs(t, err, libsvm.ErrFormat)
+	require.Regexp(t, `the gzip data ends early, at byte \d+ of the file, after line [1-9]\d*: truncated\?`, err.Error())
+	require.Contains(t, err.Error(), fmt.Sprintf("at byte %d of", cut))
+
+	// Wherever it is cut, mid-line included: never a parse error of the
+	// partial last line.
+	for cut := 20; cut < buf.Len()-8; cut += 13 {
+		_, err := libsvm.Read(bytes.NewReader(buf.Bytes()[:cut]))
+		require.ErrorContains(t, err, "the gzip data ends early", "cut at %d", cut)
+	}
+
+	_, err = libsvm.Read(bytes.NewReader(buf.Bytes()[:5]))
+	require.ErrorContains(t, err, "the gzip data ends early, within its header")
+
+	bz, err := os.ReadFile("testdata/tiny.txt.bz2")
+	require.NoError(t, err)
+	_, err = libsvm.Read(bytes.NewReader(bz[:len(bz)-10]))
+	require.ErrorContains(t, err, "the bzip2 data ends early")
 }

@@ -222,7 +222,7 @@ func loadProperty(newSampler New) func(*rapid.T) {
 		bad := append([]float64(nil), keys...)
 		bad[rapid.IntRange(0, n-1).Draw(t, "bad item")] = rapid.SampledFrom([]float64{math.NaN(), -1, math.Inf(1), reweighted.MaxSum * 1.01}).Draw(t, "bad key")
 		require.ErrorIs(t, l.Load(bad), reweighted.ErrKey)
-		require.ErrorIs(t, l.Load(keys[:n-1]), reweighted.ErrIndex)
+		require.ErrorIs(t, l.Load(keys[:n-1]), reweighted.ErrBatch)
 		require.Equal(t, before, Observe(s), "a rejected Load changed the sampler")
 		require.NoError(t, l.Load(keys))
 		set := newSampler(n)

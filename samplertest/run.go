@@ -337,7 +337,7 @@ func RejectsBadInput[S any](t require.TestingT, s reweighted.Sampler, state func
 		}
 		bad[0], bad[n-1] = reweighted.MaxSum/2, math.Nextafter(reweighted.MaxSum/2, math.Inf(1))
 		rejected(l.Load(bad), reweighted.ErrKey, "Load past MaxSum")
-		rejected(l.Load(bad[:n-1]), reweighted.ErrIndex, "Load of n − 1 keys")
+		rejected(l.Load(bad[:n-1]), reweighted.ErrBatch, "Load of n − 1 keys")
 	}
 	if c, ok := s.(Checker); ok {
 		require.NoError(t, c.Check())

@@ -25,6 +25,9 @@ type Curve struct {
 	// runs.
 	Log10ErrMin []float64 `json:"log10_err_min"`
 	Log10ErrMax []float64 `json:"log10_err_max"`
+	// Alpha holds the step α_k at each checkpoint (Trace.Alpha), the same
+	// in every run: it shows the schedule the curve was run under.
+	Alpha []float64 `json:"alpha"`
 	// Seconds holds the mean over runs of the wall-clock time spent in
 	// iterations up to each checkpoint (Trace.Seconds).
 	Seconds []float64 `json:"seconds"`
@@ -296,7 +299,7 @@ func average(p *Problem, o Options, runs int, seed, stream uint64, workers int) 
 	if err := errors.Join(errs...); err != nil {
 		return Curve{}, err
 	}
-	c := Curve{Method: o.Method.String(), Evals: traces[0].Evals}
+	c := Curve{Method: o.Method.String(), Evals: traces[0].Evals, Alpha: traces[0].Alpha}
 	c.Log10Err = meanLog10(traces, func(t Trace) []float64 { return t.RelErr })
 	if o.XStar != nil {
 		c.Log10ErrMin, c.Log10ErrMax = spreadLog10(traces)

@@ -103,6 +103,10 @@ type Trace struct {
 	Subopt []float64
 	// Var holds σ²(x_k, p_k) (nil unless Variance is set).
 	Var []float64
+	// Alpha holds the step α_k of the schedule at each checkpoint: that of
+	// the last iteration before it (of the first, before any; 0 if no
+	// iteration ran), so a trace shows which schedule produced it.
+	Alpha []float64
 	// Seconds holds the wall-clock time spent in iterations (drawing,
 	// gradients, updates; not the recording of checkpoints) up to each
 	// checkpoint.
@@ -135,6 +139,9 @@ type optimizer struct {
 	evals int
 	// keyUpdates counts the keys updated in the sampler.
 	keyUpdates int
+	// alpha holds the step of the first iteration and of the last, for
+	// Trace.Alpha.
+	alpha [2]float64
 
 	smp reweighted.Distribution // SRG
 
@@ -327,6 +334,10 @@ func (opt *optimizer) sampleDistinct(eps float64) error {
 // step runs one iteration.
 func (opt *optimizer) step() error {
 	alpha, eps := opt.o.Schedule.At(opt.k)
+	if opt.k == 0 {
+		opt.alpha[0] = alpha
+	}
+	opt.alpha[1] = alpha
 	if opt.o.Method == SRG {
 		if err := checkEps(eps, opt.n); err != nil {
 			return err
@@ -465,9 +476,14 @@ func Run(p *Problem, o Options) (Trace, error) {
 		}
 	}
 	var busy time.Duration
+	before := 0 // checkpoints recorded before the first iteration
 	record := func(t int) error {
 		tr.Evals = append(tr.Evals, float64(t)/float64(per))
 		tr.Seconds = append(tr.Seconds, busy.Seconds())
+		tr.Alpha = append(tr.Alpha, opt.alpha[1])
+		if opt.k == 0 {
+			before++
+		}
 		opt.x.dense(xd)
 		if o.XStar != nil {
 			tr.RelErr = append(tr.RelErr, sqdist(xd, o.XStar)/e0)
@@ -502,6 +518,9 @@ func Run(p *Problem, o Options) (Trace, error) {
 		if err := record(t); err != nil {
 			return tr, err
 		}
+	}
+	for j := range before {
+		tr.Alpha[j] = opt.alpha[0] // these came before the first step
 	}
 	tr.X = make([]float64, d)
 	opt.x.dense(tr.X)

@@ -68,14 +68,28 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 	for i := range r.Datasets {
 		d := &r.Datasets[i]
 		pr.Start("data set "+d.Name, 1)
-		runDataset(d, cfg, sz, ns, workers)
+		runDataset(d, cfg, ns, workers)
 		pr.Step()
+		if d.Err != "" {
+			pr.Done("failed")
+			continue
+		}
+		pr.Done(fmt.Sprintf("n = %d, r = %.2f", d.Result.N, d.Result.RatioR))
+		// The timing is a stage of its own: its ETA counts its runs.
+		pr.Start("timing "+d.Name, timingJobs(d.Result)*max(sz.timingReps, 1))
+		timeDataset(d, sz, cfg.seed, ns, pr.Step)
 		note := "failed"
-		if d.Err == "" {
-			note = fmt.Sprintf("n = %d, r = %.2f", d.Result.N, d.Result.RatioR)
+		if c := d.EpochCost; c != nil {
+			note = fmt.Sprintf("an SRG epoch takes %s× an SGD epoch (%s–%s)", fmtF(c.Ratio, 1), fmtF(c.RatioMin, 1), fmtF(c.RatioMax, 1))
 		}
 		pr.Done(note)
 	}
+}
+
+// timingJobs is the number of runs in one repetition of the timing: one
+// per curve.
+func timingJobs(res *srg.DatasetResult) int {
+	return len(res.Constant) + len(res.Decreasing)
 }
 
 // loadDatasets reads and checks every data set of the run before any long
@@ -90,7 +104,7 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 		memLimit = availableMemory()
 	}
 	add := func(name, source string, ds *libsvm.Dataset) error {
-		if err := checkDataset(ds); err != nil {
+		if err := checkDataset(ds, batchSize, !cfg.replace); err != nil {
 			return fmt.Errorf("data set %q (%s): %w", name, source, err)
 		}
 		if err := checkMemory(ds, sz.dataRuns, memLimit); err != nil {
@@ -103,7 +117,7 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 		}
 		out = append(out, Dataset{
 			Name: name, Source: source, Paper: paperSets[name] == ds.Len() && source != generatedName,
-			Runs: sz.dataRuns, Epochs: epochs, Batch: 128, data: ds,
+			Runs: sz.dataRuns, Epochs: epochs, Batch: batchSize, data: ds,
 		})
 		return nil
 	}
@@ -141,26 +155,61 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 	return out, nil
 }
 
-// checkDataset refuses a set that is empty or has one label, and any value
-// srg.NewProblem refuses (NaN or infinite labels and features).
-func checkDataset(ds *libsvm.Dataset) error {
+// checkDataset refuses, before anything is measured, a set the experiments
+// cannot run on: each of dataChecks in turn, the first refusal returned. A
+// mini-batch holds batch examples, drawn without replacement if distinct.
+func checkDataset(ds *libsvm.Dataset, batch int, distinct bool) error {
+	for _, c := range dataChecks {
+		if err := c(ds, batch, distinct); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dataChecks are the up-front checks of a data set, cheapest first; a new
+// check (say, of the memory the solver needs) is one more entry.
+var dataChecks = []func(ds *libsvm.Dataset, batch int, distinct bool) error{
+	checkLabels,
+	checkBatch,
+	checkValues,
+}
+
+// checkLabels refuses a set that is empty or has one label.
+func checkLabels(ds *libsvm.Dataset, _ int, _ bool) error {
 	if ds.Len() == 0 {
 		return errors.New("no examples")
 	}
 	pos := slices.ContainsFunc(ds.Labels, func(y float64) bool { return y > 0 })
-	// Not y <= 0: a NaN label counts as negative here, and NewProblem
-	// refuses it below.
+	// Not y <= 0: a NaN label counts as negative here, and checkValues
+	// refuses it.
 	neg := slices.ContainsFunc(ds.Labels, func(y float64) bool { return !(y > 0) })
 	if !pos || !neg {
 		return fmt.Errorf("a single label in %d examples: logistic regression needs two", ds.Len())
 	}
+	return nil
+}
+
+// checkBatch refuses a set with fewer examples than a mini-batch drawn
+// without replacement.
+func checkBatch(ds *libsvm.Dataset, batch int, distinct bool) error {
+	if distinct && ds.Len() < batch {
+		return fmt.Errorf("%d examples, fewer than a mini-batch of %d drawn without replacement (-replace draws with replacement)",
+			ds.Len(), batch)
+	}
+	return nil
+}
+
+// checkValues refuses any value srg.NewProblem refuses (NaN or infinite
+// labels and features).
+func checkValues(ds *libsvm.Dataset, _ int, _ bool) error {
 	_, err := srg.NewProblem(ds, ds.Labels, srg.Logistic, 1/float64(ds.Len()))
 	return err
 }
 
 // runDataset runs the experiments of Section 5 on one data set read by
 // loadDatasets.
-func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Distribution, workers int) {
+func runDataset(d *Dataset, cfg config, ns func(int) reweighted.Distribution, workers int) {
 	t0 := time.Now()
 	res, err := srg.Dataset(srg.DatasetConfig{
 		Name: d.Name, Runs: d.Runs, Epochs: d.Epochs, Batch: d.Batch,
@@ -172,18 +221,51 @@ func runDataset(d *Dataset, cfg config, sz sizes, ns func(int) reweighted.Distri
 		return
 	}
 	d.Result = &res
-	d.EpochCost = epochCost(&res)
+	d.Gaps = rawGaps(&res)
+}
+
+// timeDataset times every method of d's experiments (timing.go) and derives
+// the wall-clock figures from it; step is called after each timed run.
+func timeDataset(d *Dataset, sz sizes, seed uint64, ns func(int) reweighted.Distribution, step func()) {
+	d.Timing = measureTiming(d, d.Result, sz.timingReps, seed, ns, step)
+	d.EpochCost = epochCost(*d)
+	d.TimeTo = timesTo(*d)
+}
+
+// timesTo returns, per schedule, method and accuracy level, the epochs and
+// seconds the curves of d take to reach it.
+func timesTo(d Dataset) []TimeTo {
+	var out []TimeTo
 	for _, sc := range []struct {
 		name   string
 		curves []srg.Curve
-	}{{"constant", res.Constant}, {"decreasing", res.Decreasing}} {
+	}{{"constant", d.Result.Constant}, {"decreasing", d.Result.Decreasing}} {
 		for _, c := range sc.curves {
+			cost := math.NaN()
+			lo, hi := math.NaN(), math.NaN()
+			if e := d.Timing.get(sc.name, c.Method); e != nil {
+				cost, lo, hi = e.Median, e.Min, e.Max
+			}
 			for _, lv := range accuracyLevels {
-				e, s := reach(c, lv)
-				d.TimeTo = append(d.TimeTo, TimeTo{Schedule: sc.name, Method: c.Method, Log10: lv, Epochs: e, Seconds: s})
+				e, _ := reach(c, lv)
+				t := TimeTo{Schedule: sc.name, Method: c.Method, Log10: lv, Epochs: e,
+					EpochsLo: reachOf(c.Evals, c.Log10ErrMin, lv), EpochsHi: reachOf(c.Evals, c.Log10ErrMax, lv),
+					Seconds: e * cost, SecondsLo: e * lo, SecondsHi: e * hi}
+				out = append(out, t)
 			}
 		}
 	}
+	return out
+}
+
+// reachOf returns the epochs at which ys first reaches level, interpolated
+// as reach does; NaN if never (or ys not measured).
+func reachOf(evals, ys []float64, level float64) float64 {
+	if len(ys) != len(evals) {
+		return math.NaN()
+	}
+	e, _ := reach(srg.Curve{Evals: evals, Log10Err: ys, Seconds: make([]float64, len(evals))}, level)
+	return e
 }
 
 // reach returns the epochs and seconds at which the mean curve c first

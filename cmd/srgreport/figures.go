@@ -124,12 +124,12 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 		return nil, 0
 	}
 	rows := []struct {
-		name    string
-		methods []string
-		get     func(*srg.DatasetResult) []srg.Curve
+		name, schedule string
+		methods        []string
+		get            func(*srg.DatasetResult) []srg.Curve
 	}{
-		{"constant step", []string{methodSGD, methodSRG, methodSVRG}, func(d *srg.DatasetResult) []srg.Curve { return d.Constant }},
-		{"decreasing steps", []string{methodSGD, methodSRG, methodShuffled}, func(d *srg.DatasetResult) []srg.Curve { return d.Decreasing }},
+		{"constant step", "constant", []string{methodSGD, methodSRG, methodSVRG}, func(d *srg.DatasetResult) []srg.Curve { return d.Constant }},
+		{"decreasing steps", "decreasing", []string{methodSGD, methodSRG, methodShuffled}, func(d *srg.DatasetResult) []srg.Curve { return d.Decreasing }},
 	}
 	xlabel := "epochs"
 	if seconds {
@@ -157,7 +157,10 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 				}
 				xs, ys := c.Evals, c.Log10Err
 				if seconds {
-					xs = c.Seconds
+					xs = secondsAxis(c.Evals, secondsPerEpoch(d, row.schedule, c.Method))
+					if xs == nil {
+						continue
+					}
 				}
 				if c.Method == methodShuffled {
 					// Only at epoch ends: within an epoch, reshuffled SGD's
@@ -188,6 +191,19 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 		grid = append(grid, append(line, legend))
 	}
 	return grid, len(ds) + 1
+}
+
+// secondsAxis is epochs times the cost of an epoch; nil if the cost was not
+// measured.
+func secondsAxis(epochs []float64, perEpoch float64) []float64 {
+	if math.IsNaN(perEpoch) {
+		return nil
+	}
+	xs := make([]float64, len(epochs))
+	for k, e := range epochs {
+		xs[k] = e * perEpoch
+	}
+	return xs
 }
 
 // epochEnds keeps the points of a curve whose epoch count is a whole number.
@@ -364,7 +380,7 @@ func drawFigures(r *Report, dir, pngDir string) {
 		}
 		key, file, x := figFig1, "figure1.svg", "epochs (gradient evaluations / n)"
 		if seconds {
-			key, file, x = figFig1Time, "figure1-seconds.svg", "measured seconds (mean over runs of the time spent in iterations)"
+			key, file, x = figFig1Time, "figure1-seconds.svg", "seconds (epochs × the median measured cost of an epoch)"
 		}
 		caption := fmt.Sprintf("The paper's Figure 1, measured: log10 relative error ‖x_k − x*‖²/‖x_0 − x*‖² against %s, "+
 			"mean of the runs; top row constant step (SGD blue, SRG orange, SVRG green), bottom row decreasing steps "+
@@ -375,17 +391,18 @@ func drawFigures(r *Report, dir, pngDir string) {
 	}
 	for _, j := range jobs {
 		err := render(j.grid, j.legend, j.w, j.h, filepath.Join(dir, j.file), false)
+		png := ""
 		if err == nil && pngDir != "" {
 			if err = os.MkdirAll(pngDir, 0o755); err == nil {
-				png := j.file[:len(j.file)-len(filepath.Ext(j.file))] + ".png"
-				err = render(j.grid, j.legend, j.w, j.h, filepath.Join(pngDir, png), true)
+				png = filepath.Join(pngDir, j.file[:len(j.file)-len(filepath.Ext(j.file))]+".png")
+				err = render(j.grid, j.legend, j.w, j.h, png, true)
 			}
 		}
 		if err != nil {
 			r.FigureErrs = append(r.FigureErrs, fmt.Sprintf("figure %s: %v", j.file, err))
 			continue
 		}
-		r.Figures[j.key] = Figure{File: j.file, Caption: j.caption}
+		r.Figures[j.key] = Figure{File: j.file, Caption: j.caption, PNG: png}
 	}
 }
 

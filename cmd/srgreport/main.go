@@ -160,6 +160,7 @@ type sizes struct {
 	ratioSeeds       int // other seeds whose synthetic r is shown
 	dataRuns         int // data-set experiments
 	dataEpochs       int
+	timingReps       int // repetitions of the epoch timing (timing.go)
 	generatedN       int // tests: a generated logistic set of this size instead of the embedded sets
 }
 
@@ -173,14 +174,14 @@ func (c config) sizes() sizes {
 			scaleLo: 8, scaleHi: 17, naiveMax: 1 << 16, benchtime: 10 * time.Millisecond, reps: 3,
 			states: 60, maxN: 80, bigN: 300,
 			synthRuns: 20, synthEpochs: 30, ratioSeeds: 10,
-			dataRuns: 3, dataEpochs: 60,
+			dataRuns: 3, dataEpochs: 60, timingReps: 9,
 		}
 	default:
 		sz = sizes{
 			scaleLo: 8, scaleHi: 20, naiveMax: 1 << 16, benchtime: 100 * time.Millisecond, reps: 5,
 			states: 400, maxN: 80, bigN: 2000,
 			synthRuns: 100, synthEpochs: 30, ratioSeeds: 50,
-			dataRuns: 10, dataEpochs: 200,
+			dataRuns: 10, dataEpochs: 200, timingReps: 21,
 		}
 	}
 	if c.epochs > 0 {
@@ -219,12 +220,9 @@ func (e inputError) Unwrap() error { return e.err }
 // lists what failed. The run's start and length are read from pr's clock.
 func run(cfg config, pr *progress) error {
 	start := pr.now()
-	// Fail on an unwritable folder before spending minutes measuring.
-	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
-		return err
-	}
 	sz := cfg.sizes()
-	// Read and check every data set now, not after minutes of measuring.
+	// Read and check every data set now, not after minutes of measuring,
+	// and before creating anything: refused data changes nothing.
 	var datasets []Dataset
 	if cfg.experiments {
 		var err error
@@ -232,10 +230,16 @@ func run(cfg config, pr *progress) error {
 			return inputError{err}
 		}
 	}
+	// Fail on an unwritable folder before spending minutes measuring.
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	announce(pr, cfg, plan(cfg, sz, datasets))
+	b, _ := backends.ByName(cfg.sampler)
 	r := &Report{
-		Seed: cfg.seed, Quick: cfg.quick, Sampler: cfg.sampler,
+		Seed: cfg.seed, Quick: cfg.quick, Sampler: cfg.sampler, Guarantee: b.Guarantee(),
 		Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		Started: start, Datasets: datasets,
+		Machine: readMachine(), Started: start, Datasets: datasets,
 	}
 	if cfg.claims {
 		runClaims(r, cfg, pr)
@@ -253,12 +257,14 @@ func run(cfg config, pr *progress) error {
 		r.ExperimentsSkipped, r.ExperimentsSkipNotes = true, "turned off"
 	}
 	r.Errata = errata(errataCounts(r.Claims))
+	r.Machine.LoadEnd = loadAverage()
 	drawFigures(r, cfg.out, cfg.pngDir)
 	r.Elapsed = pr.now().Sub(start)
 	if err := writeReport(r, cfg.out); err != nil {
 		return err
 	}
-	fmt.Fprintf(pr.w, "srgreport: wrote %s in %s\n", filepath.Join(cfg.out, "index.md"), fmtDuration(r.Elapsed))
+	files := writtenFiles(r, cfg.out)
+	pr.Printf("wrote %d files in %s:\n  %s", len(files), fmtDuration(r.Elapsed), strings.Join(files, "\n  "))
 	if errs := r.Errors(); len(errs) > 0 {
 		return fmt.Errorf("%d problem(s), listed in the report:\n  %s", len(errs), strings.Join(errs, "\n  "))
 	}
@@ -290,32 +296,39 @@ func writeReport(r *Report, dir string) error {
 
 // writeCurvesCSV writes every curve of the experiments, one row per
 // checkpoint: experiment (a data set or "synthetic"), schedule, method,
-// epochs, seconds, the mean log10 relative error and its smallest and largest
-// value over the runs. A value not measured is empty.
+// epochs, seconds (the epochs times the median cost of an epoch from the
+// separate timing), the mean log10 relative error and its smallest and
+// largest value over the runs, the step α_k, and the seconds recorded inside
+// the accuracy runs (concurrent runs on a shared machine; not used by the
+// report). A value not measured is empty.
 func writeCurvesCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"experiment", "schedule", "method", "epochs", "seconds", "log10_err", "log10_err_min", "log10_err_max"})
+	cw.Write([]string{"experiment", "schedule", "method", "epochs", "seconds", "log10_err", "log10_err_min", "log10_err_max", "alpha", "seconds_in_run"})
 	at := func(xs []float64, k int) string {
 		if k >= len(xs) || math.IsNaN(xs[k]) || math.IsInf(xs[k], 0) {
 			return ""
 		}
 		return strconv.FormatFloat(xs[k], 'g', -1, 64)
 	}
-	put := func(exp, sched string, cs []srg.Curve) {
+	put := func(exp, sched string, cs []srg.Curve, d *Dataset) {
 		for _, c := range cs {
+			var secs []float64
+			if d != nil {
+				secs = secondsAxis(c.Evals, secondsPerEpoch(*d, sched, c.Method))
+			}
 			for k := range c.Evals {
-				cw.Write([]string{exp, sched, c.Method, at(c.Evals, k), at(c.Seconds, k), at(c.Log10Err, k),
-					at(c.Log10ErrMin, k), at(c.Log10ErrMax, k)})
+				cw.Write([]string{exp, sched, c.Method, at(c.Evals, k), at(secs, k), at(c.Log10Err, k),
+					at(c.Log10ErrMin, k), at(c.Log10ErrMax, k), at(c.Alpha, k), at(c.Seconds, k)})
 			}
 		}
 	}
 	if y := r.Synthetic; y != nil && y.Result != nil {
-		put("synthetic", "constant", y.Result.Curves)
+		put("synthetic", "constant", y.Result.Curves, nil)
 	}
-	for _, d := range r.Datasets {
-		if d.Result != nil {
-			put(d.Name, "constant", d.Result.Constant)
-			put(d.Name, "decreasing", d.Result.Decreasing)
+	for i := range r.Datasets {
+		if d := &r.Datasets[i]; d.Result != nil {
+			put(d.Name, "constant", d.Result.Constant, d)
+			put(d.Name, "decreasing", d.Result.Decreasing, d)
 		}
 	}
 	cw.Flush()

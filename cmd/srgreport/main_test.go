@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,10 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/reweighted/reweighted/internal/backends"
+	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 	"github.com/stretchr/testify/require"
 )
@@ -115,7 +119,7 @@ func TestEpochsFlag(t *testing.T) {
 // tiny are sizes that make a run take a few seconds.
 var tiny = sizes{
 	scaleLo: 4, scaleHi: 4, naiveMax: 16, benchtime: time.Millisecond, reps: 1,
-	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, ratioSeeds: 2, dataRuns: 1, dataEpochs: 2, generatedN: 300,
+	states: 2, maxN: 8, bigN: 8, synthRuns: 1, synthEpochs: 1, ratioSeeds: 2, dataRuns: 1, dataEpochs: 2, generatedN: 300, timingReps: 2,
 }
 
 // frozen returns a progress on w whose clock stands still, so that every
@@ -147,13 +151,26 @@ func TestBadDataFileStopsBeforeMeasuring(t *testing.T) {
 		{"nanfeature", "+1 1:nan\n-1 2:1\n", "nan"},
 		{"nanlabel", "nan 1:1\n-1 2:1\n", "nan"},
 		{"garbage", "+1 1:x\n", "line 1"},
+		{"twoexamples", "+1 1:1\n-1 2:1\n", "2 examples, fewer than a mini-batch of 128"},
+		{"bigindex", "+1 1:1\n-1 99999999999:1\n", `line 2: libsvm: bad format: index "99999999999" is too large`},
+		{"binary", "\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00\x9c\xff", 100), `line 1: libsvm: bad format: not text (a binary file?): starts "\x7fELF`},
+		{"truncatedgz", "", "the gzip data ends early, at byte"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := writeLibsvm(t, c.lines)
+			if c.name == "truncatedgz" {
+				var b bytes.Buffer
+				zw := gzip.NewWriter(&b)
+				for i := range 3000 {
+					fmt.Fprintf(zw, "%d 1:%d 2:0.5\n", 2*(i%2)-1, i)
+				}
+				require.NoError(t, zw.Close())
+				require.NoError(t, os.WriteFile(path, b.Bytes()[:b.Len()/2], 0o644))
+			}
 			if c.name == "gone" {
 				require.NoError(t, os.Remove(path))
 			}
-			out := t.TempDir()
+			out := filepath.Join(t.TempDir(), "report")
 			// claims, conformance and scaling on: they must not run.
 			cfg := config{out: out, seed: 3, sampler: "ost", claims: true, conformance: true, scaling: true,
 				experiments: true, override: &tiny, data: dataFlags{{"bad", path}}}
@@ -162,9 +179,12 @@ func TestBadDataFileStopsBeforeMeasuring(t *testing.T) {
 			require.ErrorAs(t, err, new(inputError))
 			require.ErrorContains(t, err, `"bad"`)
 			require.ErrorContains(t, err, c.want)
+			require.ErrorContains(t, err, path, "names the file")
+			require.NotContains(t, err.Error(), "\n", "one line")
+			require.Less(t, len(err.Error()), 300, "short: %s", err)
 			require.Empty(t, stderr.String(), "no stage started")
-			_, serr := os.Stat(filepath.Join(out, "index.md"))
-			require.ErrorIs(t, serr, os.ErrNotExist)
+			_, serr := os.Stat(out)
+			require.ErrorIs(t, serr, os.ErrNotExist, "not even the report folder is created")
 		})
 	}
 }
@@ -188,20 +208,25 @@ func TestGeneratedDataset(t *testing.T) {
 
 	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	require.NoError(t, err)
+	type curve struct {
+		Method   string    `json:"method"`
+		Epochs   []float64 `json:"epochs"`
+		Seconds  []float64 `json:"seconds"`
+		Alpha    []float64 `json:"alpha"`
+		Log10Err []float64 `json:"log10_err"`
+		Min      []float64 `json:"log10_err_min"`
+		Max      []float64 `json:"log10_err_max"`
+	}
 	var s struct {
 		Datasets []struct {
 			Name   string `json:"name"`
 			Paper  bool   `json:"paper"`
 			Result struct {
-				Protocol string `json:"protocol"`
-				Constant []struct {
-					Method   string    `json:"method"`
-					Epochs   []float64 `json:"epochs"`
-					Seconds  []float64 `json:"seconds"`
-					Log10Err []float64 `json:"log10_err"`
-					Min      []float64 `json:"log10_err_min"`
-					Max      []float64 `json:"log10_err_max"`
-				} `json:"constant"`
+				N          int     `json:"n"`
+				Protocol   string  `json:"protocol"`
+				Alpha      float64 `json:"alpha"`
+				Constant   []curve `json:"constant"`
+				Decreasing []curve `json:"decreasing"`
 			} `json:"result"`
 			TimeTo    []map[string]any `json:"time_to_accuracy"`
 			EpochCost *struct {
@@ -209,6 +234,15 @@ func TestGeneratedDataset(t *testing.T) {
 				SRG   float64 `json:"srg_us_per_example"`
 				Ratio float64 `json:"srg_over_sgd"`
 			} `json:"epoch_cost"`
+			Timing struct {
+				Reps    int `json:"repetitions"`
+				Methods []struct {
+					Schedule string    `json:"schedule"`
+					Method   string    `json:"method"`
+					Seconds  []float64 `json:"seconds_per_epoch"`
+					Median   float64   `json:"median"`
+				} `json:"methods"`
+			} `json:"timing"`
 		} `json:"datasets"`
 	}
 	require.NoError(t, json.Unmarshal(b, &s))
@@ -227,20 +261,51 @@ func TestGeneratedDataset(t *testing.T) {
 		rows += len(c.Epochs)
 	}
 	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
-	// The epoch cost is the curves' last seconds per example, and is in
-	// the cost section.
+
+	// The step the report states is 1/(2𝓛) of the generated set, computed
+	// here from the data and the paper's formulas (Appendix C); the curves
+	// filed under each schedule ran with that schedule's steps.
+	ds := generatedSet(3, tiny.generatedN)
+	ds.NormalizeRows()
+	alpha := independentStep(ds, batchSize)
+	require.InEpsilon(t, alpha, d.Result.Alpha, 1e-6, "summary.json's α")
+	require.Contains(t, string(md), fmt.Sprintf("constant step α = 1/(2𝓛) = %.3g", alpha), "index.md's α")
+	for _, c := range d.Result.Constant {
+		for _, a := range c.Alpha {
+			require.InEpsilon(t, alpha, a, 1e-6, "constant-step %s runs at 1/(2𝓛)", c.Method)
+		}
+	}
+	require.Len(t, d.Result.Decreasing, 4)
+	for _, c := range d.Result.Decreasing {
+		require.InEpsilon(t, alpha, c.Alpha[0], 1e-6, "decreasing-step %s starts at 1/(2𝓛)", c.Method)
+		require.Less(t, c.Alpha[len(c.Alpha)-1], c.Alpha[0], "decreasing-step %s decreases", c.Method)
+	}
+
+	// Every (schedule, method) was timed, once a repetition; the epoch cost
+	// is the median of SRG's over SGD's in the same repetition.
+	require.Len(t, d.Timing.Methods, 8)
+	require.Equal(t, tiny.timingReps, d.Timing.Reps)
+	var sgdT, srgT []float64
+	for _, m := range d.Timing.Methods {
+		require.Len(t, m.Seconds, tiny.timingReps, "%s/%s", m.Schedule, m.Method)
+		if m.Schedule == "constant" && m.Method == "SGD" {
+			sgdT = m.Seconds
+		}
+		if m.Schedule == "constant" && m.Method == "SRG" {
+			srgT = m.Seconds
+		}
+	}
 	require.NotNil(t, d.EpochCost)
-	require.Equal(t, "SGD", d.Result.Constant[0].Method)
-	require.Equal(t, "SRG", d.Result.Constant[1].Method)
-	last := len(d.Result.Constant[0].Seconds) - 1
-	require.InEpsilon(t, d.Result.Constant[1].Seconds[last]/d.Result.Constant[0].Seconds[last], d.EpochCost.Ratio, 1e-9)
-	require.InEpsilon(t, d.EpochCost.SRG/d.EpochCost.SGD, d.EpochCost.Ratio, 1e-9)
-	require.Contains(t, string(md), "| Data set | n | SGD µs per example | SRG µs per example | SRG / SGD |")
+	q := []float64{srgT[0] / sgdT[0], srgT[1] / sgdT[1]}
+	require.InEpsilon(t, (q[0]+q[1])/2, d.EpochCost.Ratio, 1e-9)
+	require.InEpsilon(t, 1e6*(sgdT[0]+sgdT[1])/2/float64(d.Result.N), d.EpochCost.SGD, 1e-9)
+	require.Contains(t, string(md), "| Data set | n | SGD µs per example | SRG µs per example | SRG / SGD (range) |")
+	require.Contains(t, string(md), "## SRG against SGD: time to accuracy")
 
 	csvb, err := os.ReadFile(filepath.Join(out, "curves.csv"))
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(csvb)), "\n")
-	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max", lines[0])
+	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max,alpha,seconds_in_run", lines[0])
 	var gen int
 	for _, l := range lines[1:] {
 		if strings.HasPrefix(l, generatedName+",constant,") {
@@ -261,7 +326,7 @@ func TestLoadEmbeddedDatasets(t *testing.T) {
 		require.Equal(t, paperSets[d.Name], d.data.Len())
 	}
 	// A -libsvm set named like a paper's set but of another size is not the paper's.
-	path := writeLibsvm(t, "+1 1:1\n-1 2:1\n")
+	path := writeLibsvm(t, strings.Repeat("+1 1:1\n-1 2:1\n", 100))
 	ds, err = loadDatasets(config{data: dataFlags{{"mushrooms", path}}}, sizes{})
 	require.NoError(t, err)
 	require.False(t, ds[0].Paper)
@@ -315,30 +380,109 @@ func TestDrawStateDeterministic(t *testing.T) {
 	}
 }
 
+// clock is a settable clock, safe for the progress goroutine.
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+func newClock(t0 time.Time) *clock       { c := &clock{}; c.ns.Store(t0.UnixNano()); return c }
+func (c *clock) progress(w io.Writer, tty bool) *progress {
+	p := newProgress(w, tty)
+	p.now = c.now
+	return p
+}
+
 func TestProgressLines(t *testing.T) {
-	var b bytes.Buffer
-	p := newProgress(&b, false)
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	p.now = func() time.Time { return now }
+	var b syncBuffer
+	c := newClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	p := c.progress(&b, false)
 	p.Start("scaling", 4)
 	require.Contains(t, p.line(), "ETA ?")
 	p.Step()
-	now = now.Add(10 * time.Second)
+	c.advance(10 * time.Second)
 	line := p.line()
 	require.Contains(t, line, "scaling")
 	require.Contains(t, line, "[######..................] 1/4")
 	require.Contains(t, line, "ETA 30s", "three units left at 10 s each")
-	require.Empty(t, b.String(), "no redraws when stderr is not a terminal")
+	p.tick()
+	require.Empty(t, b.String(), "no plain line before 15 s")
+	c.advance(6 * time.Second)
+	p.tick()
+	p.tick()
+	require.Equal(t, 1, strings.Count(b.String(), "\n"), "one plain line, however often it ticks: %q", b.String())
+	require.Contains(t, b.String(), "srgreport: scaling        [######..................] 1/4 16s ETA 48s\n")
 	p.Done("ok")
-	require.Equal(t, "srgreport: scaling done in 10.0s (ok)\n", b.String())
+	require.True(t, strings.HasSuffix(b.String(), "srgreport: scaling done in 16.0s (ok)\n"), b.String())
 
-	var tb bytes.Buffer
+	// Before any unit is done, the ETA comes from the stage's expected length.
+	p.expects = map[string]time.Duration{"claims": time.Minute}
+	p.Start("claims", 1)
+	c.advance(20 * time.Second)
+	require.Contains(t, p.line(), "ETA about 40s")
+	p.total = 100
+	p.Step()
+	require.Contains(t, p.line(), "ETA about 40s", "one unit of 100 is too few for a rate")
+	c.advance(time.Minute)
+	require.Contains(t, p.line(), "ETA 2h12m0s", "past the plan, the rate: 80 s a unit")
+	p.Done("")
+	p.Start("claims", 1)
+	c.advance(2 * time.Minute)
+	require.Contains(t, p.line(), "longer than the expected 1m0s")
+	p.Done("")
+
+	var tb syncBuffer
 	tp := frozen(&tb, true)
 	tp.Start("claims", 1)
 	tp.Step()
 	tp.Done("")
 	require.True(t, strings.HasPrefix(tb.String(), "\r"), "a terminal gets carriage-return redraws")
 	require.True(t, strings.HasSuffix(tb.String(), "claims done in 0s\n"))
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The run says at the start what will run and roughly for how long, and at
+// the end every file it wrote, PNG copies included.
+func TestRunAnnouncesPlanAndFiles(t *testing.T) {
+	out, png := t.TempDir(), t.TempDir()
+	cfg := config{out: out, pngDir: png, seed: 3, sampler: "btree", experiments: true, override: &tiny}
+	var b syncBuffer
+	require.NoError(t, run(cfg, frozen(&b, false)))
+	log := b.String()
+	first, _, _ := strings.Cut(log, "\n")
+	require.Contains(t, first, "full run, seed 3, report into "+out+": about ")
+	for _, stage := range []string{"synthetic", "data set generated", "timing generated"} {
+		require.Regexp(t, "\n  "+stage+" +about ", log)
+		require.Contains(t, log, "srgreport: "+stage+" done in ")
+	}
+	require.Less(t, strings.Index(log, "about"), strings.Index(log, "done in"), "the plan comes first")
+	_, files, ok := strings.Cut(log, " files in ")
+	require.True(t, ok, log)
+	for _, f := range []string{"index.md", "summary.json", "curves.csv", "figure1.svg", "figure1-seconds.svg"} {
+		require.Contains(t, files, "\n  "+filepath.Join(out, f)+"\n")
+	}
+	pngs, err := filepath.Glob(filepath.Join(png, "*.png"))
+	require.NoError(t, err)
+	require.NotEmpty(t, pngs)
+	for _, p := range pngs {
+		require.Contains(t, files, "\n  "+p, "every PNG is listed")
+	}
 }
 
 func TestFmtDuration(t *testing.T) {
@@ -407,4 +551,44 @@ func TestTicks(t *testing.T) {
 	}
 	require.Equal(t, []string{"10³", "10⁴", "10⁵", "10⁶"}, labels)
 	require.Equal(t, "⁻¹²", superscript(-12))
+}
+
+// independentStep returns 1/(2𝓛) for logistic regression with μ = 1/n on
+// ds (rows of unit norm) and mini-batches of m, from the paper's formulas:
+// Lmax = 1/4 + μ, L = λ_max(AᵀA/n)/4 + μ (by power iteration here), and
+// 𝓛 = (n − m)/(m(n − 1))·Lmax + n(m − 1)/(m(n − 1))·L.
+func independentStep(ds *libsvm.Dataset, m int) float64 {
+	n, d := ds.Len(), ds.Dim()
+	mu := 1 / float64(n)
+	v := make([]float64, d)
+	for j := range v {
+		v[j] = 1
+	}
+	lambda := 0.0
+	for range 2000 {
+		w := make([]float64, d)
+		for i := range n {
+			idx, val := ds.Row(i)
+			dot := 0.0
+			for k, j := range idx {
+				dot += val[k] * v[j]
+			}
+			for k, j := range idx {
+				w[j] += val[k] * dot / float64(n)
+			}
+		}
+		norm := 0.0
+		for _, x := range w {
+			norm += x * x
+		}
+		norm = math.Sqrt(norm)
+		lambda = norm
+		for j := range w {
+			v[j] = w[j] / norm
+		}
+	}
+	lmax, l := 0.25+mu, lambda/4+mu
+	nf, mf := float64(n), float64(m)
+	bigL := (nf-mf)/(mf*(nf-1))*lmax + nf*(mf-1)/(mf*(nf-1))*l
+	return 1 / (2 * bigL)
 }

@@ -30,6 +30,8 @@ const (
 // writeMarkdown writes index.md.
 func writeMarkdown(w io.Writer, r *Report) error {
 	m := &mdWriter{w: w}
+	m.printf("# Stochastic Reweighted Gradient: report\n")
+	m.verdict(r)
 	m.header(r)
 	m.claims(r)
 	m.conformance(r)
@@ -108,13 +110,27 @@ func (m *mdWriter) header(r *Report) {
 	if r.Quick {
 		mode = "quick (-quick: fewer runs, epochs, sizes and states)"
 	}
-	m.printf("# Stochastic Reweighted Gradient: report\n\n")
+	m.printf("\n## The run\n\n")
+	if errs := r.Errors(); len(errs) > 0 {
+		m.printf("**%d problem(s):**\n\n", len(errs))
+		for _, e := range errs {
+			m.printf("- %s\n", oneLine(e))
+		}
+		m.printf("\n")
+	} else {
+		m.printf("**All checks passed** (the paper's claims, the backends' conformance, the experiments).\n\n")
+	}
 	m.printf("Every number below is measured by this run, except those in columns labelled *paper*, ")
 	m.printf("which are quoted from the paper for comparison.\n\n")
-	m.printf("- mode: %s; seed: %d\n", mode, r.Seed)
-	m.printf("- machine: %s %s/%s, %d CPUs; started %s, took %s\n",
-		r.Go, r.OS, r.Arch, r.CPUs, r.Started.UTC().Format(time.RFC3339), fmtDuration(r.Elapsed))
-	m.printf("- sampler used by SRG in the experiments: `%s`\n", r.Sampler)
+	m.printf("- mode: %s; seed: %d; started %s, took %s\n", mode, r.Seed, r.Started.UTC().Format(time.RFC3339), fmtDuration(r.Elapsed))
+	mc := r.Machine
+	m.printf("- machine: %s; %d CPUs, GOMAXPROCS %d; %s %s/%s; 1-, 5- and 15-minute load average %s at the start, %s at the end\n",
+		orUnknown(mc.CPU), mc.CPUs, mc.GOMAXPROCS, mc.Go, mc.OS, mc.Arch, fmtLoad(mc.LoadStart), fmtLoad(mc.LoadEnd))
+	m.printf("- sampler used by SRG in the experiments: `%s`", r.Sampler)
+	if r.Guarantee != "" {
+		m.printf(" (%s)", r.Guarantee)
+	}
+	m.printf("\n")
 	if len(r.Datasets) > 0 {
 		proto := "without replacement (the paper's protocol)"
 		if withReplacement(r) {
@@ -122,14 +138,26 @@ func (m *mdWriter) header(r *Report) {
 		}
 		m.printf("- data-set mini-batches: %s\n", proto)
 	}
-	if errs := r.Errors(); len(errs) > 0 {
-		m.printf("\n**%d problem(s):**\n\n", len(errs))
-		for _, e := range errs {
-			m.printf("- %s\n", oneLine(e))
-		}
-	} else {
-		m.printf("\n**All checks passed.**\n")
+}
+
+// orUnknown is s, or "unknown CPU" if s is empty.
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown CPU"
 	}
+	return s
+}
+
+// fmtLoad formats load averages as "0.52 / 0.40 / 0.31"; "unknown" if not read.
+func fmtLoad(l []float64) string {
+	if len(l) == 0 {
+		return "unknown"
+	}
+	var parts []string
+	for _, x := range l {
+		parts = append(parts, fmtF(x, 2))
+	}
+	return strings.Join(parts, " / ")
 }
 
 // oneLine folds s onto one line.
@@ -254,7 +282,12 @@ func (m *mdWriter) scaling(r *Report) {
 	m.printf("and runs the ε = 0 step (`Take` then `Reweight`). The last column is a reference, not a sampler: two ")
 	m.printf("root-to-leaf descents of a bare balanced tree of n 32-byte nodes at random slots (`bench.Floor`), ")
 	m.printf("which is what an `ost` step must do at least (draw an item, reinsert it) once updates have scattered its nodes; ")
-	m.printf("with %s points it is noisy, like every column. Nanoseconds per step:\n", sc.Benchtime)
+	m.printf("with %s points it is noisy, like every column. ", sc.Benchtime)
+	if med, most := spreadAboveFastest(sc.Points); !math.IsNaN(med) {
+		m.printf("The median of a point's %d measurements was, over the points, a median %.0f%% above its fastest, at most %.0f%% ", sc.Reps, 100*med, 100*most)
+		m.printf("(every measurement is in `summary.json`: `ns_per_op_median`, `ns_per_op_max`). ")
+	}
+	m.printf("Nanoseconds per step, the fastest measurement:\n")
 	if sc.Err != "" {
 		m.printf("\nThe stage stopped early: %s\n", oneLine(sc.Err))
 	}
@@ -401,7 +434,7 @@ func (m *mdWriter) epochCost(r *Report) {
 	var rows [][]string
 	for _, d := range r.Datasets {
 		if c := d.EpochCost; c != nil {
-			rows = append(rows, []string{d.Name, fmt.Sprint(d.Result.N), fmtG(c.SGD, 2), fmtG(c.SRG, 2), fmtF(c.Ratio, 2)})
+			rows = append(rows, []string{d.Name, fmt.Sprint(d.Result.N), fmtG(c.SGD, 2), fmtG(c.SRG, 2), fmtSpread(c.Ratio, c.RatioMin, c.RatioMax, 3)})
 		}
 	}
 	if len(rows) == 0 {
@@ -412,10 +445,11 @@ func (m *mdWriter) epochCost(r *Report) {
 	if withReplacement(r) {
 		proto = "with"
 	}
-	m.printf("(constant step, mini-batches drawn %s replacement as there, SRG on `%s`; the mean curve's seconds after its ", proto, r.Sampler)
-	m.printf("last epoch divided by the examples drawn), and SRG's time over SGD's. An SRG example does SGD's work and ")
+	m.printf("(constant step, mini-batches drawn %s replacement as there, SRG on `%s`; the median cost of an epoch, ", proto, r.Sampler)
+	m.printf("timed apart as section 4 says, over n), and SRG's time over SGD's: the median, and the range, of the ratio in each of the %d repetitions. ", timingRepsOf(r))
+	m.printf("An SRG example does SGD's work and ")
 	m.printf("adds its share of a batch step as above, its key (the gradient norm, from quantities the gradient computes) and its weight:\n")
-	m.table("Data set", "n", "SGD µs per example", "SRG µs per example", "SRG / SGD")
+	m.table("Data set", "n", "SGD µs per example", "SRG µs per example", "SRG / SGD (range)")
 	for _, row := range rows {
 		m.row(row...)
 	}
@@ -549,6 +583,16 @@ func (m *mdWriter) datasets(r *Report) {
 	}
 	m.printf("\n")
 	for _, d := range r.Datasets {
+		if res := d.Result; res != nil {
+			m.printf("- %s: constant step α = 1/(2𝓛) = %.3g with 𝓛 = %.3g (Lmax = %.3g, L = %.3g), ε = 1/(2n); decreasing steps from α_0 = %.3g", d.Name,
+				res.Alpha, res.BigL, res.Lmax, res.L, res.Alpha)
+			if c := curveOf(res.Decreasing, methodSGD); c != nil && len(c.Alpha) > 0 {
+				m.printf(" down to %.3g after %s epochs (SGD)", c.Alpha[len(c.Alpha)-1], fmtG(c.Evals[len(c.Evals)-1], 3))
+			}
+			m.printf(".\n")
+		}
+	}
+	for _, d := range r.Datasets {
 		switch {
 		case d.Err != "":
 			m.printf("- %s: **failed:** %s\n", d.Name, oneLine(d.Err))
@@ -570,6 +614,16 @@ func (m *mdWriter) datasets(r *Report) {
 	m.printf("is in `summary.json` and in `curves.csv`, to re-plot.\n")
 }
 
+// curveOf returns the curve of method in cs, nil if none.
+func curveOf(cs []srg.Curve, method string) *srg.Curve {
+	for k := range cs {
+		if cs[k].Method == method {
+			return &cs[k]
+		}
+	}
+	return nil
+}
+
 // stepCost says how much longer than SGD's an SRG epoch took, from the
 // seconds at the end of the constant-step curves.
 func (m *mdWriter) stepCost(r *Report) {
@@ -580,8 +634,8 @@ func (m *mdWriter) stepCost(r *Report) {
 			continue
 		}
 		if c := d.EpochCost; c != nil {
-			parts = append(parts, fmt.Sprintf("%s %s× (%s µs against %s µs per example)", d.Name, fmtF(c.Ratio, 1),
-				fmtG(c.SRG, 2), fmtG(c.SGD, 2)))
+			parts = append(parts, fmt.Sprintf("%s %s× (%s–%s× over the repetitions; %s µs against %s µs per example)", d.Name, fmtF(c.Ratio, 1),
+				fmtF(c.RatioMin, 1), fmtF(c.RatioMax, 1), fmtG(c.SRG, 2), fmtG(c.SGD, 2)))
 		}
 		if _, s, g, ok := deepest(d, func(srgOK, sgdOK bool) bool { return srgOK && sgdOK }); ok {
 			if s > g {
@@ -597,7 +651,7 @@ func (m *mdWriter) stepCost(r *Report) {
 	if len(parts) == 0 {
 		return
 	}
-	m.printf("\nAn epoch of SRG took, in wall-clock time, this many times an epoch of SGD (constant step, mean over runs): %s. ",
+	m.printf("\nAn epoch of SRG took, in wall-clock time, this many times an epoch of SGD (constant step, median of the timing's repetitions): %s. ",
 		strings.Join(parts, ", "))
 	m.printf("SRG adds to each example a draw from the sampler and an update of its key (section 3 gives their cost against n, alone and in batches), ")
 	m.printf("next to a gradient that, for a sparse row, costs little.%s ", rowCostNote(r))
@@ -648,10 +702,9 @@ func (m *mdWriter) timeTo(r *Report) {
 	}
 	m.printf("\n**Wall-clock time, beyond the paper.** An SRG step costs more than an SGD step (a draw from the sampler and a ")
 	m.printf("key update per example), so fewer epochs need not mean less time. The table gives, for each method, the epochs and ")
-	m.printf("the measured seconds its mean curve takes to reach a relative error of 1e-1, 1e-2, 1e-3 and 1e-4 (interpolated between ")
-	m.printf("checkpoints; — if not reached in the run). Seconds are the time spent in iterations, averaged over runs, with ")
-	m.printf("the runs of a method executed %d at a time on this %d-CPU machine: compare methods within a data set, not across machines.\n",
-		r.CPUs, r.CPUs)
+	m.printf("the seconds its mean curve takes to reach a relative error of 1e-1, 1e-2, 1e-3 and 1e-4 (interpolated between ")
+	m.printf("checkpoints; — if not reached in the run). The seconds are the epochs times the median cost of an epoch of that method ")
+	m.printf("and schedule, measured as the next paragraph says, with the range over the repetitions in brackets.\n")
 	head := []string{"Data set", "Steps", "Method"}
 	for _, lv := range accuracyLevels {
 		head = append(head, fmt.Sprintf("1e%d: epochs", int(lv)), fmt.Sprintf("1e%d: seconds", int(lv)))
@@ -668,10 +721,62 @@ func (m *mdWriter) timeTo(r *Report) {
 			cells := []string{d.Name, t.Schedule, t.Method}
 			for _, lv := range accuracyLevels {
 				u := timeAt(d, t.Schedule, t.Method, lv) // dashes if not reached
-				cells = append(cells, fmtF(u.Epochs, 1), fmtG(u.Seconds, 2))
+				cells = append(cells, fmtF(u.Epochs, 1), fmtSpread(u.Seconds, u.SecondsLo, u.SecondsHi, 2))
 			}
 			m.row(cells...)
 		}
+	}
+	m.timing(r)
+}
+
+// timing says how the seconds were measured and what the measurement saw.
+func (m *mdWriter) timing(r *Report) {
+	var ds []Dataset
+	for _, d := range r.Datasets {
+		if d.Timing != nil && len(d.Timing.Methods) > 0 {
+			ds = append(ds, d)
+		}
+	}
+	if len(ds) == 0 {
+		return
+	}
+	t0 := ds[0].Timing
+	m.printf("\n**How the seconds were measured.** The accuracy runs execute %d runs at once, on every core, so the seconds ", r.Machine.GOMAXPROCS)
+	m.printf("they record mix each method's cost with the others' and with the machine's other jobs; the report does not use them. ")
+	m.printf("After a set's accuracy runs, each method ran alone (one goroutine, nothing else of this command at work, a GC before each run) ")
+	m.printf("for %d warm-up epoch(s) and then enough epochs to last about %d ms (%d to %d, *epochs timed*), with %d checkpoints an epoch; ",
+		t0.Warmup, timingRun.Milliseconds(), timingMinEpochs, timingMaxEpochs, t0.PerEpoch)
+	m.printf("%d repetitions, SRG right after SGD (or before, every other repetition) and the pairs of methods rotated, ", t0.Reps)
+	m.printf("so that a slow spell of the machine hits both sides of a ratio alike. Within a run, a checkpoint interval more than %d times the run's median ", outlierFactor)
+	m.printf("is taken for other work and dropped (SVRG's intervals are uneven by design, a full gradient now and then: its cost is the whole time). ")
+	m.printf("Milliseconds per epoch, median (min–max over the repetitions):\n")
+	head := []string{"Data set", "Steps", "Method", "epochs timed", "ms per epoch", "µs per example", "intervals dropped"}
+	m.table(head...)
+	for _, d := range ds {
+		for _, e := range d.Timing.Methods {
+			n := math.NaN()
+			if d.Result != nil {
+				n = float64(d.Result.N)
+			}
+			m.row(d.Name, e.Schedule, e.Method, fmt.Sprint(e.Epochs), fmtSpread(1e3*e.Median, 1e3*e.Min, 1e3*e.Max, 3), fmtG(1e6*e.Median/n, 2),
+				fmt.Sprintf("%d of %d", e.Outliers, e.Intervals))
+		}
+	}
+	m.printf("\n")
+	for _, d := range ds {
+		t := d.Timing
+		share := "not measured"
+		if !math.IsNaN(t.CPUShare) {
+			share = fmt.Sprintf("%.0f%% of a core", 100*t.CPUShare)
+		}
+		g := d.Gaps
+		gaps := "none"
+		if g.Count > 0 {
+			gaps = fmt.Sprintf("%d of %d, the largest %s ms (%s) against its curve's median of %s ms", g.Count, g.Of,
+				fmtG(1e3*g.Largest, 3), g.Curve, fmtG(1e3*g.Median, 2))
+		}
+		m.printf("- %s: the timing took %s and got %s; checkpoint gaps of the accuracy runs more than %d times their curve's median: %s.\n",
+			d.Name, fmtDuration(t.Elapsed), share, gapFactor, gaps)
 	}
 }
 

@@ -18,6 +18,9 @@ import (
 func fixture() *Report {
 	return &Report{
 		Seed: 7, Quick: true, Sampler: "segtree", Go: "go1.26", OS: "linux", Arch: "amd64", CPUs: 2,
+		Guarantee: "map-exact: the same item",
+		Machine: Machine{CPU: "Test CPU @ 2GHz", CPUs: 2, GOMAXPROCS: 2, Go: "go1.26", OS: "linux", Arch: "amd64",
+			LoadStart: []float64{4.5, 3, 2}, LoadEnd: []float64{2.125, 2, 2}},
 		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Elapsed: 90 * time.Second,
 		Claims: []proofs.Result{
 			{Claim: "Lemma 1", Test: "TestLemma1", Statement: "p* minimises <", Instances: 300, WorstRatio: 0.5, Pass: true, Notes: "a | b"},
@@ -32,10 +35,10 @@ func fixture() *Report {
 		Scaling: Scaling{
 			Benchtime: 10 * time.Millisecond, Reps: 3,
 			Points: []Point{
-				{Impl: "ost", Op: "step", N: 256, NsPerOp: 1234.4, BytesPerItem: 40},
+				{Impl: "ost", Op: "step", N: 256, NsPerOp: 1234.4, NsMedian: 1234.4 * 1.5, NsMax: 2000, BytesPerItem: 40},
 				{Impl: "ost", Op: "step-eps0", N: 256, NsPerOp: 1000, BytesPerItem: 40},
 				{Impl: "gonum-weighted", Op: "step-eps0", N: 256, NsPerOp: 200, BytesPerItem: 8},
-				{Impl: "gonum-weighted", Op: "step-eps0", N: 512, NsPerOp: 210, BytesPerItem: 8},
+				{Impl: "gonum-weighted", Op: "step-eps0", N: 512, NsPerOp: 210, NsMedian: 231, NsMax: 300, BytesPerItem: 8},
 				{Impl: "naive", Op: "step", N: 256, NsPerOp: 900, BytesPerItem: 40},
 				{Impl: "floor", Op: "two-descents", N: 256, NsPerOp: 300},
 				{Impl: "ost", Op: "batch-step", N: 256, NsPerOp: 345.6},
@@ -56,11 +59,18 @@ func fixture() *Report {
 						{Method: "SGD", Evals: []float64{0, 2}, Seconds: []float64{0, 0.001}, Log10Err: []float64{0, -1.5}},
 						{Method: "SRG", Evals: []float64{0, 2}, Seconds: []float64{0, 0.01}, Log10Err: []float64{0, -2.5}},
 					}},
-				// 0.001 and 0.01 seconds for 2 epochs of 8124 examples.
-				EpochCost: &EpochCost{SGD: 1e3 / 16248, SRG: 1e4 / 16248, Ratio: 10},
-				TimeTo: []TimeTo{{Schedule: "constant", Method: "SGD", Log10: -1, Epochs: 1.25, Seconds: 0.5},
+				// SRG's epoch costs 9, 11 and 10 times SGD's in the three
+				// repetitions: median 10.
+				Timing: &Timing{Reps: 3, Warmup: 1, PerEpoch: 8, CPUShare: 0.8, Elapsed: 2 * time.Second,
+					Methods: []EpochTiming{
+						{Schedule: "constant", Method: "SGD", Seconds: []float64{0.0004, 0.0006, 0.0005}, Median: 0.0005, Min: 0.0004, Max: 0.0006, Intervals: 48},
+						{Schedule: "constant", Method: "SRG", Epochs: 10, Seconds: []float64{0.0036, 0.0066, 0.005}, Median: 0.005, Min: 0.0036, Max: 0.0066, Outliers: 2, Intervals: 48},
+					}},
+				Gaps:      Gaps{Count: 1, Of: 40, Largest: 0.402, Median: 0.0017, Curve: "constant/SGD"},
+				EpochCost: &EpochCost{SGD: 1e6 * 0.0005 / 8124, SRG: 1e6 * 0.005 / 8124, Ratio: 10, RatioMin: 9, RatioMax: 11},
+				TimeTo: []TimeTo{{Schedule: "constant", Method: "SGD", Log10: -1, Epochs: 1.25, EpochsLo: 1, EpochsHi: 1.5, Seconds: 0.5, SecondsLo: 0.45, SecondsHi: 0.55},
 					{Schedule: "constant", Method: "SGD", Log10: -2, Epochs: math.NaN(), Seconds: math.NaN()},
-					{Schedule: "constant", Method: "SRG", Log10: -1, Epochs: 1.2, Seconds: 5},
+					{Schedule: "constant", Method: "SRG", Log10: -1, Epochs: 1.2, EpochsLo: 1, EpochsHi: 1.4, Seconds: 5, SecondsLo: 4, SecondsHi: 6},
 					{Schedule: "constant", Method: "SRG", Log10: -2, Epochs: 3, Seconds: 9}}},
 			{Name: "other", Source: "o.txt", Runs: 1, Epochs: 1, Batch: 128,
 				Result: &srg.DatasetResult{N: 500, D: 3, RatioR: 2, Protocol: srg.WithoutReplacement, FinalLog10: map[string]float64{}}},
@@ -107,10 +117,11 @@ func TestMarkdownSections(t *testing.T) {
 		"| 2^8 | 1234 | 346 | 200 | 150 |",
 		"draws m = 128 items without replacement",
 		// an SRG epoch against an SGD epoch, per example
-		"| Data set | n | SGD µs per example | SRG µs per example | SRG / SGD |",
-		"| mushrooms | 8124 | 0.062 | 0.62 | 10.00 |",
+		"| Data set | n | SGD µs per example | SRG µs per example | SRG / SGD (range) |",
+		"| mushrooms | 8124 | 0.062 | 0.62 | 10 (9–11) |",
 		"| gonum-weighted | 2^9 | 8.0 |",
 		"fastest of 3 measurements of 10ms",
+		"was, over the points, a median 30% above its fastest, at most 50%",
 		// the figure, embedded with its caption
 		"![Cost per step](scaling.svg)", "*Figure 1: Cost per step*",
 		// experiments: paper next to measured
@@ -127,9 +138,20 @@ func TestMarkdownSections(t *testing.T) {
 		"| w8a (not in the paper) | — | — | — | — | **failed** |",
 		"- w8a: **failed:** experiment failed: the iterate diverged",
 		// time to accuracy
-		"| mushrooms | constant | SGD | 1.2 | 0.5 | — | — | — | — | — | — |",
+		"| mushrooms | constant | SGD | 1.2 | 0.5 (0.45–0.55) | — | — | — | — | — | — |",
+		// how the seconds were measured
+		"| mushrooms | constant | SRG | 10 | 5 (3.6–6.6) | 0.62 | 2 of 48 |",
+		"- mushrooms: the timing took 2.0s and got 80% of a core; checkpoint gaps of the accuracy runs more than 10 times their curve's median: 1 of 40, the largest 402 ms (constant/SGD) against its curve's median of 1.7 ms.",
+		// the verdict: SRG's seconds over SGD's are 1.2/1.25 × (10, 9, 11)
+		"| mushrooms | constant step | 1e-1 | 1.25 (1–1.5) | 1.2 (1–1.4) | 0.5 (0.45–0.55) | 5 (4–6) | 9.6 (8.6–11) | no |",
+		"**In seconds, SRG reached no accuracy sooner than SGD in this run**: later on mushrooms at the constant step (1e-1).",
+		"SRG alone reached 1e-2 on mushrooms at the constant step (9 s)",
+		"**The machine was busy:** the 1-minute load average was 4.50 at the start",
+		"the timed runs of mushrooms got 80% of a core",
+		"- machine: Test CPU @ 2GHz; 2 CPUs, GOMAXPROCS 2; go1.26 linux/amd64; 1-, 5- and 15-minute load average 4.50 / 3.00 / 2.00 at the start, 2.12 / 2.00 / 2.00 at the end",
+		"sampler used by SRG in the experiments: `segtree` (map-exact: the same item)",
 		// SRG's cost per epoch and what it buys
-		"mushrooms 10.0× (0.62 µs against 0.062 µs per example)",
+		"mushrooms 10.0× (9.0–11.0× over the repetitions; 0.62 µs against 0.062 µs per example)",
 		"SRG took longer than SGD on every data set",
 		"SRG reached 1e-2 on mushrooms, which SGD did not reach in the run at all.",
 		// the synthetic noise floor, with its numbers
@@ -144,35 +166,35 @@ func TestMarkdownSections(t *testing.T) {
 	}
 	require.Less(t, strings.Index(md, "data set w8a: experiment failed"), strings.Index(md, "## 1."),
 		"problems are listed before the first section")
+	require.True(t, strings.HasPrefix(md, "# Stochastic Reweighted Gradient: report\n\n## SRG against SGD: time to accuracy\n"),
+		"the verdict opens the report")
+	require.Less(t, strings.Index(md, "| mushrooms | constant step | 1e-1 |"), strings.Index(md, "## The run"), "the verdict before the status")
 	require.NotContains(t, md, "| 2^9 | 1234", "no batch row where no batch was measured")
 	// The batch and epoch tables belong to section 3.
 	sec3, sec4 := strings.Index(md, "## 3."), strings.Index(md, "## 4.")
-	for _, want := range []string{"| 2^8 | 1234 | 346 | 200 | 150 |", "| mushrooms | 8124 | 0.062 | 0.62 | 10.00 |"} {
+	for _, want := range []string{"| 2^8 | 1234 | 346 | 200 | 150 |", "| mushrooms | 8124 | 0.062 | 0.62 | 10 (9–11) |"} {
 		k := strings.Index(md, want)
 		require.True(t, sec3 < k && k < sec4, "%q in section 3", want)
 	}
 }
 
-// The epoch cost stored for a data set is the one its constant-step curves
-// give: seconds after the last epoch over epochs × n, in µs, and SRG's over
-// SGD's; without an SRG curve there is none.
-func TestEpochCostFromCurves(t *testing.T) {
+// The epoch cost of a data set comes from its timing: the median seconds per
+// epoch over n, in µs, and the median and range of SRG's cost over SGD's in
+// the same repetition (here 9, 11 and 10); without SRG's timing there is none.
+func TestEpochCostFromTiming(t *testing.T) {
 	d := fixture().Datasets[0]
-	got := epochCost(d.Result)
+	got := epochCost(d)
 	require.NotNil(t, got)
-	require.InEpsilon(t, d.EpochCost.SGD, got.SGD, 1e-12)
-	require.InEpsilon(t, d.EpochCost.SRG, got.SRG, 1e-12)
-	require.InEpsilon(t, d.EpochCost.Ratio, got.Ratio, 1e-12)
-	require.InEpsilon(t, got.SRG/got.SGD, got.Ratio, 1e-12)
+	require.InEpsilon(t, 1e6*0.0005/8124, got.SGD, 1e-12)
+	require.InEpsilon(t, 1e6*0.005/8124, got.SRG, 1e-12)
+	require.InEpsilon(t, 10, got.Ratio, 1e-12)
+	require.InEpsilon(t, 9, got.RatioMin, 1e-12)
+	require.InEpsilon(t, 11, got.RatioMax, 1e-12)
 
-	res := *d.Result
-	res.Constant = res.Constant[:1] // SGD only
-	require.Nil(t, epochCost(&res))
-	res.Constant = []srg.Curve{
-		{Method: "SGD", Evals: []float64{0, 2}, Seconds: []float64{0, 0}},
-		{Method: "SRG", Evals: []float64{0, 2}, Seconds: []float64{0, 1}},
-	}
-	require.Nil(t, epochCost(&res), "SGD took no measurable time")
+	tm := *d.Timing
+	tm.Methods = tm.Methods[:1] // SGD only
+	d.Timing = &tm
+	require.Nil(t, epochCost(d))
 }
 
 func TestMarkdownEpochCostWithoutScaling(t *testing.T) {
@@ -182,13 +204,13 @@ func TestMarkdownEpochCostWithoutScaling(t *testing.T) {
 	require.NoError(t, writeMarkdown(&b, r))
 	md := b.String()
 	require.Contains(t, md, "Not measured in this run.")
-	require.Contains(t, md, "| mushrooms | 8124 | 0.062 | 0.62 | 10.00 |", "the epoch cost needs no benchmark")
+	require.Contains(t, md, "| mushrooms | 8124 | 0.062 | 0.62 | 10 (9–11) |", "the epoch cost needs no benchmark")
 }
 
 func TestMarkdownEmptyReport(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, writeMarkdown(&b, &Report{Sampler: "ost"}))
-	for _, want := range []string{"**All checks passed.**", "Not checked in this run.", "Not measured in this run.", "No data set in this run"} {
+	for _, want := range []string{"**All checks passed**", "Not checked in this run.", "Not measured in this run.", "No data set in this run"} {
 		require.Contains(t, b.String(), want)
 	}
 }

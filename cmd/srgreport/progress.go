@@ -10,17 +10,23 @@ import (
 )
 
 // progress shows how far a long stage has come. On a terminal it redraws
-// one carriage-return line (stage, bar, count, elapsed, ETA) several times a
-// second; elsewhere (a log file, CI) it prints one line per finished stage,
-// so logs stay readable.
+// one carriage-return line (stage, bar, count, elapsed, ETA) four times a
+// second; elsewhere (a log file, CI) it prints the same line as plain text
+// at most once every plainEvery, so logs stay readable, and one line per
+// finished stage.
 type progress struct {
 	w   io.Writer
 	tty bool
+	// plainEvery is the least time between two plain progress lines.
+	plainEvery time.Duration
 
 	mu          sync.Mutex
 	stage       string
 	done, total int
-	start       time.Time
+	expect      time.Duration // the stage's rough length, for an ETA before any unit is done
+	// expects holds each stage's rough length (see plan).
+	expects     map[string]time.Duration
+	start, last time.Time // the stage's start, the last plain line
 	stop        chan struct{}
 	stopped     chan struct{}
 	now         func() time.Time
@@ -28,7 +34,7 @@ type progress struct {
 
 // newProgress writes to w; tty selects the redrawn line.
 func newProgress(w io.Writer, tty bool) *progress {
-	return &progress{w: w, tty: tty, now: time.Now}
+	return &progress{w: w, tty: tty, now: time.Now, plainEvery: 15 * time.Second}
 }
 
 // isTerminal reports whether f is a character device, which is what a
@@ -41,18 +47,21 @@ func isTerminal(f *os.File) bool {
 // Start begins a stage of total units.
 func (p *progress) Start(stage string, total int) {
 	p.mu.Lock()
-	p.stage, p.done, p.total, p.start = stage, 0, max(total, 1), p.now()
+	p.stage, p.done, p.total, p.expect = stage, 0, max(total, 1), p.expects[stage]
+	p.start = p.now()
+	p.last = p.start
 	p.mu.Unlock()
-	if !p.tty {
-		return
-	}
 	p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+	every := time.Second
+	if p.tty {
+		every = 250 * time.Millisecond
+	}
 	go func(stop, stopped chan struct{}) {
 		defer close(stopped)
-		t := time.NewTicker(250 * time.Millisecond)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
-			p.draw()
+			p.tick()
 			select {
 			case <-stop:
 				return
@@ -60,6 +69,21 @@ func (p *progress) Start(stage string, total int) {
 			}
 		}
 	}(p.stop, p.stopped)
+}
+
+// tick redraws the terminal line, or prints a plain line if plainEvery has
+// passed since the last.
+func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty {
+		fmt.Fprintf(p.w, "\r\033[K%s", p.line())
+		return
+	}
+	if now := p.now(); now.Sub(p.last) >= p.plainEvery {
+		p.last = now
+		fmt.Fprintf(p.w, "srgreport: %s\n", p.line())
+	}
 }
 
 // Step records one more unit done.
@@ -71,10 +95,8 @@ func (p *progress) Step() {
 
 // Done ends the stage, with a note (may be empty) on its outcome.
 func (p *progress) Done(note string) {
-	if p.tty {
-		close(p.stop)
-		<-p.stopped
-	}
+	close(p.stop)
+	<-p.stopped
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	line := fmt.Sprintf("srgreport: %s done in %s", p.stage, fmtDuration(p.now().Sub(p.start)))
@@ -88,23 +110,34 @@ func (p *progress) Done(note string) {
 	fmt.Fprintln(p.w, line)
 }
 
-// draw redraws the terminal line.
-func (p *progress) draw() {
+// Printf writes a line of its own, between stages.
+func (p *progress) Printf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "\r\033[K%s", p.line())
+	fmt.Fprintf(p.w, "srgreport: "+format+"\n", args...)
 }
 
-// line formats the current state: stage, bar, count, elapsed and ETA.
+// line formats the current state: stage, bar, count, elapsed and ETA. The
+// ETA comes from the units done, or, before a tenth of them are done, from
+// the stage's expected length while it lasts.
 func (p *progress) line() string {
 	const width = 24
 	elapsed := p.now().Sub(p.start)
 	filled := width * p.done / p.total
 	bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
 	eta := "ETA ?"
-	if p.done > 0 {
+	switch {
+	case p.expect > elapsed && p.done*10 < p.total:
+		// Too few units yet for a rate (the first are often the slowest):
+		// the plan's length is the better guess.
+		eta = "ETA about " + (p.expect - elapsed).Round(time.Second).String()
+	case p.done > 0:
 		left := time.Duration(float64(elapsed) / float64(p.done) * float64(p.total-p.done))
 		eta = "ETA " + left.Round(time.Second).String()
+	case p.expect > elapsed:
+		eta = "ETA about " + (p.expect - elapsed).Round(time.Second).String()
+	case p.expect > 0:
+		eta = "ETA ? (longer than the expected " + fmtDuration(p.expect) + ")"
 	}
 	return fmt.Sprintf("%-14s [%s] %d/%d %s %s", p.stage, bar, p.done, p.total, elapsed.Round(time.Second), eta)
 }

@@ -21,13 +21,17 @@ import (
 // small fixed values. summary.json is the Report itself, encoded by its
 // struct tags (see encodeJSON), so every number in index.md is also there.
 type Report struct {
-	Seed    uint64        `json:"seed"`
-	Quick   bool          `json:"quick"`
-	Sampler string        `json:"sampler"` // the backend the experiments use
-	Go      string        `json:"go"`
-	OS      string        `json:"os"`
-	Arch    string        `json:"arch"`
-	CPUs    int           `json:"cpus"`
+	Seed    uint64 `json:"seed"`
+	Quick   bool   `json:"quick"`
+	Sampler string `json:"sampler"` // the backend the experiments use
+	// Guarantee is what the sampler promises of its draws (backends.Backend).
+	Guarantee string `json:"sampler_guarantee"`
+	Go        string `json:"go"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	// Machine is what the run measured on, load averages included.
+	Machine Machine       `json:"machine"`
 	Started time.Time     `json:"started"`
 	Elapsed time.Duration `json:"elapsed_seconds"`
 	// Claims are package proofs' results as they come.
@@ -103,10 +107,14 @@ type Differential struct {
 // call, a whole batch for the batch step. BytesPerItem is 0 for the batch
 // step, which does not measure it.
 type Point struct {
-	Impl         string  `json:"impl"`
-	Op           string  `json:"op"`
-	N            int     `json:"n"`
-	NsPerOp      float64 `json:"ns_per_op"`
+	Impl    string  `json:"impl"`
+	Op      string  `json:"op"`
+	N       int     `json:"n"`
+	NsPerOp float64 `json:"ns_per_op"`
+	// NsMedian and NsMax are the median and the slowest of the
+	// measurements, NsPerOp the fastest, which the tables show.
+	NsMedian     float64 `json:"ns_per_op_median"`
+	NsMax        float64 `json:"ns_per_op_max"`
 	BytesPerItem float64 `json:"bytes_per_item"`
 	AllocsPerOp  int64   `json:"allocs_per_op"`
 }
@@ -194,55 +202,71 @@ type Dataset struct {
 	TimeTo []TimeTo `json:"time_to_accuracy"`
 	// EpochCost compares an SRG epoch with an SGD epoch; nil if either was
 	// not measured.
-	EpochCost *EpochCost    `json:"epoch_cost"`
-	Elapsed   time.Duration `json:"elapsed_seconds"`
-	Err       string        `json:"error,omitempty"`
+	EpochCost *EpochCost `json:"epoch_cost"`
+	// Timing is the separate measurement every wall-clock figure of the
+	// set comes from (see timing.go); nil if not run.
+	Timing *Timing `json:"timing"`
+	// Gaps are the outlier gaps of the seconds the accuracy runs recorded,
+	// which the report does not use.
+	Gaps    Gaps          `json:"accuracy_run_gaps"`
+	Elapsed time.Duration `json:"elapsed_seconds"`
+	Err     string        `json:"error,omitempty"`
 
 	data *libsvm.Dataset // read before the long stages
 }
 
 // EpochCost is the wall-clock time per example of SGD and of SRG under the
-// constant step: a mean curve's seconds at its last checkpoint divided by
-// the examples drawn by then (epochs × n), in µs, and their ratio SRG/SGD.
+// constant step, in µs: the median cost of an epoch (Timing) over n; Ratio
+// is the median over the timing's repetitions of SRG's cost over SGD's in
+// the same repetition, RatioMin and RatioMax their range.
 type EpochCost struct {
-	SGD   float64 `json:"sgd_us_per_example"`
-	SRG   float64 `json:"srg_us_per_example"`
-	Ratio float64 `json:"srg_over_sgd"`
+	SGD      float64 `json:"sgd_us_per_example"`
+	SRG      float64 `json:"srg_us_per_example"`
+	Ratio    float64 `json:"srg_over_sgd"`
+	RatioMin float64 `json:"srg_over_sgd_min"`
+	RatioMax float64 `json:"srg_over_sgd_max"`
 }
 
-// epochCost returns the EpochCost of res, or nil if its constant-step
-// curves lack SGD or SRG or either took no measurable time.
-func epochCost(res *srg.DatasetResult) *EpochCost {
-	// µs per example of the curve of method; 0 if not measured.
-	perExample := func(method string) float64 {
-		for _, c := range res.Constant {
-			if c.Method == method && len(c.Seconds) > 0 {
-				return 1e6 * c.Seconds[len(c.Seconds)-1] / (c.Evals[len(c.Evals)-1] * float64(res.N))
-			}
-		}
-		return 0
-	}
-	sgd, srgT := perExample(methodSGD), perExample(methodSRG)
-	if !(sgd > 0 && srgT > 0) {
+// epochCost returns the EpochCost of d, or nil if its timing lacks SGD or
+// SRG under the constant step.
+func epochCost(d Dataset) *EpochCost {
+	q := pairedRatios(d, "constant", methodSRG, methodSGD)
+	if len(q) == 0 || d.Result == nil {
 		return nil
 	}
-	return &EpochCost{SGD: sgd, SRG: srgT, Ratio: srgT / sgd}
+	n := float64(d.Result.N)
+	return &EpochCost{
+		SGD: 1e6 * secondsPerEpoch(d, "constant", methodSGD) / n, SRG: 1e6 * secondsPerEpoch(d, "constant", methodSRG) / n,
+		Ratio: median(q), RatioMin: q[0], RatioMax: q[len(q)-1],
+	}
 }
 
 // TimeTo is how long one method's mean curve takes to reach a relative
 // error of 10^Log10 (NaN: not reached in the run).
+//
+// Epochs is read from the mean curve; EpochsLo and EpochsHi from the best
+// and the worst run at each checkpoint (the curve's Log10ErrMin and
+// Log10ErrMax): when the first run got there, and from when every run was
+// there. Seconds is Epochs times the median cost of an epoch (Timing),
+// SecondsLo and SecondsHi Epochs times the cheapest and dearest repetition.
 type TimeTo struct {
-	Schedule string  `json:"schedule"`
-	Method   string  `json:"method"`
-	Log10    float64 `json:"log10_relative_error"`
-	Epochs   float64 `json:"epochs"`
-	Seconds  float64 `json:"seconds"`
+	Schedule  string  `json:"schedule"`
+	Method    string  `json:"method"`
+	Log10     float64 `json:"log10_relative_error"`
+	Epochs    float64 `json:"epochs"`
+	EpochsLo  float64 `json:"epochs_best_run"`
+	EpochsHi  float64 `json:"epochs_worst_run"`
+	Seconds   float64 `json:"seconds"`
+	SecondsLo float64 `json:"seconds_min"`
+	SecondsHi float64 `json:"seconds_max"`
 }
 
 // Figure is one SVG written beside index.md.
 type Figure struct {
 	File    string `json:"file"`
 	Caption string `json:"caption"`
+	// PNG is the path of its PNG copy (-png), empty if none.
+	PNG string `json:"png,omitempty"`
 }
 
 // Reference numbers quoted from the paper, shown next to the measured ones.
@@ -290,6 +314,9 @@ func (r *Report) Errors() []string {
 	for _, d := range r.Datasets {
 		if d.Err != "" {
 			errs = append(errs, "data set "+d.Name+": "+d.Err)
+		}
+		if d.Timing != nil && d.Timing.Err != "" {
+			errs = append(errs, "timing of "+d.Name+": "+d.Timing.Err)
 		}
 	}
 	errs = append(errs, r.FigureErrs...)

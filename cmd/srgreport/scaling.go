@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -103,13 +104,18 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 		}
 		p := j.p
 		p.BytesPerItem = bpi
-		if p.NsPerOp, p.AllocsPerOp, err = fastest(run, reps); err != nil {
+		var all []float64
+		if all, p.AllocsPerOp, err = measure(run, reps); err != nil {
 			sc.Err = fmt.Sprintf("%s: %v", j.label, err)
 			break
 		}
 		if p.Op == string(batchStep) {
-			p.NsPerOp /= batchSize
+			for k := range all {
+				all[k] /= batchSize
+			}
 		}
+		slices.Sort(all)
+		p.NsPerOp, p.NsMedian, p.NsMax = all[0], median(all), all[len(all)-1]
 		sc.Points = append(sc.Points, p)
 		pr.Step()
 	}
@@ -118,11 +124,10 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 	return sc
 }
 
-// fastest returns the least time per call of run over reps measurements
+// measure returns the time per call of run in each of reps measurements
 // by testing.Benchmark, and the allocations per call.
-func fastest(run func(), reps int) (ns float64, allocs int64, err error) {
-	ns = math.Inf(1)
-	for range reps {
+func measure(run func(), reps int) (ns []float64, allocs int64, err error) {
+	for range max(reps, 1) {
 		res := testing.Benchmark(func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -130,12 +135,29 @@ func fastest(run func(), reps int) (ns float64, allocs int64, err error) {
 			}
 		})
 		if res.N == 0 {
-			return 0, 0, fmt.Errorf("benchmark did not run")
+			return nil, 0, fmt.Errorf("benchmark did not run")
 		}
-		ns = min(ns, float64(res.T.Nanoseconds())/float64(res.N))
+		ns = append(ns, float64(res.T.Nanoseconds())/float64(res.N))
 		allocs = res.AllocsPerOp()
 	}
 	return ns, allocs, nil
+}
+
+// spreadAboveFastest returns, over points, the median and the largest of
+// the median measurement's excess over the fastest, as a fraction: how much
+// the machine's other work moved the measurements.
+func spreadAboveFastest(points []Point) (med, most float64) {
+	var xs []float64
+	for _, p := range points {
+		if p.NsPerOp > 0 && p.NsMedian > 0 {
+			xs = append(xs, p.NsMedian/p.NsPerOp-1)
+		}
+	}
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	slices.Sort(xs)
+	return median(xs), xs[len(xs)-1]
 }
 
 // fitScaling fits every (impl, op) series, ns against log2 n for the trees

@@ -150,3 +150,30 @@ func TestMeasureScalingBatch(t *testing.T) {
 		require.InEpsilon(t, batch[q.Impl].NsPerOp/batch[bench.GonumWeighted].NsPerOp, q.Batch, 1e-12, q.Impl)
 	}
 }
+
+// An interval far above its run's median is the machine's other work: it is
+// dropped and counted; SVRG's uneven intervals are all kept.
+func TestEpochCostOfDropsOutliers(t *testing.T) {
+	secs := []float64{0, 1, 2, 3, 13, 14} // intervals 1, 1, 1, 10, 1
+	cost, out, of := epochCostOf(secs, 4, false)
+	require.Equal(t, 4.0, cost, "mean kept interval 1, four an epoch")
+	require.Equal(t, 1, out)
+	require.Equal(t, 5, of)
+	cost, out, _ = epochCostOf(secs, 4, true)
+	require.InEpsilon(t, 14.0/5*4, cost, 1e-12)
+	require.Zero(t, out)
+}
+
+// Every repetition runs each job once, the two of a pair (SGD and SRG of a
+// schedule) back to back, which first alternating.
+func TestRepOrderPairsRunBackToBack(t *testing.T) {
+	for r := range 6 {
+		o := repOrder(8, r)
+		require.ElementsMatch(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, o, "rep %d", r)
+		for k := 0; k < len(o); k += 2 {
+			require.Equal(t, o[k]/2, o[k+1]/2, "rep %d: a pair back to back: %v", r, o)
+		}
+		require.Equal(t, r%2 == 1, o[0]%2 == 1, "rep %d: which goes first alternates", r)
+	}
+	require.ElementsMatch(t, []int{0, 1, 2}, repOrder(3, 1))
+}

@@ -32,7 +32,7 @@ type Backend struct {
 	LinearSet bool
 }
 
-// All lists the backends, the reference (naive) first.
+// All lists the map-exact backends, the reference (naive) first.
 var All = []Backend{
 	{Name: "naive", New: func(n int) reweighted.Sampler { return naive.New(n) }, MaxN: 1 << 16, LinearSet: true},
 	{Name: "ost", New: func(n int) reweighted.Sampler { return ost.New(n) }, MaxN: 1 << 20},
