@@ -351,7 +351,7 @@ func TestRejectsBadInput(t *testing.T) {
 	require.ErrorIs(t, err, reweighted.ErrEmpty)
 	require.ErrorIs(t, e.DrawBatch(0, src, true, nil, []float64{1}), reweighted.ErrEmpty)
 	require.NoError(t, e.Load(nil))
-	require.NoError(t, e.SetBatch(nil, nil))
+	require.ErrorIs(t, e.SetBatch(nil, nil), reweighted.ErrEmpty, "as the driver and the root's SetBatch do")
 	require.Panics(t, func() { New(-1) })
 }
 

@@ -51,7 +51,7 @@ func TestParseFlagsLibsvm(t *testing.T) {
 	cfg, err = parseFlags(nil, io.Discard)
 	require.NoError(t, err)
 	require.Equal(t, "reports", cfg.out)
-	require.Equal(t, "btree", cfg.sampler)
+	require.Equal(t, "levels", cfg.sampler)
 	require.Empty(t, cfg.data)
 	require.False(t, cfg.quick)
 }
@@ -348,9 +348,19 @@ func TestReach(t *testing.T) {
 
 func TestConformanceSmall(t *testing.T) {
 	conf, diff := checkConformance(5, 10, 12, 150, newProgress(io.Discard, false))
-	require.Len(t, conf, len(backends.All))
-	for _, c := range conf {
-		require.Equal(t, "pass", c.Kit, c.Backend)
+	require.Len(t, conf, len(backends.Every()))
+	for k, c := range conf {
+		b := backends.Every()[k]
+		require.Equal(t, b.Name, c.Backend)
+		require.Equal(t, b.Guarantee(), c.Guarantee)
+		if b.MapExact() {
+			require.Equal(t, "pass", c.Kit, c.Backend)
+			require.Equal(t, "by the map mode", c.LawKit, c.Backend)
+		} else {
+			require.Equal(t, "law-exact: no map", c.Kit, c.Backend)
+			require.Equal(t, "pass", c.LawKit, c.Backend)
+		}
+		require.False(t, c.KitFailed(), c.Backend)
 		require.Equal(t, 10, c.States)
 		require.Equal(t, 5, c.NearCutoff, "every other state is near the cutoff")
 		require.Greater(t, c.Checks, 10*7, "edge bounds plus random ones per state")

@@ -193,25 +193,41 @@ func (m *mdWriter) conformance(r *Report) {
 		m.printf("Not checked in this run.\n")
 		return
 	}
-	m.printf("Each backend first runs the conformance kit (`samplertest.Check`: every property of the contract, ")
-	m.printf("its rapid state machine and the near-cutoff regressions). Then it holds %d states: random ones of up to %d items ", r.Conformance[0].States, r.ConfMaxN)
+	m.printf("Each backend first runs the conformance kit: the map mode (`samplertest.Check`: every property of the contract, ")
+	m.printf("its rapid state machine and the near-cutoff regressions) on the map-exact backends, which have Algorithm 4's map from u to an item, ")
+	m.printf("and the law mode (`samplertest.CheckLaw`: everything that needs no map, and the law of the draws against the exact p* by χ² tests ")
+	m.printf("and, for a sampler that draws by rejection, each item's per-attempt probability) on the law-exact ones, ")
+	m.printf("whose law no map implies (`go test ./internal/backends` runs it on every backend). ")
+	m.printf("Then it holds %d states: random ones of up to %d items ", r.Conformance[0].States, r.ConfMaxN)
 	m.printf("(every tenth up to %d) drawn with `samplertest.Keys` (zeros, ties, subnormal and huge keys), ", r.ConfBigN)
 	m.printf("alternating with %d near-cutoff ones from `samplertest.NearCutoff` (tail keys on the cutoff ε·λ(r) of Lemma 1 or 1–3 ulps off it, ", r.Conformance[0].NearCutoff)
 	m.printf("at subnormal, unit and 2^700 scales), where a float predicate picks another ρ than exact arithmetic. ")
 	m.printf("Each is checked by `samplertest.Verify` against the exact rational oracle (the exact ρ, λ within 1e-9, ")
 	m.printf("total variation within 1e-9, and every draw's exact interval within 1e-9 of u) at the edge bounds ")
-	m.printf("(0, 1/n, just below 1/n, 1/(2n), tiny and subnormal ε) and at random ε.\n")
-	m.table("Backend", "Kit", "States", "near-cutoff", "(state, ε) checks", "Failures")
-	for _, c := range r.Conformance {
-		kit := "pass"
-		if c.Kit != "pass" {
-			kit = "**fail**"
+	m.printf("(0, 1/n, just below 1/n, 1/(2n), tiny and subnormal ε) and at random ε; a law-exact backend by `samplertest.VerifyLaw` ")
+	m.printf("(the same, with its draws and per-attempt law in place of the map).\n")
+	m.table("Backend", "Kind", "Kit, map mode", "Kit, law mode", "States", "near-cutoff", "(state, ε) checks", "Failures")
+	verdict := func(s string) string {
+		switch s {
+		case "pass":
+			return "pass"
+		case "law-exact: no map":
+			return "—"
+		case "by the map mode":
+			return "by the map"
 		}
-		m.row("`"+c.Backend+"`", kit, fmt.Sprint(c.States), fmt.Sprint(c.NearCutoff), fmt.Sprint(c.Checks), fmt.Sprint(c.Failures))
+		return "**fail**"
 	}
 	for _, c := range r.Conformance {
-		if c.Kit != "pass" {
-			m.printf("\nConformance kit failures of `%s`: %s\n", c.Backend, oneLine(c.Kit))
+		kind, _, _ := strings.Cut(c.Guarantee, ":")
+		m.row("`"+c.Backend+"`", kind, verdict(c.Kit), verdict(c.LawKit), fmt.Sprint(c.States), fmt.Sprint(c.NearCutoff), fmt.Sprint(c.Checks), fmt.Sprint(c.Failures))
+	}
+	for _, c := range r.Conformance {
+		if verdict(c.Kit) == "**fail**" {
+			m.printf("\nConformance kit failures of `%s` (map mode): %s\n", c.Backend, oneLine(c.Kit))
+		}
+		if verdict(c.LawKit) == "**fail**" {
+			m.printf("\nConformance kit failures of `%s` (law mode): %s\n", c.Backend, oneLine(c.LawKit))
 		}
 		if c.Failures > 0 {
 			m.printf("\nFirst failure of `%s`: %s\n", c.Backend, oneLine(c.FirstFailure))

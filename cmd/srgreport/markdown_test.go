@@ -27,8 +27,9 @@ func fixture() *Report {
 			{Claim: "Lemma 9", Test: "TestLemma9", Statement: "false claim", Instances: 3, WorstRatio: math.Inf(1)},
 		},
 		Conformance: []Conformance{
-			{Backend: "naive", Kit: "pass", States: 4, NearCutoff: 2, Checks: 44},
-			{Backend: "ost", Kit: "StateMachine: Key(3) = 1, model 2", States: 4, NearCutoff: 2, Checks: 44, Failures: 1, FirstFailure: "state 2: λ off"},
+			{Backend: "naive", Guarantee: "map-exact: the same item", Kit: "pass", LawKit: "by the map mode", States: 4, NearCutoff: 2, Checks: 44},
+			{Backend: "ost", Guarantee: "map-exact: the same item", Kit: "StateMachine: Key(3) = 1, model 2", LawKit: "by the map mode", States: 4, NearCutoff: 2, Checks: 44, Failures: 1, FirstFailure: "state 2: λ off"},
+			{Backend: "levels", Guarantee: "law-exact: the same law", Kit: "law-exact: no map", LawKit: "ChiSquare: χ² too large", States: 4, NearCutoff: 2, Checks: 44},
 		},
 		ConfMaxN: 80, ConfBigN: 2000,
 		Differential: Differential{States: 4, NearCutoff: 2, Solves: 88, Samples: 1320, ExactItems: 1300, AtEdge: 3},
@@ -98,8 +99,9 @@ func TestMarkdownSections(t *testing.T) {
 		"took 1m30s",
 		// conformance and differential
 		"random ones of up to 80 items (every tenth up to 2000)", "alternating with 2 near-cutoff ones",
-		"| `naive` | pass | 4 | 2 | 44 | 0 |", "| `ost` | **fail** | 4 | 2 | 44 | 1 |",
-		"Conformance kit failures of `ost`: StateMachine: Key(3) = 1, model 2", "First failure of `ost`: state 2: λ off",
+		"| `naive` | map-exact | pass | by the map | 4 | 2 | 44 | 0 |", "| `ost` | map-exact | **fail** | by the map | 4 | 2 | 44 | 1 |",
+		"| `levels` | law-exact | — | **fail** | 4 | 2 | 44 | 0 |", "Conformance kit failures of `levels` (law mode): ChiSquare: χ² too large",
+		"Conformance kit failures of `ost` (map mode): StateMachine: Key(3) = 1, model 2", "First failure of `ost`: state 2: λ off",
 		"on the same 4 states (2 near the cutoff)", "1320 draws over all backends, of which **1300 return the item",
 		"but for 3 draws within 1e-9 of an edge", "**0 failures**",
 		// scaling: the time table, the fit and the ratio to gonum
@@ -271,7 +273,7 @@ func TestSummaryJSONSchema(t *testing.T) {
 	r0 := sc["gonum_ratios"].([]any)[0].(map[string]any)
 	require.Equal(t, 2.304, r0["batch_over_gonum"])
 
-	require.Len(t, s["errors"].([]any), 4)
+	require.Len(t, s["errors"].([]any), 5, "a claim, two kits (ost's map mode, levels' law mode), a state, a data set")
 }
 
 func TestSummaryJSONEmpty(t *testing.T) {

@@ -108,7 +108,7 @@ func TestMeasureScalingTiny(t *testing.T) {
 	require.Empty(t, sc.Err)
 	// naive only at n = 16 (naiveMax), the other backends at 16 and 32;
 	// gonum runs only the ε = 0 step; the floor runs at both sizes.
-	require.Len(t, sc.Points, 2+4*(len(backends.All)-1)+2+2)
+	require.Len(t, sc.Points, 2+4*(len(backends.Every())-1)+2+2)
 	floor := 0
 	for _, p := range sc.Points {
 		if p.Impl == bench.FloorImpl {
@@ -145,7 +145,7 @@ func TestMeasureScalingBatch(t *testing.T) {
 		require.Greater(t, p.NsPerOp, 0.0, impl)
 		require.False(t, math.IsInf(p.NsPerOp, 0), impl)
 	}
-	require.Len(t, sc.Ratios, len(backends.All))
+	require.Len(t, sc.Ratios, len(backends.Every()))
 	for _, q := range sc.Ratios {
 		require.InEpsilon(t, batch[q.Impl].NsPerOp/batch[bench.GonumWeighted].NsPerOp, q.Batch, 1e-12, q.Impl)
 	}
