@@ -59,7 +59,7 @@ func figureSpecs(r *Report) []figureSpec {
 	if len(r.Scaling.Points) > 0 {
 		s := figureSpec{
 			key: figScaling, file: "scaling.svg",
-			caption: "Cost of one SRG step (Sample then Set) against n, log-log; solid: ε = 1/(2n), dashed: ε = 0 " +
+			caption: "Cost of one SRG step (Sample, or Draw for the law-exact levels, then Set) against n, log-log; solid: ε = 1/(2n), dashed: ε = 0 " +
 				"(gonum's Weighted: Take then Reweight); grey: two descents of a bare tree (bench.Floor; a reference, not a sampler).",
 			title: "Cost per SRG step", xlabel: "n", ylabel: "ns per step", logX: true, logY: true,
 		}

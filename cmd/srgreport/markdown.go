@@ -292,7 +292,7 @@ func (m *mdWriter) scaling(r *Report) {
 		m.epochCost(r)
 		return
 	}
-	m.printf("One SRG step is `Sample` then `Set` of the drawn item to a fresh key (`bench.Prepare`), timed by ")
+	m.printf("One SRG step is `Sample` (for the law-exact `levels`, `reweighted.Draw`) then `Set` of the drawn item to a fresh key (`bench.Prepare`), timed by ")
 	m.printf("`testing.Benchmark`: each point is the fastest of %d measurements of %s (the machine may be shared, and ", sc.Reps, sc.Benchtime)
 	m.printf("interference only adds time). gonum's `sampleuv.Weighted` has no lower bound ε ")
 	m.printf("and runs the ε = 0 step (`Take` then `Reweight`). The last column is a reference, not a sampler: two ")
