@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/bench"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -128,6 +129,38 @@ func TestWorkloads(t *testing.T) {
 	}
 	_, err = bench.PrepareBatch(bench.Impls[0], 1<<17, bench.BatchSize, 1)
 	require.Error(t, err, "naive is not benchmarked past its MaxN")
+}
+
+// Prepare and PrepareBatch build the sampler of the Impl they are given,
+// of either kind, not gonum's in its place: a constructor that counts its
+// calls is called once by each, and its sampler holds the keys.
+func TestWorkloadsUseTheirSampler(t *testing.T) {
+	for _, impl := range bench.Impls {
+		if impl.New == nil && impl.Law == nil {
+			continue
+		}
+		calls := 0
+		var made reweighted.Distribution
+		spy := bench.Impl{Name: impl.Name, MaxN: impl.MaxN, SortedFill: impl.SortedFill}
+		if impl.New != nil {
+			spy.New = func(n int) reweighted.Sampler { calls++; s := impl.New(n); made = s; return s }
+		} else {
+			spy.Law = func(n int) reweighted.Distribution { calls++; made = impl.Law(n); return made }
+		}
+		for _, op := range append(bench.Ops, bench.SolveCutoff) {
+			calls = 0
+			_, _, err := bench.Prepare(spy, op, 256, 3)
+			require.NoError(t, err)
+			require.Equal(t, 1, calls, "%s/%s", impl.Name, op)
+			_, lambda, err := made.Solve(0)
+			require.NoError(t, err)
+			require.Positive(t, lambda, "%s/%s: the keys are in the sampler", impl.Name, op)
+		}
+		calls = 0
+		_, err := bench.PrepareBatch(spy, 256, bench.BatchSize, 3)
+		require.NoError(t, err)
+		require.Equal(t, 1, calls, "%s batch step", impl.Name)
+	}
 }
 
 // BenchmarkDescent is one root-to-leaf descent of a bare balanced tree in
