@@ -1034,16 +1034,3 @@ func (sc *scratch) seenBits(n int) []uint64 {
 	}
 	return sc.seen
 }
-
-// sortDesc sorts entries by key descending.
-func sortDesc(es []entry) {
-	slices.SortFunc(es, func(x, y entry) int {
-		switch {
-		case x.key() > y.key():
-			return -1
-		case x.key() < y.key():
-			return 1
-		}
-		return 0
-	})
-}

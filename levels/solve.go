@@ -255,7 +255,6 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		}
 	}
 	sc.strad = es
-	sortDesc(es)
 	pre := part.plus(head)
 	o.h = nh
 	if nh > 0 {
@@ -263,22 +262,52 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	} else {
 		o.theta = hi
 	}
-	for r := 0; r < len(es); r++ {
-		pre.add(sig64(es[r].key()))
-		if r+1 < len(es) && es[r+1].key() == es[r].key() {
-			continue
+	// The keys inside the bracket, unordered: the predicate holds on a
+	// prefix of them in decreasing order, so a quickselect finds its end
+	// with O(log b) tests and O(b) expected work, not a sort's O(b log b) —
+	// which dominated when many keys crowd the cutoff. es[:lo] are known
+	// head, es[hi:] known tail; a test at a pivot p counts every key ≥ p,
+	// its ties included.
+	lo, hi2 := 0, len(es)
+	for lo < hi2 {
+		p := es[lo+(hi2-lo)/2].key()
+		i, j := partition3(es[lo:hi2], p)
+		i, j = lo+i, lo+j
+		sum := pre
+		for _, e := range es[lo:j] {
+			sum.add(sig64(e.key()))
 		}
-		if !s.headAt(o, sAbove+scale(pre.float(), f), sig64(es[r].key()), unitShift(l), o.n-above-nh-(r+1), depth+3, sc, l, pre) {
-			break
+		if s.headAt(o, sAbove+scale(sum.float(), f), sig64(p), unitShift(l), o.n-above-nh-j, depth+3, sc, l, sum) {
+			lo, pre = j, sum
+			o.h = nh + j
+			o.theta = p
+		} else {
+			hi2 = i
 		}
-		o.h = nh + r + 1
-		o.theta = es[r].key()
-		part = pre
 	}
-	if o.h == nh {
-		part = part.plus(head)
+	return pre
+}
+
+// partition3 orders es around the key p, descending: keys above p first,
+// then keys equal to p, then keys below; it returns the ends i and j of
+// the middle part.
+func partition3(es []entry, p float64) (i, j int) {
+	i, j = 0, 0
+	k := len(es)
+	for j < k {
+		switch a := es[j].key(); {
+		case a > p:
+			es[i], es[j] = es[j], es[i]
+			i++
+			j++
+		case a < p:
+			k--
+			es[j], es[k] = es[k], es[j]
+		default:
+			j++
+		}
 	}
-	return part
+	return i, j
 }
 
 // hiEdge returns the smallest float above every key of group j of level l.
