@@ -79,11 +79,11 @@
 //
 // # Backends
 //
-// The implementations live in sibling packages, each a New(n) that returns
-// a Sampler with all keys 0:
+// The implementations live in sibling packages, each a New(n) with all
+// keys 0. The map-exact ones return a Sampler:
 //
 //   - btree, a counted B+-tree with nodes of 16 in flat slices: O(log n)
-//     per operation and the fewest cache misses; the default of package srg;
+//     per operation and the fewest cache misses of the four;
 //   - ost, the order-statistic red-black tree of the paper (Algorithms 3
 //     and 4): O(log n);
 //   - segtree, a crit-bit trie over the keys' bit patterns, whose shape
@@ -93,8 +93,15 @@
 //
 // Each is an index structure turned into a Sampler by package driver, which
 // holds the arithmetic of the paper once; a backend written elsewhere does
-// the same (see driver's package doc). Each also has Load(keys), which
-// replaces all keys at once with the checks of Set, Probs(ε, dst), the whole
-// vector p* in O(n), and Check, which verifies its invariants. Package
-// samplertest checks any Sampler against an exact rational oracle.
+// the same (see driver's package doc). The law-exact one returns a
+// LawSampler:
+//
+//   - levels, keys grouped by exponent and leading bits with exact integer
+//     sums, drawn by rejection: O(1) expected per draw and per update, one
+//     Solve per batch; the default of package srg.
+//
+// Each also has Load(keys), which replaces all keys at once with the checks
+// of Set, Probs(ε, dst), the whole vector p* in O(n), and Check, which
+// verifies its invariants. Package samplertest checks either kind against
+// an exact rational oracle.
 package reweighted
