@@ -31,48 +31,11 @@ const (
 // otherwise for ranks 1, 2, ρ − 1, ρ, ρ + 1, n − 1, n and 31 spread between.
 func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) error {
 	n := len(keys)
-	if s.Len() != n {
-		return fmt.Errorf("Len() = %d, want %d", s.Len(), n)
+	ex, probs, err := verifyValues(s, keys, eps)
+	if err != nil || n == 0 {
+		return err
 	}
-	for i, a := range keys {
-		if k := s.Key(i); math.Float64bits(k) != math.Float64bits(a+0) {
-			return fmt.Errorf("Key(%d) = %v, want %v", i, k, a)
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	ex := Oracle(keys, eps)
-	rho, lambda, err := s.Solve(eps)
-	if err != nil {
-		return fmt.Errorf("Solve(%v): %w", eps, err)
-	}
-	if rho != ex.Rho {
-		return fmt.Errorf("Solve(%v) ρ = %d, exact ρ = %d", eps, rho, ex.Rho)
-	}
-	if ex.AllZero {
-		if rho != n || lambda != 0 {
-			return fmt.Errorf("Solve(%v) with all keys 0 = (%d, %v), want (%d, 0)", eps, rho, lambda, n)
-		}
-	} else if !CloseRel(lambda, ex.Lambda, RelLambda) {
-		return fmt.Errorf("Solve(%v) λ = %v (ρ = %d), exact λ = %v (ρ = %d)", eps, lambda, rho, ratFloat(ex.Lambda), ex.Rho)
-	}
-	probs := make([]float64, n)
-	tv := 0.0
-	for i := range n {
-		p, err := s.Prob(i, eps)
-		if err != nil {
-			return fmt.Errorf("Prob(%d, %v): %w", i, eps, err)
-		}
-		probs[i] = p
-		tv += math.Abs(p - ratFloat(ex.P[i]))
-	}
-	if tv/2 > TV {
-		return fmt.Errorf("at ε = %v, Prob is at total variation %.3g from exact p* (ρ = %d, exact ρ = %d)", eps, tv/2, rho, ex.Rho)
-	}
-	if err := KKT(keys, eps, probs); err != nil {
-		return fmt.Errorf("at ε = %v, Prob fails: %w", eps, err)
-	}
+	rho := ex.Rho
 	check := func(u float64) error {
 		i, p, err := s.Sample(eps, u)
 		if err != nil {
@@ -124,6 +87,57 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		}
 	}
 	return nil
+}
+
+// verifyValues checks what Verify and VerifyLaw share: Len, Key, Solve
+// (ρ equal to the exact ρ, λ within RelLambda) and Prob (total variation
+// within TV, and the KKT certificate); it returns the oracle (nil for no
+// keys) and the Prob of every item.
+func verifyValues(s reweighted.Distribution, keys []float64, eps float64) (*Exact, []float64, error) {
+	n := len(keys)
+	if s.Len() != n {
+		return nil, nil, fmt.Errorf("Len() = %d, want %d", s.Len(), n)
+	}
+	for i, a := range keys {
+		if k := s.Key(i); math.Float64bits(k) != math.Float64bits(a+0) {
+			return nil, nil, fmt.Errorf("Key(%d) = %v, want %v", i, k, a)
+		}
+	}
+	if n == 0 {
+		return nil, nil, nil
+	}
+	ex := Oracle(keys, eps)
+	rho, lambda, err := s.Solve(eps)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Solve(%v): %w", eps, err)
+	}
+	if rho != ex.Rho {
+		return nil, nil, fmt.Errorf("Solve(%v) ρ = %d, exact ρ = %d", eps, rho, ex.Rho)
+	}
+	if ex.AllZero {
+		if rho != n || lambda != 0 {
+			return nil, nil, fmt.Errorf("Solve(%v) with all keys 0 = (%d, %v), want (%d, 0)", eps, rho, lambda, n)
+		}
+	} else if !CloseRel(lambda, ex.Lambda, RelLambda) {
+		return nil, nil, fmt.Errorf("Solve(%v) λ = %v (ρ = %d), exact λ = %v (ρ = %d)", eps, lambda, rho, ratFloat(ex.Lambda), ex.Rho)
+	}
+	probs := make([]float64, n)
+	tv := 0.0
+	for i := range n {
+		p, err := s.Prob(i, eps)
+		if err != nil {
+			return nil, nil, fmt.Errorf("Prob(%d, %v): %w", i, eps, err)
+		}
+		probs[i] = p
+		tv += math.Abs(p - ratFloat(ex.P[i]))
+	}
+	if tv/2 > TV {
+		return nil, nil, fmt.Errorf("at ε = %v, Prob is at total variation %.3g from exact p* (ρ = %d, exact ρ = %d)", eps, tv/2, rho, ex.Rho)
+	}
+	if err := KKT(keys, eps, probs); err != nil {
+		return nil, nil, fmt.Errorf("at ε = %v, Prob fails: %w", eps, err)
+	}
+	return ex, probs, nil
 }
 
 // ItemAt returns the item whose exact interval under rho contains u, or −1
