@@ -467,3 +467,33 @@ func TestBracketDenominator(t *testing.T) {
 	require.Equal(t, 5, samplertest.Oracle(keys, eps).Rho)
 	requireLaw(t, load(t, keys), keys, eps)
 }
+
+// A group of a level narrower than twelve bits (subnormal keys below
+// 2^-1062) holds few distinct values and never splits, however many items
+// it holds: 1,000 items at a few keys of level 10, set one by one and in a
+// batch, keep every invariant and the exact law (a sampled mutant that
+// split such groups survived the other tests).
+func TestNarrowLevelGroupsStayFlat(t *testing.T) {
+	const n = 1000
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = math.Ldexp(float64(1<<10+i%3), -1074) // level 10, one group
+	}
+	s := New(n)
+	for i, a := range keys {
+		require.NoError(t, s.Set(i, a))
+	}
+	require.NoError(t, s.Check())
+	for _, eps := range []float64{0, 1 / float64(2*n), 1 / float64(n)} {
+		require.NoError(t, samplertest.VerifyLaw(s, keys, eps))
+	}
+	items := make([]int, n/2)
+	batch := make([]float64, n/2)
+	for k := range items {
+		items[k], batch[k] = 2*k, math.Ldexp(float64(1<<10+k%5), -1074)
+		keys[2*k] = batch[k]
+	}
+	require.NoError(t, s.SetBatch(items, batch))
+	require.NoError(t, s.Check())
+	require.NoError(t, samplertest.VerifyLaw(s, keys, 1/float64(2*n)))
+}
