@@ -13,9 +13,9 @@ import (
 // lawRef is a law-exact sampler for testing the law mode of the kit: the
 // brute backend's keys, ρ and p*, with draws by rejection from a uniform
 // proposal (accept item i with probability p_i/max p). Its switches plant
-// the bug of a prototype: items of the tail (p = ε) accepted with too high
-// a probability, as when a group lying wholly in the tail is accepted
-// without its test.
+// the bug class of rejection samplers of p*: items of the tail (p = ε)
+// accepted with too high a probability, as when a group lying wholly in
+// the tail is accepted without its test.
 type lawRef struct {
 	*brute
 	overdraw float64 // > 0: tail items accepted with overdraw times their probability
@@ -98,7 +98,7 @@ func (l *lawRef) DrawBatch(eps float64, src rand.Source, replace bool, items []i
 
 var _ reweighted.LawSampler = (*lawRef)(nil)
 
-// tailEdge is the boundary class where the prototype's bug showed: a group
+// tailEdge is the boundary class where that bug shows: a group
 // [1 − 2^-6, 1) lying wholly in the tail, its upper edge 1 at the cutoff.
 var tailEdge = Instance{Keys: []float64{4, 4, 0.99, 0.985, 0.9999, 0.99, 0.98, 0.5}, Eps: 1.0 / 14}
 
@@ -116,8 +116,7 @@ func TestVerifyLawPassesReference(t *testing.T) {
 }
 
 // The white-box check catches an over-draw of the tail that the draws and
-// AttemptProbs share, at 33% as the prototype's and at 1%, on the class
-// where it showed.
+// AttemptProbs share, of 33% and of 1%, on that boundary class.
 func TestVerifyLawCatchesOverdraw(t *testing.T) {
 	for _, over := range []float64{1.33, 1.01} {
 		s := newLawRef(len(tailEdge.Keys))
