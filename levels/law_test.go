@@ -201,6 +201,12 @@ func TestZeroAllocs(t *testing.T) {
 	for range 2000 {
 		step()
 	}
+	if raceEnabled {
+		// The race detector makes sync.Pool drop items at random, and the
+		// draws keep their scratch in one: the steps above still ran,
+		// under the detector.
+		return
+	}
 	require.Zero(t, testing.AllocsPerRun(500, step))
 }
 

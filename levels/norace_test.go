@@ -1,0 +1,5 @@
+//go:build !race
+
+package levels
+
+const raceEnabled = false
