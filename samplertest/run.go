@@ -156,7 +156,7 @@ func testDrawsRankRho(t TB, newSampler New) {
 	}
 }
 
-// Regression (issue 11): three of four keys within an ulp of the cutoff.
+// Regression: three of four keys within an ulp of the cutoff.
 // Exact arithmetic gives ρ = 2, λ = 0x1.e227248e46748p+2 and the intervals
 // item 2 [0, 0.625), item 0 [0.625, 0.75), item 3 [0.75, 0.875), item 1
 // [0.875, 1); the float predicate gave ρ = 4 and drew item 1 at u = 0.78125.

@@ -57,7 +57,7 @@ func TestList(t *testing.T) {
 	require.Len(t, backends.Names(), len(backends.All)+len(backends.Law))
 }
 
-// Regression (issue 20): with a subnormal key at the bottom of the head at
+// Regression: with a subnormal key at the bottom of the head at
 // ε = 0, u just below 1 lies in the exact interval of the key before it
 // (the subnormal key's p* rounds to 0, its interval is narrower than any
 // float's spacing); segtree returned the subnormal item with p = 0. Every
