@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/check"
 )
 
 // BatchSelector is the optional fast path of an Index for SampleBatch.
@@ -197,17 +198,9 @@ func (d *Driver) SetBatch(items []int, keys []float64) error {
 	if d.Len() == 0 {
 		return reweighted.ErrEmpty
 	}
-	if len(keys) != m {
-		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, m, len(keys))
-	}
 	n := d.Len()
-	for k, i := range items {
-		if err := checkIndex(i, n); err != nil {
-			return fmt.Errorf("batch entry %d: %w", k, err)
-		}
-		if _, err := checkKey(keys[k]); err != nil {
-			return fmt.Errorf("batch entry %d: %w", k, err)
-		}
+	if err := check.Batch(items, keys, n); err != nil {
+		return err
 	}
 	if m == 0 {
 		return nil

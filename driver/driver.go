@@ -105,6 +105,7 @@ import (
 	"math"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/check"
 )
 
 // Before reports whether item i with key a precedes item j with key b in
@@ -235,24 +236,6 @@ func (d *Driver) Len() int {
 // Key returns the key of item i. It panics unless 0 ≤ i < Len().
 func (d *Driver) Key(i int) float64 { return d.ix.Key(i) }
 
-// checkKey validates a key for Set and returns it with −0 turned into 0.
-func checkKey(a float64) (float64, error) {
-	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
-		return 0, fmt.Errorf("%w: %v", reweighted.ErrKey, a)
-	}
-	if a > reweighted.MaxSum {
-		return 0, fmt.Errorf("%w: %v exceeds MaxSum", reweighted.ErrKey, a)
-	}
-	return a + 0, nil // a + 0 turns −0 into +0
-}
-
-func checkIndex(i, n int) error {
-	if i < 0 || i >= n {
-		return fmt.Errorf("%w: %d not in [0, %d)", reweighted.ErrIndex, i, n)
-	}
-	return nil
-}
-
 func checkU(u float64) error {
 	if !(u >= 0 && u < 1) {
 		return fmt.Errorf("%w: %v not in [0, 1)", reweighted.ErrUniform, u)
@@ -263,10 +246,10 @@ func checkU(u float64) error {
 // Set replaces the key of item i by a.
 func (d *Driver) Set(i int, a float64) error {
 	n := d.Len()
-	if err := checkIndex(i, n); err != nil {
+	if err := check.Index(i, n); err != nil {
 		return err
 	}
-	a, err := checkKey(a)
+	a, err := check.Key(a)
 	if err != nil {
 		return err
 	}
@@ -313,7 +296,7 @@ func (d *Driver) Load(keys []float64) error {
 	acc.Reset()
 	zeros := 0
 	for i, a := range keys {
-		a, err := checkKey(a)
+		a, err := check.Key(a)
 		if err != nil {
 			return fmt.Errorf("key of item %d: %w", i, err)
 		}
@@ -417,7 +400,7 @@ func (d *Driver) Prob(i int, eps float64) (float64, error) {
 	if n == 0 {
 		return 0, reweighted.ErrEmpty
 	}
-	if err := checkIndex(i, n); err != nil {
+	if err := check.Index(i, n); err != nil {
 		return 0, err
 	}
 	b, err := d.bound(eps)

@@ -140,19 +140,20 @@
 //
 // # Where the time goes
 //
-// On a 2-core machine shared with other jobs (benchstat, 6 runs, medians;
-// the spread was 30–100%), one SRG step (Draw at ε = 1/(2n), then Set)
-// took 0.9 µs at n = 2^10 and 2.2–4.4 µs at 2^16 and 2^20, 4 to 7 times
-// gonum's sampleuv.Weighted (Take, then Reweight), which needs no Solve: a
-// draw here pays a whole Solve, a walk over the occupied levels (a few
-// dozen for Exp(1) and lognormal keys) with a float test at each, the straddling
-// group's bracket and the table, before an O(1) attempt. A batch step (128
-// draws without replacement, then their 128 new keys) shares one Solve and
-// took per item 0.22 µs at 2^10, 0.49 µs at 2^16 and 0.85 µs at 2^20 for
-// Exp(1) keys, 1.4, 1.1 and 1.1 times gonum's 128 Take and 128 Reweight
-// (BenchmarkBatchStep); at 2^10 lognormal keys cost twice gonum's, the few
-// heaviest items being drawn again and again and rejected. At 2^20 the
-// profile is memory: the read of a proposed slot (a third of the time),
+// On a 2-core machine shared with other jobs (go test ./bench -bench
+// 'Step|BatchStepKeys', 4 runs, medians, load 3–5), one SRG step (Draw at
+// ε = 1/(2n), then Set) took 0.65, 1.5 and 2.1 µs at n = 2^10, 2^16 and
+// 2^20, 4.6 to 5.9 times gonum's sampleuv.Weighted (Take, then Reweight),
+// which needs no Solve: a draw here pays a whole Solve, a walk over the
+// occupied levels (a few dozen for Exp(1) and lognormal keys) with a float
+// test at each, the straddling group's bracket and the table, before an
+// O(1) attempt. A batch step (128 draws without replacement, then their
+// 128 new keys) shares one Solve and took per item 0.31 µs at 2^16 and
+// 0.56 µs at 2^20 for Exp(1) keys, 1.13 and 1.07 times gonum's 128 Take and
+// 128 Reweight, and 1.3 times for lognormal keys; at 2^10, 1.9 to 2.3
+// times, the few heaviest items being drawn again and again and rejected.
+// At 2^20 the profile is memory: the read of a proposed slot (a third of
+// the time),
 // the writes at the end of the new key's group and the swap-remove from
 // the old one; the attempts of a chunk and the touches of a batch overlap
 // those misses, which is most of what they gain.

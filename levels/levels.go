@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/check"
 )
 
 const (
@@ -598,30 +599,13 @@ func (s *Sampler) nextLevel(l int) int {
 	}
 }
 
-func checkKey(a float64) (float64, error) {
-	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
-		return 0, fmt.Errorf("%w: %v", reweighted.ErrKey, a)
-	}
-	if a > reweighted.MaxSum {
-		return 0, fmt.Errorf("%w: %v exceeds MaxSum", reweighted.ErrKey, a)
-	}
-	return a + 0, nil // −0 becomes +0
-}
-
-func checkIndex(i, n int) error {
-	if i < 0 || i >= n {
-		return fmt.Errorf("%w: %d not in [0, %d)", reweighted.ErrIndex, i, n)
-	}
-	return nil
-}
-
 // Set replaces the key of item i by a: O(1), the item leaves its group by
 // a swap with the group's last entry and joins its new group at the end.
 func (s *Sampler) Set(i int, a float64) error {
-	if err := checkIndex(i, len(s.keys)); err != nil {
+	if err := check.Index(i, len(s.keys)); err != nil {
 		return err
 	}
-	a, err := checkKey(a)
+	a, err := check.Key(a)
 	if err != nil {
 		return err
 	}
@@ -691,7 +675,7 @@ func (s *Sampler) Load(keys []float64) error {
 	defer scratchPool.Put(sc)
 	total := sc.x.SetUint64(0)
 	for i, a := range keys {
-		a, err := checkKey(a)
+		a, err := check.Key(a)
 		if err != nil {
 			return fmt.Errorf("key of item %d: %w", i, err)
 		}
@@ -720,18 +704,9 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	if len(s.keys) == 0 {
 		return reweighted.ErrEmpty
 	}
-	m := len(items)
-	if len(keys) != m {
-		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, m, len(keys))
-	}
-	n := len(s.keys)
-	for k, i := range items {
-		if err := checkIndex(i, n); err != nil {
-			return fmt.Errorf("batch entry %d: %w", k, err)
-		}
-		if _, err := checkKey(keys[k]); err != nil {
-			return fmt.Errorf("batch entry %d: %w", k, err)
-		}
+	m, n := len(items), len(s.keys)
+	if err := check.Batch(items, keys, n); err != nil {
+		return err
 	}
 	if m == 0 {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/check"
 )
 
 // sol is Lemma 1 solved for one ε: ρ, the sum s of the ρ largest keys, and
@@ -413,7 +414,7 @@ func (s *Sampler) Prob(i int, eps float64) (float64, error) {
 	if n == 0 {
 		return 0, reweighted.ErrEmpty
 	}
-	if err := checkIndex(i, n); err != nil {
+	if err := check.Index(i, n); err != nil {
 		return 0, err
 	}
 	if err := s.validate(eps); err != nil {

@@ -406,34 +406,19 @@ func lawNegativeZero(t TB, newDist NewDist) {
 // (with and without replacement) from a fixed seed, which a sampler in a
 // different state would answer differently.
 func ObserveLaw(s reweighted.Distribution) Snapshot {
-	n := s.Len()
-	var o Snapshot
-	for i := range n {
-		o.Keys = append(o.Keys, math.Float64bits(s.Key(i)))
-	}
-	if n == 0 {
-		return o
-	}
-	for _, eps := range EdgeEps(n) {
-		rho, lambda, err := s.Solve(eps)
-		o.Solve = append(o.Solve, fmt.Sprint(rho, math.Float64bits(lambda), err))
-		for i := range n {
-			p, _ := s.Prob(i, eps)
-			o.Probs = append(o.Probs, math.Float64bits(p))
-		}
+	return observe(s, func(o *Snapshot, eps float64) {
 		src := rand.NewPCG(5, 6)
 		for range 8 {
 			i, p, err := reweighted.Draw(s, eps, src)
 			o.Samples = append(o.Samples, fmt.Sprint(i, math.Float64bits(p), err))
 		}
-		m := min(n, 3)
+		m := min(s.Len(), 3)
 		items, probs := make([]int, m), make([]float64, m)
 		for _, replace := range []bool{true, false} {
 			err := reweighted.DrawBatch(s, eps, src, replace, items, probs)
 			o.Samples = append(o.Samples, fmt.Sprint(items, probs, err))
 		}
-	}
-	return o
+	})
 }
 
 // Property: every error of the contract is reported with its sentinel and

@@ -235,6 +235,17 @@ type Snapshot struct {
 
 // Observe takes the Snapshot of s.
 func Observe(s reweighted.Sampler) Snapshot {
+	return observe(s, func(o *Snapshot, eps float64) {
+		for _, u := range EdgeU {
+			i, p, err := s.Sample(eps, u)
+			o.Samples = append(o.Samples, fmt.Sprint(i, math.Float64bits(p), err))
+		}
+	})
+}
+
+// observe takes the keys of s and, at each edge bound, the answers of
+// Solve and Prob, then calls draws to add what the sampler draws.
+func observe(s reweighted.Distribution, draws func(o *Snapshot, eps float64)) Snapshot {
 	n := s.Len()
 	var o Snapshot
 	for i := range n {
@@ -250,10 +261,7 @@ func Observe(s reweighted.Sampler) Snapshot {
 			p, _ := s.Prob(i, eps)
 			o.Probs = append(o.Probs, math.Float64bits(p))
 		}
-		for _, u := range EdgeU {
-			i, p, err := s.Sample(eps, u)
-			o.Samples = append(o.Samples, fmt.Sprint(i, math.Float64bits(p), err))
-		}
+		draws(&o, eps)
 	}
 	return o
 }

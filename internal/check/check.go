@@ -1,0 +1,50 @@
+// Package check holds the argument checks that package driver and the
+// law-exact backends share, so that a key, an index or a batch is refused
+// with the same sentinel and the same words whichever backend refuses it.
+package check
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/reweighted/reweighted"
+)
+
+// Key validates a key for Set and returns it with −0 turned into 0:
+// ErrKey for NaN, ±Inf, a negative key or one above MaxSum.
+func Key(a float64) (float64, error) {
+	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
+		return 0, fmt.Errorf("%w: %v", reweighted.ErrKey, a)
+	}
+	if a > reweighted.MaxSum {
+		return 0, fmt.Errorf("%w: %v exceeds MaxSum", reweighted.ErrKey, a)
+	}
+	return a + 0, nil // a + 0 turns −0 into +0
+}
+
+// Index returns ErrIndex unless 0 ≤ i < n.
+func Index(i, n int) error {
+	if i < 0 || i >= n {
+		return fmt.Errorf("%w: %d not in [0, %d)", reweighted.ErrIndex, i, n)
+	}
+	return nil
+}
+
+// Batch validates a batch of SetBatch for n ≥ 1 items: ErrBatch if items
+// and keys differ in length, then ErrIndex or ErrKey for the first bad
+// entry, wrapped with its position. The sum against MaxSum is the
+// caller's to check.
+func Batch(items []int, keys []float64, n int) error {
+	if len(keys) != len(items) {
+		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, len(items), len(keys))
+	}
+	for k, i := range items {
+		if err := Index(i, n); err != nil {
+			return fmt.Errorf("batch entry %d: %w", k, err)
+		}
+		if _, err := Key(keys[k]); err != nil {
+			return fmt.Errorf("batch entry %d: %w", k, err)
+		}
+	}
+	return nil
+}
