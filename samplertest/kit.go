@@ -174,3 +174,47 @@ func (r *recorder) Fatal(a ...any)                 { r.Error(a...); r.FailNow() 
 func (r *recorder) FailNow()                       { panic(stop{}) }
 func (r *recorder) Fail()                          { r.failed = append(r.failed, "failed") }
 func (r *recorder) Failed() bool                   { return len(r.failed) > 0 }
+
+// NamedCheck is one check of Run: the name of its subtest and the check,
+// which runs on any TB (a *testing.T, or a recorder of a program's own).
+type NamedCheck struct {
+	Name string
+	Run  func(TB, New)
+}
+
+// NamedLawCheck is one check of RunLaw.
+type NamedLawCheck struct {
+	Name string
+	Run  func(TB, NewDist)
+}
+
+// Checks returns the checks of Run, in its order, to run one at a time
+// outside a test, as Check does but with the caller's own report.
+func Checks() []NamedCheck {
+	out := make([]NamedCheck, len(checks))
+	for k, c := range checks {
+		out[k] = NamedCheck{c.name, c.run}
+	}
+	return out
+}
+
+// LawChecks returns the checks of RunLaw, in its order.
+func LawChecks() []NamedLawCheck {
+	out := make([]NamedLawCheck, len(lawChecks))
+	for k, c := range lawChecks {
+		out[k] = NamedLawCheck{c.name, c.run}
+	}
+	return out
+}
+
+// mapDraws is the number of draws of each χ² test of the map mode.
+var mapDraws = 200_000
+
+// SetDraws sets the number of draws of the χ² tests of both modes, which
+// by default is 200,000 (20,000 for the law mode under the race detector),
+// for a sampler whose draws are costly, such as one in another process;
+// fewer draws test the law with less power. Calls must not run while
+// checks do.
+func SetDraws(n int) {
+	mapDraws, lawDraws = n, n
+}

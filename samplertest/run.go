@@ -459,7 +459,8 @@ func requireSameDistribution(t require.TestingT, s1, s2 reweighted.Sampler, perm
 // Property: draws with uniform u follow p* (chi-square goodness of fit at a
 // fixed seed), and items with p = 0 are never drawn.
 func testChiSquare(t TB, newSampler New) {
-	const n, draws = 40, 200_000
+	const n = 40
+	draws := mapDraws
 	rng := rand.New(rand.NewPCG(1, 2))
 	keys := make([]float64, n)
 	for i := range keys {
@@ -484,7 +485,7 @@ func testChiSquare(t TB, newSampler New) {
 				require.Zero(t, c, "item %d has p = 0 but was drawn", i)
 				continue
 			}
-			e := p * draws
+			e := p * float64(draws)
 			stat += (c - e) * (c - e) / e
 			df++
 		}

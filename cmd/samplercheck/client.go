@@ -1,0 +1,435 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/reweighted/reweighted"
+)
+
+// Version is the version of the protocol (PROTOCOL.md) the checker speaks.
+const Version = 1
+
+// errorNames maps the protocol's error names to the contract's sentinels.
+var errorNames = map[string]error{
+	"ErrKey":     reweighted.ErrKey,
+	"ErrIndex":   reweighted.ErrIndex,
+	"ErrEpsilon": reweighted.ErrEpsilon,
+	"ErrUniform": reweighted.ErrUniform,
+	"ErrEmpty":   reweighted.ErrEmpty,
+	"ErrBatch":   reweighted.ErrBatch,
+}
+
+// exchange is one request and its answer, for the report of a failure.
+type exchange struct{ req, resp string }
+
+// Program drives copies of a program through the protocol and makes
+// samplers of them. The kit may hold several samplers at once, and the
+// protocol has one per program, so a few copies run side by side: a
+// sampler whose copy was taken by another is restored on a free copy by
+// replaying its history (new, then every set it made), which a
+// conforming program answers as it did the first time.
+type Program struct {
+	argv    []string
+	timeout time.Duration
+	pool    int
+	procs   []*proc
+	clock   uint64
+	broken  *ProtocolError // the first protocol error since the last reset
+	recent  []exchange     // the last exchanges, oldest first
+	count   int            // requests sent
+}
+
+// keepRecent is how many exchanges Program keeps for a report.
+const keepRecent = 4
+
+// NewProgram returns a Program that runs argv, waiting at most timeout for
+// each answer.
+func NewProgram(argv []string, timeout time.Duration) *Program {
+	return &Program{argv: argv, timeout: timeout, pool: 3}
+}
+
+// Close stops every copy of the program.
+func (g *Program) Close() {
+	for _, p := range g.procs {
+		p.stop()
+	}
+	g.procs = nil
+}
+
+// reset stops every copy and forgets a protocol error, for a fresh start.
+func (g *Program) reset() {
+	g.Close()
+	g.broken = nil
+	g.recent = nil
+}
+
+// fail records a protocol error, the first one only, and panics with it:
+// the sampler's methods cannot return it, and every later request fails
+// with it at once, so that a check that catches panics ends quickly.
+func (g *Program) fail(e *ProtocolError) {
+	if g.broken == nil {
+		g.broken = e
+	}
+	panic(g.broken)
+}
+
+// send writes a request to p and returns the answer line.
+func (g *Program) send(p *proc, req []byte) []byte {
+	if g.broken != nil {
+		panic(g.broken)
+	}
+	g.count++
+	resp, perr := p.exchange(req, g.timeout)
+	ex := exchange{req: string(req)}
+	if perr == nil {
+		ex.resp = string(resp)
+	} else {
+		ex.resp = "(" + perr.Problem + ")"
+	}
+	if len(g.recent) == keepRecent {
+		g.recent = append(g.recent[:0], g.recent[1:]...)
+	}
+	g.recent = append(g.recent, ex)
+	if perr != nil {
+		g.fail(perr)
+	}
+	g.clock++
+	p.used = g.clock
+	return resp
+}
+
+// proc returns a copy for s: its own if no other sampler took it, else a
+// free one, a new one or the one used longest ago, restored to s's history.
+func (g *Program) proc(s *base) *proc {
+	if s.proc != nil && s.proc.owner == s {
+		return s.proc
+	}
+	var p *proc
+	for _, q := range g.procs {
+		if q.owner == nil {
+			p = q
+			break
+		}
+	}
+	if p == nil && len(g.procs) < g.pool {
+		q, err := start(g.argv)
+		if err != nil {
+			g.fail(&ProtocolError{Request: "(none)", Problem: fmt.Sprintf("cannot start %q: %v", g.argv[0], err)})
+		}
+		g.procs = append(g.procs, q)
+		p = q
+	}
+	if p == nil {
+		p = slices.MinFunc(g.procs, func(a, b *proc) int { return cmp.Compare(a.used, b.used) })
+	}
+	p.owner = nil
+	req := []byte(fmt.Sprintf(`{"op":"new","n":%d}`, s.n))
+	if resp := g.send(p, req); !isEmptyObject(resp) {
+		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("answered %s, want {}", clip(resp))})
+	}
+	for k, h := range s.hist {
+		req := setRequest(h.i, h.a)
+		resp := g.send(p, req)
+		if string(resp) != h.resp {
+			g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf(
+				"replayed as set %d of the sampler's history on a new copy of the program, it answered %s, but %s the first time: "+
+					"the program must answer as a function of the requests since new", k+1, clip(resp), h.resp)})
+		}
+	}
+	p.owner, s.proc = s, p
+	return p
+}
+
+// Kind asks a copy of the program its kind.
+func (g *Program) Kind() string {
+	s := &base{g: g}
+	p := g.proc(s)
+	req := []byte(`{"op":"kind"}`)
+	var a struct{ Kind string }
+	g.decode(req, g.send(p, req), &a, "kind")
+	if a.Kind != "map" && a.Kind != "law" {
+		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("kind %q, want \"map\" or \"law\"", a.Kind)})
+	}
+	p.owner = nil
+	return a.Kind
+}
+
+func isEmptyObject(b []byte) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(b, &m) == nil && len(m) == 0 && bytes.HasPrefix(bytes.TrimSpace(b), []byte{'{'})
+}
+
+// decode parses an answer that is not an error into v, a struct whose
+// fields are the answer's keys, which must all be present, and no others.
+func (g *Program) decode(req, resp []byte, v any, keys ...string) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(resp, &m); err != nil || m == nil {
+		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("malformed answer %q: not a JSON object", clip(resp))})
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("answer %s lacks %q", clip(resp), k)})
+		}
+	}
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("answer %s has %q, out of protocol (want the keys %s)", clip(resp), k, strings.Join(keys, ", "))})
+		}
+	}
+	d := json.NewDecoder(bytes.NewReader(resp))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("answer %s: %v", clip(resp), err)})
+	}
+}
+
+// answerError returns the error of an error answer, nil for any other.
+func (g *Program) answerError(req, resp []byte) error {
+	if !bytes.Contains(resp, []byte(`"error"`)) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(resp, &m); err != nil {
+		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("malformed answer %q: not a JSON object", clip(resp))})
+	}
+	raw, ok := m["error"]
+	if !ok {
+		return nil
+	}
+	var a struct {
+		Error   string
+		Message string
+	}
+	g.decode(req, resp, &a, append([]string{"error"}, keysOf(m, "message")...)...)
+	sentinel, ok := errorNames[a.Error]
+	if !ok {
+		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("unknown error %s (want one of ErrKey, ErrIndex, ErrEpsilon, ErrUniform, ErrEmpty, ErrBatch)", raw)})
+	}
+	if a.Message != "" {
+		return fmt.Errorf("%w (the program: %s)", sentinel, a.Message)
+	}
+	return sentinel
+}
+
+// keysOf returns those of keys that m has.
+func keysOf(m map[string]json.RawMessage, keys ...string) []string {
+	var out []string
+	for _, k := range keys {
+		if _, ok := m[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// jfloat is a float of the protocol: a JSON number that round-trips, or
+// one of the strings "NaN", "+Inf", "-Inf".
+type jfloat float64
+
+func (f *jfloat) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"NaN"`:
+		*f = jfloat(math.NaN())
+		return nil
+	case `"+Inf"`:
+		*f = jfloat(math.Inf(1))
+		return nil
+	case `"-Inf"`:
+		*f = jfloat(math.Inf(-1))
+		return nil
+	}
+	if len(b) == 0 || b[0] == '"' || b[0] == 'n' {
+		return fmt.Errorf("%s is not a float of the protocol (a JSON number, \"NaN\", \"+Inf\" or \"-Inf\")", b)
+	}
+	x, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("%s is not a float64: %v", b, err)
+	}
+	*f = jfloat(x)
+	return nil
+}
+
+// jint is an integer of the protocol: a JSON number with no fraction or
+// exponent.
+type jint int
+
+func (n *jint) UnmarshalJSON(b []byte) error {
+	x, err := strconv.Atoi(string(b))
+	if err != nil {
+		return fmt.Errorf("%s is not an integer", b)
+	}
+	*n = jint(x)
+	return nil
+}
+
+// float formats x as the protocol does.
+func float(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return `"NaN"`
+	case math.IsInf(x, 1):
+		return `"+Inf"`
+	case math.IsInf(x, -1):
+		return `"-Inf"`
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+func setRequest(i int, a float64) []byte {
+	return []byte(fmt.Sprintf(`{"op":"set","i":%d,"a":%s}`, i, float(a)))
+}
+
+// setRecord is a set request a sampler made and the answer it got.
+type setRecord struct {
+	i    int
+	a    float64
+	resp string
+}
+
+// base is what a sampler of either kind is: its size, the keys the
+// program accepted, and every set it sent.
+type base struct {
+	g    *Program
+	n    int
+	keys []float64
+	hist []setRecord
+	proc *proc
+}
+
+// newBase makes a sampler of n items on a copy of the program.
+func (g *Program) newBase(n int) *base {
+	if n < 0 {
+		panic(fmt.Sprintf("samplercheck: New(%d)", n))
+	}
+	s := &base{g: g, n: n, keys: make([]float64, n)}
+	g.proc(s)
+	return s
+}
+
+// call sends req for s and returns the answer and the error it reports.
+func (s *base) call(req []byte) ([]byte, error) {
+	resp := s.g.send(s.g.proc(s), req)
+	return resp, s.g.answerError(req, resp)
+}
+
+func (s *base) Len() int { return s.n }
+
+// Key returns the last key that the program accepted for item i: the
+// protocol has no request for it.
+func (s *base) Key(i int) float64 { return s.keys[i] }
+
+func (s *base) Set(i int, a float64) error {
+	req := setRequest(i, a)
+	resp, err := s.call(req)
+	if err == nil {
+		s.g.decode(req, resp, &struct{}{})
+		if i >= 0 && i < s.n {
+			s.keys[i] = a + 0
+		}
+	}
+	s.hist = append(s.hist, setRecord{i, a, string(resp)})
+	return err
+}
+
+func (s *base) Solve(eps float64) (int, float64, error) {
+	req := []byte(`{"op":"solve","eps":` + float(eps) + `}`)
+	resp, err := s.call(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	var a struct {
+		Rho    jint
+		Lambda jfloat
+	}
+	s.g.decode(req, resp, &a, "rho", "lambda")
+	return int(a.Rho), float64(a.Lambda), nil
+}
+
+func (s *base) Prob(i int, eps float64) (float64, error) {
+	req := []byte(fmt.Sprintf(`{"op":"prob","i":%d,"eps":%s}`, i, float(eps)))
+	resp, err := s.call(req)
+	if err != nil {
+		return 0, err
+	}
+	var a struct{ P jfloat }
+	s.g.decode(req, resp, &a, "p")
+	return float64(a.P), nil
+}
+
+// mapSampler is a program of the map kind as a reweighted.Sampler.
+type mapSampler struct{ *base }
+
+func (s mapSampler) Sample(eps, u float64) (int, float64, error) {
+	req := []byte(`{"op":"sample","eps":` + float(eps) + `,"u":` + float(u) + `}`)
+	resp, err := s.call(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	var a struct {
+		I jint
+		P jfloat
+	}
+	s.g.decode(req, resp, &a, "i", "p")
+	return int(a.I), float64(a.P), nil
+}
+
+// lawSampler is a program of the law kind as a reweighted.LawSampler. It
+// takes one number from the source for the seed of each draw request.
+type lawSampler struct{ *base }
+
+func (s lawSampler) Draw(eps float64, src rand.Source) (int, float64, error) {
+	items, probs := make([]int, 1), make([]float64, 1)
+	if err := s.DrawBatch(eps, src, true, items, probs); err != nil {
+		return 0, 0, err
+	}
+	return items[0], probs[0], nil
+}
+
+// DrawBatch asks for len(items) draws. A call that the contract rejects
+// (no items, a bad ε or batch) is still sent, with seed 0, so that the
+// program's own answer is checked, but it takes no number from src: a
+// rejected call uses no randomness.
+func (s lawSampler) DrawBatch(eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
+	m := len(items)
+	if len(probs) != m {
+		// The protocol has one length per batch: this one is the
+		// checker's own to reject.
+		return fmt.Errorf("%w: %d items but %d probabilities", reweighted.ErrBatch, m, len(probs))
+	}
+	var seed uint64
+	if !(s.n == 0 || !(eps >= 0 && eps <= 1/float64(s.n)) || (!replace && m > s.n)) {
+		seed = src.Uint64()
+	}
+	req := []byte(fmt.Sprintf(`{"op":"draw","eps":%s,"m":%d,"replace":%t,"seed":%d}`, float(eps), m, replace, seed))
+	resp, err := s.call(req)
+	if err != nil {
+		return err
+	}
+	var a struct {
+		Items []jint
+		Probs []jfloat
+	}
+	s.g.decode(req, resp, &a, "items", "probs")
+	if len(a.Items) != m || len(a.Probs) != m {
+		s.g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("%d items and %d probs, want %d of each", len(a.Items), len(a.Probs), m)})
+	}
+	for k := range m {
+		items[k], probs[k] = int(a.Items[k]), float64(a.Probs[k])
+	}
+	return nil
+}
+
+// errProtocol matches a panic value of a broken program.
+var errProtocol = errors.New("protocol")
+
+func (e *ProtocolError) Is(target error) bool { return target == errProtocol }
