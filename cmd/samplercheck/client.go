@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -50,7 +51,7 @@ type Program struct {
 }
 
 // keepRecent is how many exchanges Program keeps for a report.
-const keepRecent = 4
+const keepRecent = 6
 
 // NewProgram returns a Program that runs argv, waiting at most timeout for
 // each answer.
@@ -176,14 +177,14 @@ func (g *Program) decode(req, resp []byte, v any, keys ...string) {
 	if err := json.Unmarshal(resp, &m); err != nil || m == nil {
 		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("malformed answer %q: not a JSON object", clip(resp))})
 	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(keys, k) {
+			g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("answer %s has %q, out of protocol (want the keys %s)", clip(resp), k, strings.Join(keys, ", "))})
+		}
+	}
 	for _, k := range keys {
 		if _, ok := m[k]; !ok {
 			g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("answer %s lacks %q", clip(resp), k)})
-		}
-	}
-	for k := range m {
-		if !slices.Contains(keys, k) {
-			g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("answer %s has %q, out of protocol (want the keys %s)", clip(resp), k, strings.Join(keys, ", "))})
 		}
 	}
 	d := json.NewDecoder(bytes.NewReader(resp))
@@ -299,11 +300,12 @@ type setRecord struct {
 // base is what a sampler of either kind is: its size, the keys the
 // program accepted, and every set it sent.
 type base struct {
-	g    *Program
-	n    int
-	keys []float64
-	hist []setRecord
-	proc *proc
+	g     *Program
+	n     int
+	keys  []float64
+	hist  []setRecord
+	proc  *proc
+	cache map[string][]byte // answers to reads since the last set
 }
 
 // newBase makes a sampler of n items on a copy of the program.
@@ -322,6 +324,23 @@ func (s *base) call(req []byte) ([]byte, error) {
 	return resp, s.g.answerError(req, resp)
 }
 
+// read is call for a request that reads (solve, prob, sample): the
+// answer depends only on the sets since new, so until the next set the
+// checker answers a repeated request as the program did the first time.
+// The kit asks the same questions many times over (Observe before and
+// after every Set); the program need answer them only once per state.
+func (s *base) read(req []byte) ([]byte, error) {
+	resp, ok := s.cache[string(req)]
+	if !ok {
+		resp = s.g.send(s.g.proc(s), req)
+		if s.cache == nil {
+			s.cache = make(map[string][]byte)
+		}
+		s.cache[string(req)] = resp
+	}
+	return resp, s.g.answerError(req, resp)
+}
+
 func (s *base) Len() int { return s.n }
 
 // Key returns the last key that the program accepted for item i: the
@@ -330,6 +349,7 @@ func (s *base) Key(i int) float64 { return s.keys[i] }
 
 func (s *base) Set(i int, a float64) error {
 	req := setRequest(i, a)
+	clear(s.cache)
 	resp, err := s.call(req)
 	if err == nil {
 		s.g.decode(req, resp, &struct{}{})
@@ -343,7 +363,7 @@ func (s *base) Set(i int, a float64) error {
 
 func (s *base) Solve(eps float64) (int, float64, error) {
 	req := []byte(`{"op":"solve","eps":` + float(eps) + `}`)
-	resp, err := s.call(req)
+	resp, err := s.read(req)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -357,7 +377,7 @@ func (s *base) Solve(eps float64) (int, float64, error) {
 
 func (s *base) Prob(i int, eps float64) (float64, error) {
 	req := []byte(fmt.Sprintf(`{"op":"prob","i":%d,"eps":%s}`, i, float(eps)))
-	resp, err := s.call(req)
+	resp, err := s.read(req)
 	if err != nil {
 		return 0, err
 	}
@@ -371,7 +391,7 @@ type mapSampler struct{ *base }
 
 func (s mapSampler) Sample(eps, u float64) (int, float64, error) {
 	req := []byte(`{"op":"sample","eps":` + float(eps) + `,"u":` + float(u) + `}`)
-	resp, err := s.call(req)
+	resp, err := s.read(req)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -401,19 +421,20 @@ func (s lawSampler) Draw(eps float64, src rand.Source) (int, float64, error) {
 // rejected call uses no randomness.
 func (s lawSampler) DrawBatch(eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
 	m := len(items)
-	if len(probs) != m {
-		// The protocol has one length per batch: this one is the
-		// checker's own to reject.
-		return fmt.Errorf("%w: %d items but %d probabilities", reweighted.ErrBatch, m, len(probs))
-	}
+	// The protocol has one length per batch: slices of two lengths are the
+	// checker's own to reject, after the program's ErrEmpty and ErrEpsilon.
+	mismatch := len(probs) != m
 	var seed uint64
-	if !(s.n == 0 || !(eps >= 0 && eps <= 1/float64(s.n)) || (!replace && m > s.n)) {
+	if !(mismatch || s.n == 0 || !(eps >= 0 && eps <= 1/float64(s.n)) || (!replace && m > s.n)) {
 		seed = src.Uint64()
 	}
 	req := []byte(fmt.Sprintf(`{"op":"draw","eps":%s,"m":%d,"replace":%t,"seed":%d}`, float(eps), m, replace, seed))
 	resp, err := s.call(req)
 	if err != nil {
 		return err
+	}
+	if mismatch {
+		return fmt.Errorf("%w: %d items but %d probabilities", reweighted.ErrBatch, m, len(probs))
 	}
 	var a struct {
 		Items []jint

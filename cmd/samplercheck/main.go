@@ -24,7 +24,7 @@
 //
 //	-checks N    rapid test cases per property (default 100)
 //	-steps N     steps (states visited) per state-machine history (default 30)
-//	-n N         largest number of items in the state machines (default: the kit's)
+//	-n N         largest number of items in the state machines (default 24)
 //	-draws N     draws of each χ² test (default 20000)
 //	-seed S      seed of every property (default: a random one, printed)
 //	-run REGEXP  run only the properties whose name matches
@@ -58,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	checks := fs.Int("checks", 100, "rapid test cases per property")
 	steps := fs.Int("steps", 30, "steps (states visited) per state-machine history")
-	stateN := fs.Int("n", 0, "largest number of items in the state machines (0: the kit's default)")
+	stateN := fs.Int("n", 24, "largest number of items in the state machines")
 	draws := fs.Int("draws", 20_000, "draws of each χ² test")
 	seed := fs.Uint64("seed", 0, "seed of every property (0: a random one, printed)")
 	only := fs.String("run", "", "run only the properties whose name matches this regular expression")
@@ -82,8 +82,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "samplercheck: -run: %v\n", err)
 		return 2
 	}
-	if *checks < 1 || *steps < 1 || *draws < 1000 || *stateN < 0 || *timeout <= 0 {
-		fmt.Fprintln(stderr, "samplercheck: -checks and -steps must be positive, -draws at least 1000, -n at least 0, -timeout positive")
+	if *checks < 1 || *steps < 1 || *draws < 1000 || *stateN < 1 || *timeout <= 0 {
+		fmt.Fprintln(stderr, "samplercheck: -checks and -steps must be positive, -draws at least 1000, -n at least 1, -timeout positive")
 		return 2
 	}
 	if *seed == 0 {

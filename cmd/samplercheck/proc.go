@@ -13,9 +13,6 @@ import (
 	"time"
 )
 
-// maxLine is the longest answer line the checker reads.
-const maxLine = 1 << 20
-
 // ProtocolError is a program that broke the protocol: it crashed, did not
 // answer in time, wrote a malformed line or answered out of protocol.
 type ProtocolError struct {
@@ -77,7 +74,7 @@ func start(argv []string) (*proc, error) {
 		inW.Close()
 		return nil, err
 	}
-	p := &proc{in: inW, out: outR, rd: bufio.NewReaderSize(outR, 64<<10), stderr: &tail{}, done: make(chan struct{})}
+	p := &proc{in: inW, out: outR, rd: bufio.NewReaderSize(outR, 1<<20), stderr: &tail{}, done: make(chan struct{})}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
 	err = p.cmd.Start()
@@ -122,7 +119,8 @@ func (p *proc) exchange(req []byte, timeout time.Duration) ([]byte, *ProtocolErr
 	case err != nil:
 		return nil, fail(false, "%s", p.exited("got no answer"))
 	}
-	return bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'}), nil
+	// The line lives in the reader's buffer until the next read.
+	return bytes.Clone(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})), nil
 }
 
 // exited describes the program after its output or input closed: its exit

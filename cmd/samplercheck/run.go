@@ -27,11 +27,13 @@ type (
 	skipCheck struct{}
 )
 
-func (r *recorder) Helper()                        {}
-func (r *recorder) Name() string                   { return r.name }
-func (r *recorder) Logf(format string, a ...any)   { r.logs = append(r.logs, fmt.Sprintf(format, a...)) }
-func (r *recorder) Log(a ...any)                   { r.logs = append(r.logs, fmt.Sprint(a...)) }
-func (r *recorder) Errorf(format string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(format, a...)) }
+func (r *recorder) Helper()                      {}
+func (r *recorder) Name() string                 { return r.name }
+func (r *recorder) Logf(format string, a ...any) { r.logs = append(r.logs, fmt.Sprintf(format, a...)) }
+func (r *recorder) Log(a ...any)                 { r.logs = append(r.logs, fmt.Sprint(a...)) }
+func (r *recorder) Errorf(format string, a ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, a...))
+}
 func (r *recorder) Error(a ...any)                 { r.errs = append(r.errs, fmt.Sprint(a...)) }
 func (r *recorder) Fatalf(format string, a ...any) { r.Errorf(format, a...); r.FailNow() }
 func (r *recorder) Fatal(a ...any)                 { r.Error(a...); r.FailNow() }
@@ -73,7 +75,7 @@ func properties(g *Program, kind string, stateN int) []property {
 	if kind == "map" {
 		newSampler := func(n int) reweighted.Sampler { return mapSampler{g.newBase(n)} }
 		for _, c := range samplertest.Checks() {
-			if c.Name == "StateMachine" && stateN > 0 {
+			if c.Name == "StateMachine" {
 				add(c.Name, func(t samplertest.TB) { rapid.Check(t, samplertest.StateMachineN(newSampler, stateN)) })
 				continue
 			}
@@ -83,7 +85,7 @@ func properties(g *Program, kind string, stateN int) []property {
 	}
 	newDist := func(n int) reweighted.Distribution { return lawSampler{g.newBase(n)} }
 	for _, c := range samplertest.LawChecks() {
-		if c.Name == "StateMachine" && stateN > 0 {
+		if c.Name == "StateMachine" {
 			add(c.Name, func(t samplertest.TB) { rapid.Check(t, samplertest.LawStateMachineN(newDist, stateN)) })
 			continue
 		}
@@ -117,7 +119,12 @@ func runProperty(g *Program, p property) (res result) {
 		p.run(r)
 	}()
 	res.took, res.requests = time.Since(start), g.count-before
-	defer g.reset()
+	defer func() {
+		if g.broken != nil {
+			g.reset()
+		}
+		g.recent = nil
+	}()
 	switch x := panicked.(type) {
 	case nil, stopCheck:
 	case skipCheck:
@@ -149,12 +156,13 @@ func runProperty(g *Program, p property) (res result) {
 	}
 	if len(r.logs) > 0 {
 		res.detail = append(res.detail, "the smallest failing case rapid found, as it drew it:")
+		var lines []string
 		for _, l := range r.logs {
-			if strings.HasPrefix(l, "[rapid] trying") {
-				continue
+			if !strings.HasPrefix(l, "[rapid] trying") {
+				lines = append(lines, cleanRapid("  "+l)...)
 			}
-			res.detail = append(res.detail, cleanRapid("  "+l)...)
 		}
+		res.detail = append(res.detail, collapse(lines)...)
 	}
 	res.detail = append(res.detail, recentLines(g)...)
 	return res
@@ -176,16 +184,31 @@ func recentLines(g *Program) []string {
 // not apply to the checker: its -seed flag replays a run.
 var goRun = regexp.MustCompile(`To (try to )?reproduce, specify -run=.*`)
 
-// cleanRapid splits a message into lines, without rapid's go test advice.
+// cleanRapid splits a message into lines, without rapid's go test advice
+// or the checker's own stack in testify's Error Trace and Test lines.
 func cleanRapid(msg string) []string {
 	var out []string
+	trace := false
 	for _, l := range strings.Split(goRun.ReplaceAllString(msg, ""), "\n") {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, l)
+		switch t := strings.TrimSpace(l); {
+		case strings.HasPrefix(t, "Error Trace:"):
+			trace = true
+			continue
+		case strings.HasPrefix(t, "Error:"):
+			trace = false
+		case strings.HasPrefix(t, "Test:"):
+			continue
+		}
+		if !trace && strings.TrimSpace(l) != "" {
+			out = append(out, strings.ReplaceAll(l, "\t", "  "))
 		}
 	}
 	return out
 }
+
+// maxDetail is the longest line of a report: the kit's messages can hold
+// whole snapshots of a sampler, whose diff follows them.
+const maxDetail = 600
 
 // report prints a result; verbose prints the logs of a pass too.
 func (res result) report(w io.Writer, verbose bool) {
@@ -201,6 +224,9 @@ func (res result) report(w io.Writer, verbose bool) {
 		fmt.Fprintf(w, "%-8s %s\n", res.status, res.name)
 	}
 	for _, d := range res.detail {
+		if len(d) > maxDetail {
+			d = d[:maxDetail] + "…"
+		}
 		fmt.Fprintf(w, "         %s\n", d)
 	}
 }
@@ -208,3 +234,21 @@ func (res result) report(w io.Writer, verbose bool) {
 // errTimeout stops a run: a program that hangs would make every later
 // property wait out the timeout too.
 var errTimeout = errors.New("the program stopped answering")
+
+// collapse writes a run of equal lines once, with its count.
+func collapse(lines []string) []string {
+	var out []string
+	for k := 0; k < len(lines); {
+		j := k + 1
+		for j < len(lines) && lines[j] == lines[k] {
+			j++
+		}
+		if j-k > 1 {
+			out = append(out, fmt.Sprintf("%s (%d times)", lines[k], j-k))
+		} else {
+			out = append(out, lines[k])
+		}
+		k = j
+	}
+	return out
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/reweighted/reweighted/samplertest"
+	"github.com/stretchr/testify/require"
+)
+
+var long = flag.Bool("long", false, "run the checker at its default sizes on every reference program")
+
+// ref is the Go reference program, built once by TestMain.
+var ref string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "samplercheck")
+	if err != nil {
+		panic(err)
+	}
+	ref = filepath.Join(dir, "refsampler")
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		panic("the go command builds the reference program: " + err.Error())
+	}
+	build := exec.Command(gobin, "build", "-o", ref, "./internal/refsampler")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("building the reference program: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// check runs the checker with args and returns its exit code and output.
+// Runs at small sizes: each property is a few rapid cases and χ² tests of
+// a few thousand draws, enough to catch every planted bug below.
+func check(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	if !*long {
+		args = append([]string{"-checks", "5", "-steps", "10", "-draws", "2000", "-seed", "7"}, args...)
+	}
+	code := run(args, &out, &errs)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("samplercheck %s:\n%s%s", strings.Join(args, " "), out.String(), errs.String())
+		}
+	})
+	return code, out.String()
+}
+
+// statusRE matches a property's line of the report.
+var statusRE = regexp.MustCompile(`(?m)^(PASS|FAIL|SKIP|NOT RUN)\s+(\w+)`)
+
+// statuses returns the status of each property the report names.
+func statuses(out string) map[string]string {
+	m := map[string]string{}
+	for _, s := range statusRE.FindAllStringSubmatch(out, -1) {
+		m[s[2]] = s[1]
+	}
+	return m
+}
+
+// requireAllPass asserts a clean run: exit 0 and every property of the
+// kit's mode either passed or was skipped as not for a program.
+func requireAllPass(t *testing.T, code int, out string, names []string) {
+	t.Helper()
+	require.Equal(t, 0, code, "exit code")
+	got := statuses(out)
+	for _, name := range names {
+		want := "PASS"
+		if notForPrograms[name] != "" {
+			want = "SKIP"
+		}
+		require.Equal(t, want, got[name], "property %s", name)
+	}
+	require.Contains(t, out, "\nPASS\n")
+}
+
+func mapNames() []string {
+	var names []string
+	for _, c := range samplertest.Checks() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+func lawNames() []string {
+	var names []string
+	for _, c := range samplertest.LawChecks() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// Property: the checks left out name checks of the kit, so that a renamed
+// check is not run by mistake, and every other check runs.
+func TestNotForProgramsNamesKitChecks(t *testing.T) {
+	all := append(mapNames(), lawNames()...)
+	for name := range notForPrograms {
+		require.Contains(t, all, name)
+	}
+}
+
+func TestGoMapReferencePasses(t *testing.T) {
+	code, out := check(t, "--", ref)
+	requireAllPass(t, code, out, mapNames())
+	require.Contains(t, out, "a sampler of the map kind")
+}
+
+func TestGoLawReferencePasses(t *testing.T) {
+	code, out := check(t, "--", ref, "-kind", "law")
+	requireAllPass(t, code, out, lawNames())
+	require.Contains(t, out, "a sampler of the law kind")
+}
+
+func TestPythonReferencePasses(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH: the Python reference program (testdata/refsampler.py) is not checked")
+	}
+	code, out := check(t, "--", python, filepath.Join("testdata", "refsampler.py"))
+	requireAllPass(t, code, out, mapNames())
+}
+
+// Each planted bug fails the properties that target it, with the
+// message of the check: the exact oracle's answer against the program's.
+func TestPlantedBugsAreCaught(t *testing.T) {
+	for _, c := range []struct {
+		bug, run string
+		fails    map[string][]string // property → patterns of what its report says
+	}{
+		{"float-rho", "NearCutoff", map[string][]string{
+			// Three keys within an ulp of the cutoff: exact ρ = 2, the
+			// float predicate says 4.
+			"NearCutoffRegression": {"expected: 2", "actual  : 4"},
+			"NearCutoff":           {`exact (ρ|λ|p\*)|want item`, "smallest failing case"},
+		}},
+		{"tail-p", "Edges|ChiSquare", map[string][]string{
+			"Edges": {`Sample\(.*\) = .*(with p = |but Prob)`},
+		}},
+		{"rejected-set", "BadInput", map[string][]string{
+			"BadInput": {`Set\(0, 0.76·MaxSum\) beside MaxSum/4 changed the sampler`},
+		}},
+		{"tail-slice", "Edges|DrawsRankRho|ChiSquare", map[string][]string{
+			"Edges":     {"away from its interval; want item"},
+			"ChiSquare": {"χ² = "},
+		}},
+	} {
+		t.Run(c.bug, func(t *testing.T) {
+			code, out := check(t, "-run", c.run, "--", ref, "-bug", c.bug)
+			require.Equal(t, 1, code, "exit code")
+			got := statuses(out)
+			for name, says := range c.fails {
+				require.Equal(t, "FAIL", got[name], "property %s", name)
+				section := out[strings.Index(out, "FAIL     "+name+" "):]
+				if k := statusRE.FindStringIndex(section[1:]); k != nil {
+					section = section[:k[0]+1]
+				}
+				for _, s := range says {
+					require.Regexp(t, s, section, "the report of %s", name)
+				}
+				require.Contains(t, section, "the last requests before the failure")
+			}
+		})
+	}
+	// The failing rapid properties wrote no fail file.
+	_, err := os.Stat(filepath.Join("testdata", "rapid"))
+	require.True(t, os.IsNotExist(err), "testdata/rapid exists: %v", err)
+}
+
+// A program that breaks the protocol fails with the request named and
+// what went wrong; one that hangs stops the run, which ends.
+func TestProtocolBreaks(t *testing.T) {
+	for _, c := range []struct {
+		bug  string
+		says []string
+	}{
+		{"crash", []string{"the program exited (exit status 3)", "refsampler: a planted crash"}},
+		{"hang", []string{"no answer within 1s"}},
+		{"garbage", []string{`malformed answer "hello"`}},
+		{"off-protocol", []string{`has "lambda", out of protocol (want the keys`}},
+	} {
+		t.Run(c.bug, func(t *testing.T) {
+			code, out := check(t, "-timeout", "1s", "-run", "^(Edges|BadInput)$", "--", ref, "-bug", c.bug)
+			require.Equal(t, 1, code, "exit code")
+			require.Equal(t, "FAIL", statuses(out)["Edges"])
+			require.Regexp(t, `the program broke the protocol: request \{"op":"\w+"`, out)
+			for _, s := range c.says {
+				require.Contains(t, out, s)
+			}
+			if c.bug == "hang" {
+				require.Equal(t, "NOT RUN", statuses(out)["BadInput"])
+			} else {
+				// The next property runs on a fresh copy, which breaks
+				// at its own 200th request.
+				require.Equal(t, "FAIL", statuses(out)["BadInput"])
+			}
+		})
+	}
+}
+
+func TestProgramThatCannotStart(t *testing.T) {
+	code, out := check(t, "--", filepath.Join(t.TempDir(), "no such program"))
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "FAIL     kind: the program broke the protocol")
+	require.Contains(t, out, "cannot start")
+}
+
+func TestBadCommandLine(t *testing.T) {
+	for _, args := range [][]string{{}, {"-checks", "0", "--", ref}, {"-run", "(", "--", ref}, {"-nosuchflag"}} {
+		var out, errs bytes.Buffer
+		require.Equal(t, 2, run(args, &out, &errs), "samplercheck %v", args)
+		require.NotEmpty(t, errs.String())
+	}
+}
