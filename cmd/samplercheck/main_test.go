@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/samplertest"
 	"github.com/stretchr/testify/require"
 )
@@ -222,4 +225,45 @@ func TestBadCommandLine(t *testing.T) {
 		require.Equal(t, 2, run(args, &out, &errs), "samplercheck %v", args)
 		require.NotEmpty(t, errs.String())
 	}
+}
+
+// Samplers that share one copy of the program are restored by replaying
+// their history, rejected sets included, and answer as naive does.
+func TestReplay(t *testing.T) {
+	g := NewProgram([]string{ref}, 10*time.Second)
+	defer g.Close()
+	g.pool = 1
+	a := mapSampler{g.newBase(3)}
+	require.NoError(t, a.Set(0, 2))
+	b := mapSampler{g.newBase(2)}
+	require.NoError(t, b.Set(1, 5))
+	require.ErrorIs(t, a.Set(1, math.NaN()), reweighted.ErrKey)
+	require.NoError(t, a.Set(2, 6))
+	require.NoError(t, b.Set(0, 1))
+	before := g.count
+	rho, lambda, err := a.Solve(0.25)
+	require.NoError(t, err)
+	// Keys 2, 0, 6 at ε = 1/4: rank 2 fails 2·(1 − 1/4) ≥ 8/4, so ρ = 1
+	// and λ = 6/(1 − 2/4).
+	require.Equal(t, 1, rho)
+	require.Equal(t, 12.0, lambda)
+	require.Equal(t, 5, g.count-before, "new, the three sets of a, then solve")
+	p, err := b.Prob(0, 0)
+	require.NoError(t, err)
+	require.Equal(t, 1.0/6, p)
+	require.Equal(t, []float64{2, 0, 6}, a.keys)
+}
+
+// A program that answers a replayed set otherwise than the first time
+// breaks the protocol.
+func TestReplayMismatch(t *testing.T) {
+	g := NewProgram([]string{ref, "-bug", "forgetful"}, 10*time.Second)
+	defer g.Close()
+	g.pool = 1
+	a := mapSampler{g.newBase(3)}
+	require.NoError(t, a.Set(0, 2))
+	mapSampler{g.newBase(2)}.Len()
+	require.PanicsWithError(t, `request {"op":"set","i":0,"a":2}: replayed as set 1 of the sampler's history on a new copy of the program, `+
+		`it answered {"error":"ErrKey","message":"reweighted: invalid key: forgotten"}, but {} the first time: `+
+		`the program must answer as a function of the requests since new`, func() { _, _, _ = a.Solve(0) })
 }

@@ -11,7 +11,9 @@
 // sum of keys sets the key to 0 all the same), tail-slice (u in the tail
 // is mapped to the slice above its own: an off-by-one). The breaks of the
 // protocol, at the 200th request: crash, hang, garbage (a line that is not
-// JSON), off-protocol (an answer with a key not in the protocol).
+// JSON), off-protocol (an answer with a key not in the protocol); and
+// forgetful, which refuses every set after its second new, so that a
+// sampler restored by replaying its history is answered otherwise.
 package main
 
 import (
@@ -110,6 +112,7 @@ func main() {
 		}
 		return planted(naive.New(n), *bug)
 	}
+	news := 0
 	for count := 1; in.Scan(); count++ {
 		var req request
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
@@ -140,9 +143,13 @@ func main() {
 			answer = map[string]string{"kind": *kind}
 		case "new":
 			s = newSampler(req.N)
+			news++
 			answer = struct{}{}
 		case "set":
 			err = s.Set(req.I, float64(req.A))
+			if *bug == "forgetful" && news > 2 {
+				err = fmt.Errorf("%w: forgotten", reweighted.ErrKey)
+			}
 			answer = struct{}{}
 		case "solve":
 			var rho int
