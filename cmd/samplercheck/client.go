@@ -386,6 +386,14 @@ func (s *base) Prob(i int, eps float64) (float64, error) {
 	return float64(a.P), nil
 }
 
+// inRange fails the program for an item drawn outside [0, n): the kit
+// counts draws by item, and could not report it.
+func (s *base) inRange(req []byte, i int) {
+	if i < 0 || i >= s.n {
+		s.g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("item %d drawn, out of [0, %d)", i, s.n)})
+	}
+}
+
 // mapSampler is a program of the map kind as a reweighted.Sampler.
 type mapSampler struct{ *base }
 
@@ -400,6 +408,7 @@ func (s mapSampler) Sample(eps, u float64) (int, float64, error) {
 		P jfloat
 	}
 	s.g.decode(req, resp, &a, "i", "p")
+	s.inRange(req, int(a.I))
 	return int(a.I), float64(a.P), nil
 }
 
@@ -445,6 +454,7 @@ func (s lawSampler) DrawBatch(eps float64, src rand.Source, replace bool, items 
 		s.g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("%d items and %d probs, want %d of each", len(a.Items), len(a.Probs), m)})
 	}
 	for k := range m {
+		s.inRange(req, int(a.Items[k]))
 		items[k], probs[k] = int(a.Items[k]), float64(a.Probs[k])
 	}
 	return nil
