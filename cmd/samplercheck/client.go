@@ -123,12 +123,7 @@ func (g *Program) proc(s *base) *proc {
 		}
 	}
 	if p == nil && len(g.procs) < g.pool {
-		q, err := start(g.argv)
-		if err != nil {
-			g.fail(&ProtocolError{Request: "(none)", Problem: fmt.Sprintf("cannot start %q: %v", g.argv[0], err)})
-		}
-		g.procs = append(g.procs, q)
-		p = q
+		p = g.start()
 	}
 	if p == nil {
 		p = slices.MinFunc(g.procs, func(a, b *proc) int { return cmp.Compare(a.used, b.used) })
@@ -151,17 +146,25 @@ func (g *Program) proc(s *base) *proc {
 	return p
 }
 
-// Kind asks a copy of the program its kind.
+// start runs a new copy of the program.
+func (g *Program) start() *proc {
+	p, err := start(g.argv)
+	if err != nil {
+		g.fail(&ProtocolError{Request: "(none)", Problem: fmt.Sprintf("cannot start %q: %v", g.argv[0], err)})
+	}
+	g.procs = append(g.procs, p)
+	return p
+}
+
+// Kind runs a copy of the program and asks its kind, its first request.
 func (g *Program) Kind() string {
-	s := &base{g: g}
-	p := g.proc(s)
-	req := []byte(`{"op":"kind"}`)
+	p := g.start()
+	req := []byte(fmt.Sprintf(`{"op":"kind","version":%d}`, Version))
 	var a struct{ Kind string }
 	g.decode(req, g.send(p, req), &a, "kind")
 	if a.Kind != "map" && a.Kind != "law" {
 		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("kind %q, want \"map\" or \"law\"", a.Kind)})
 	}
-	p.owner = nil
 	return a.Kind
 }
 
