@@ -160,6 +160,8 @@ class Sampler:
 def answer(s, req):
     op = req["op"]
     if op == "kind":
+        if req["version"] != 1:
+            sys.exit(f"refsampler.py speaks protocol version 1, not {req['version']}")
         return '{"kind":"map"}'
     if op == "set":
         s.set(req["i"], parse_float(req["a"]))
