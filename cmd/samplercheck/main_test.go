@@ -267,3 +267,43 @@ func TestReplayMismatch(t *testing.T) {
 		`it answered {"error":"ErrKey","message":"reweighted: invalid key: forgotten"}, but {} the first time: `+
 		`the program must answer as a function of the requests since new`, func() { _, _, _ = a.Solve(0) })
 }
+
+// Answers out of protocol are refused with the reason: values of the wrong
+// type, floats that are not float64, unknown error names.
+func TestAnswersOutOfProtocol(t *testing.T) {
+	req := []byte(`{"op":"solve","eps":0.5}`)
+	for resp, says := range map[string]string{
+		`{"rho":1.5,"lambda":1}`:        "1.5 is not an integer",
+		`{"rho":1,"lambda":"inf"}`:      `"inf" is not a float of the protocol`,
+		`{"rho":1,"lambda":1e400}`:      "1e400 is not a float64",
+		`{"rho":1,"lambda":null}`:       "null is not a float of the protocol",
+		`{"rho":1}`:                     `lacks "lambda"`,
+		`[1,2]`:                         "not a JSON object",
+		`{"error":"ErrFoo"}`:            `unknown error "ErrFoo"`,
+		`{"error":"ErrKey","code":3}`:   `has "code", out of protocol`,
+		`{"rho":1,"lambda":1,"rho2":0}`: `has "rho2", out of protocol`,
+	} {
+		g := NewProgram(nil, time.Second)
+		perr := func() (perr *ProtocolError) {
+			defer func() { perr, _ = recover().(*ProtocolError) }()
+			if err := g.answerError(req, []byte(resp)); err == nil {
+				var a struct {
+					Rho    jint
+					Lambda jfloat
+				}
+				g.decode(req, []byte(resp), &a, "rho", "lambda")
+			}
+			return nil
+		}()
+		require.NotNil(t, perr, "answer %s", resp)
+		require.True(t, strings.HasPrefix(perr.Error(), `request {"op":"solve","eps":0.5}: `), perr.Error())
+		require.Contains(t, perr.Error(), says, "answer %s", resp)
+	}
+	g := NewProgram(nil, time.Second)
+	var a struct{ Lambda jfloat }
+	g.decode(req, []byte(`{"lambda":"-Inf"}`), &a, "lambda")
+	require.True(t, math.IsInf(float64(a.Lambda), -1))
+	err := g.answerError(req, []byte(`{"error":"ErrEpsilon","message":"ε = 2"}`))
+	require.ErrorIs(t, err, reweighted.ErrEpsilon)
+	require.ErrorContains(t, err, "ε = 2")
+}
