@@ -124,7 +124,7 @@ func (p *proc) exchange(req []byte, timeout time.Duration) ([]byte, *ProtocolErr
 }
 
 // exited describes the program after its output or input closed: its exit
-// status, if it exits within a second, and the end of its standard error.
+// status, if it exits within 3 s, and the end of its standard error.
 func (p *proc) exited(what string) string {
 	var b strings.Builder
 	if what != "" {
@@ -137,7 +137,7 @@ func (p *proc) exited(what string) string {
 		} else {
 			b.WriteString("the program exited (status 0)")
 		}
-	case <-time.After(time.Second):
+	case <-time.After(3 * time.Second):
 		b.WriteString("the program closed its output but is still running")
 	}
 	if s := p.stderr.String(); s != "" {
