@@ -260,7 +260,7 @@ func TestGeneratedDataset(t *testing.T) {
 		require.Len(t, c.Max, len(c.Epochs))
 		rows += len(c.Epochs)
 	}
-	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
+	require.Len(t, d.TimeTo, 8*len(measures)*len(accuracyLevels))
 
 	// The step the report states is 1/(2𝓛) of the generated set, computed
 	// here from the data and the paper's formulas (Appendix C); the curves

@@ -701,10 +701,15 @@ func deepest(d Dataset, keep func(srgOK, sgdOK bool) bool) (level, srgS, sgdS fl
 }
 
 // timeAt returns the epochs and seconds method took under schedule to reach
-// level; NaN if not reached or not measured.
+// level in the relative distance; NaN if not reached or not measured.
 func timeAt(d Dataset, schedule, method string, level float64) TimeTo {
+	return timeIn(d, measureDist, schedule, method, level)
+}
+
+// timeIn is timeAt in the named measure.
+func timeIn(d Dataset, measure, schedule, method string, level float64) TimeTo {
 	for _, t := range d.TimeTo {
-		if t.Schedule == schedule && t.Method == method && t.Log10 == level {
+		if t.Measure == measure && t.Schedule == schedule && t.Method == method && t.Log10 == level {
 			return t
 		}
 	}
@@ -718,10 +723,10 @@ func (m *mdWriter) timeTo(r *Report) {
 	}
 	m.printf("\n**Wall-clock time, beyond the paper.** An SRG step costs more than an SGD step (a draw from the sampler and a ")
 	m.printf("key update per example), so fewer epochs need not mean less time. The table gives, for each method, the epochs and ")
-	m.printf("the seconds its mean curve takes to reach a relative error of 1e-1, 1e-2, 1e-3 and 1e-4 (interpolated between ")
+	m.printf("the seconds its mean curve takes to reach 1e-1, 1e-2, 1e-3 and 1e-4 in the relative distance and in the relative suboptimality (interpolated between ")
 	m.printf("checkpoints; — if not reached in the run). The seconds are the epochs times the median cost of an epoch of that method ")
 	m.printf("and schedule, measured as the next paragraph says, with the range over the repetitions in brackets.\n")
-	head := []string{"Data set", "Steps", "Method"}
+	head := []string{"Data set", "Measure", "Steps", "Method"}
 	for _, lv := range accuracyLevels {
 		head = append(head, fmt.Sprintf("1e%d: epochs", int(lv)), fmt.Sprintf("1e%d: seconds", int(lv)))
 	}
@@ -729,14 +734,14 @@ func (m *mdWriter) timeTo(r *Report) {
 	for _, d := range r.Datasets {
 		seen := map[string]bool{}
 		for _, t := range d.TimeTo {
-			k := t.Schedule + "/" + t.Method
+			k := t.Measure + "/" + t.Schedule + "/" + t.Method
 			if seen[k] {
 				continue
 			}
 			seen[k] = true
-			cells := []string{d.Name, t.Schedule, t.Method}
+			cells := []string{d.Name, measureWord(t.Measure), t.Schedule, t.Method}
 			for _, lv := range accuracyLevels {
-				u := timeAt(d, t.Schedule, t.Method, lv) // dashes if not reached
+				u := timeIn(d, t.Measure, t.Schedule, t.Method, lv) // dashes if not reached
 				cells = append(cells, fmtF(u.Epochs, 1), fmtSpread(u.Seconds, u.SecondsLo, u.SecondsHi, 2))
 			}
 			m.row(cells...)

@@ -93,6 +93,14 @@ func (p *progress) Step() {
 	p.mu.Unlock()
 }
 
+// SetDone records that done units are done (at most the total; never
+// fewer than before).
+func (p *progress) SetDone(done int) {
+	p.mu.Lock()
+	p.done = max(p.done, min(done, p.total))
+	p.mu.Unlock()
+}
+
 // Done ends the stage, with a note (may be empty) on its outcome.
 func (p *progress) Done(note string) {
 	close(p.stop)

@@ -122,7 +122,7 @@ func TestLikeRCV1Runs(t *testing.T) {
 	require.Less(t, d.Result.Floor, 1e-20)
 	require.Positive(t, d.Result.Floor)
 	require.Len(t, d.Result.Constant, 4)
-	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
+	require.Len(t, d.TimeTo, 8*len(measures)*len(accuracyLevels))
 	md, err := os.ReadFile(filepath.Join(out, "index.md"))
 	require.NoError(t, err)
 	require.Contains(t, string(md), "By the mean length of the rows")
