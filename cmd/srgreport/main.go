@@ -298,12 +298,15 @@ func writeReport(r *Report, dir string) error {
 // checkpoint: experiment (a data set or "synthetic"), schedule, method,
 // epochs, seconds (the epochs times the median cost of an epoch from the
 // separate timing), the mean log10 relative error and its smallest and
-// largest value over the runs, the step α_k, and the seconds recorded inside
+// largest value over the runs, the step α_k, the seconds recorded inside
 // the accuracy runs (concurrent runs on a shared machine; not used by the
-// report). A value not measured is empty.
+// report), and the mean log10 relative suboptimality with its smallest and
+// largest value. A value not measured (or −∞: zero within rounding) is
+// empty.
 func writeCurvesCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"experiment", "schedule", "method", "epochs", "seconds", "log10_err", "log10_err_min", "log10_err_max", "alpha", "seconds_in_run"})
+	cw.Write([]string{"experiment", "schedule", "method", "epochs", "seconds", "log10_err", "log10_err_min", "log10_err_max", "alpha", "seconds_in_run",
+		"log10_subopt", "log10_subopt_min", "log10_subopt_max"})
 	at := func(xs []float64, k int) string {
 		if k >= len(xs) || math.IsNaN(xs[k]) || math.IsInf(xs[k], 0) {
 			return ""
@@ -318,7 +321,8 @@ func writeCurvesCSV(w io.Writer, r *Report) error {
 			}
 			for k := range c.Evals {
 				cw.Write([]string{exp, sched, c.Method, at(c.Evals, k), at(secs, k), at(c.Log10Err, k),
-					at(c.Log10ErrMin, k), at(c.Log10ErrMax, k), at(c.Alpha, k), at(c.Seconds, k)})
+					at(c.Log10ErrMin, k), at(c.Log10ErrMax, k), at(c.Alpha, k), at(c.Seconds, k),
+					at(c.Log10Subopt, k), at(c.Log10SuboptMin, k), at(c.Log10SuboptMax, k)})
 			}
 		}
 	}

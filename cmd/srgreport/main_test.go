@@ -200,7 +200,7 @@ func TestGeneratedDataset(t *testing.T) {
 	require.Contains(t, string(md), generatedName+" (not in the paper)")
 	require.Contains(t, string(md), "without replacement, as the paper does")
 	require.Contains(t, string(md), "![", "figures are embedded")
-	for _, f := range []string{"figure1.svg", "figure1-seconds.svg", "synthetic-error.svg", "synthetic-variance.svg"} {
+	for _, f := range []string{"figure1.svg", "figure1-seconds.svg", "figure1-suboptimality.svg", "synthetic-error.svg", "synthetic-variance.svg"} {
 		st, err := os.Stat(filepath.Join(out, f))
 		require.NoError(t, err, f)
 		require.Greater(t, st.Size(), int64(1000), f)
@@ -216,6 +216,7 @@ func TestGeneratedDataset(t *testing.T) {
 		Log10Err []float64 `json:"log10_err"`
 		Min      []float64 `json:"log10_err_min"`
 		Max      []float64 `json:"log10_err_max"`
+		Subopt   []float64 `json:"log10_subopt"`
 	}
 	var s struct {
 		Datasets []struct {
@@ -258,6 +259,8 @@ func TestGeneratedDataset(t *testing.T) {
 		require.Len(t, c.Log10Err, len(c.Epochs))
 		require.Len(t, c.Min, len(c.Epochs))
 		require.Len(t, c.Max, len(c.Epochs))
+		require.Len(t, c.Subopt, len(c.Epochs), "the relative suboptimality beside the distance")
+		require.Zero(t, c.Subopt[0], "%s: the relative suboptimality starts at 1", c.Method)
 		rows += len(c.Epochs)
 	}
 	require.Len(t, d.TimeTo, 8*len(measures)*len(accuracyLevels))
@@ -305,7 +308,8 @@ func TestGeneratedDataset(t *testing.T) {
 	csvb, err := os.ReadFile(filepath.Join(out, "curves.csv"))
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(csvb)), "\n")
-	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max,alpha,seconds_in_run", lines[0])
+	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max,alpha,seconds_in_run,"+
+		"log10_subopt,log10_subopt_min,log10_subopt_max", lines[0])
 	var gen int
 	for _, l := range lines[1:] {
 		if strings.HasPrefix(l, generatedName+",constant,") {

@@ -21,6 +21,7 @@ const (
 	figSynthVar    = "synthetic-variance"
 	figFig1        = "figure1"
 	figFig1Time    = "figure1-seconds"
+	figFig1Subopt  = "figure1-suboptimality"
 	methodSGD      = "SGD"
 	methodSRG      = "SRG"
 	methodSVRG     = "SVRG"
@@ -623,11 +624,34 @@ func (m *mdWriter) datasets(r *Report) {
 		}
 	}
 	m.figure(r, figFig1)
+	m.subopt(r)
+	m.figure(r, figFig1Subopt)
 	m.timeTo(r)
 	m.stepCost(r)
 	m.figure(r, figFig1Time)
-	m.printf("\nEvery curve (epochs, seconds, mean log10 relative error and its smallest and largest value over the runs) ")
+	m.printf("\nEvery curve (epochs, seconds, mean log10 relative error and relative suboptimality, each with its smallest and largest value over the runs) ")
 	m.printf("is in `summary.json` and in `curves.csv`, to re-plot.\n")
+}
+
+// subopt introduces the second measure: why it is there and how exact it
+// is on each set.
+func (m *mdWriter) subopt(r *Report) {
+	var parts []string
+	for _, d := range r.Datasets {
+		if d.Result != nil && d.Result.FStar != 0 {
+			parts = append(parts, fmt.Sprintf("%s F(x₀) = %s, F(x*) = %s, exact above %s", d.Name, fmtG(d.Result.F0, 6),
+				fmtG(d.Result.FStar, 6), fmtG(d.Result.SuboptFloor, 1)))
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	m.printf("\n**The relative suboptimality.** The same runs, measured in (F(x_k) − F(x*))/(F(x_0) − F(x*)), the usual measure of ")
+	m.printf("logistic regression. With μ = 1/n the objective is flat along directions the data hardly span, so on a wide set ")
+	m.printf("(more features than examples, most of them rare) the iterates come close to F(x*) long before they come close to x*: ")
+	m.printf("there the distance of the paper's figure barely moves, and this measure shows the race. ")
+	m.printf("F(x*) is that of the x* above; it exceeds the exact minimum by at most ‖∇F(x*)‖²/(2μ), so the measure is exact ")
+	m.printf("down to a floor far below the levels read here: %s.\n", strings.Join(parts, "; "))
 }
 
 // curveOf returns the curve of method in cs, nil if none.
