@@ -125,8 +125,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
-	if cfg.epochs < 0 {
-		return cfg, fmt.Errorf("-epochs %d: want a positive number", cfg.epochs)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["epochs"] && cfg.epochs <= 0 {
+		return cfg, fmt.Errorf("-epochs %d: want a positive number of epochs (leave the flag out for the mode's default)", cfg.epochs)
+	}
+	if strings.TrimSpace(cfg.out) == "" {
+		return cfg, errors.New("-out is empty: want the folder to write the report into")
+	}
+	if set["png"] && strings.TrimSpace(cfg.pngDir) == "" {
+		return cfg, errors.New("-png is empty: want a folder for the PNG copies (leave the flag out for none)")
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -199,7 +207,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "srgreport:", err)
 		os.Exit(2)
 	}
-	if err := run(cfg, newProgress(os.Stderr, isTerminal(os.Stderr))); err != nil {
+	pr := newProgress(os.Stderr, isTerminal(os.Stderr))
+	pr.results = os.Stdout
+	if err := runStages(cfg, pr); err != nil {
 		fmt.Fprintln(os.Stderr, "srgreport:", err)
 		if errors.As(err, new(inputError)) {
 			os.Exit(2)
@@ -207,6 +217,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// runStages is run; a variable so that the tests of main's exit status
+// can stop short of measuring.
+var runStages = run
 
 // inputError is a bad input found before measuring: the command exits with
 // status 2 and writes no report.
@@ -216,7 +230,7 @@ func (e inputError) Error() string { return e.err.Error() }
 func (e inputError) Unwrap() error { return e.err }
 
 // run measures everything cfg selects, reports progress on pr and writes
-// the report. The report is written even when a stage fails; the error then
+// the report, listing the files it wrote on pr.results. The report is written even when a stage fails; the error then
 // lists what failed. The run's start and length are read from pr's clock.
 func run(cfg config, pr *progress) error {
 	start := pr.now()
@@ -264,7 +278,10 @@ func run(cfg config, pr *progress) error {
 		return err
 	}
 	files := writtenFiles(r, cfg.out)
-	pr.Printf("wrote %d files in %s:\n  %s", len(files), fmtDuration(r.Elapsed), strings.Join(files, "\n  "))
+	pr.Printf("wrote %d files in %s (listed on stdout)", len(files), fmtDuration(r.Elapsed))
+	for _, f := range files {
+		fmt.Fprintln(pr.results, f)
+	}
 	if errs := r.Errors(); len(errs) > 0 {
 		return fmt.Errorf("%d problem(s), listed in the report:\n  %s", len(errs), strings.Join(errs, "\n  "))
 	}

@@ -406,8 +406,11 @@ func (m *mdWriter) batchCost(r *Report, ns []int) {
 	type pair struct{ impl, single string }
 	var cols []pair
 	for _, impl := range bench.Impls {
+		// The batch step runs at ε = 1/(2n), as the single step does for
+		// every backend, law-exact ones included; only gonum's Weighted,
+		// which has no ε, runs the ε = 0 step.
 		single := string(bench.Step)
-		if impl.New == nil {
+		if impl.New == nil && impl.Law == nil {
 			single = string(bench.StepEps0)
 		}
 		if len(series(points, impl.Name, string(batchStep))) > 0 && len(series(points, impl.Name, single)) > 0 {

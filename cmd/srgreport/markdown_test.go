@@ -196,6 +196,24 @@ func TestMarkdownSections(t *testing.T) {
 	}
 }
 
+// The batch table sets a law-exact backend's batch step, at ε = 1/(2n),
+// beside its single step at the same ε; only gonum's Weighted, which has
+// no ε, is compared at ε = 0.
+func TestBatchTableLevelsAtSameEps(t *testing.T) {
+	r := &Report{Scaling: Scaling{Benchtime: time.Millisecond, Reps: 1, Points: []Point{
+		{Impl: "levels", Op: "step", N: 256, NsPerOp: 111},
+		{Impl: "levels", Op: "step-eps0", N: 256, NsPerOp: 99},
+		{Impl: "levels", Op: "batch-step", N: 256, NsPerOp: 55},
+		{Impl: "gonum-weighted", Op: "step-eps0", N: 256, NsPerOp: 200},
+		{Impl: "gonum-weighted", Op: "batch-step", N: 256, NsPerOp: 150},
+	}}}
+	var b bytes.Buffer
+	require.NoError(t, writeMarkdown(&b, r))
+	md := b.String()
+	require.Contains(t, md, "| n | levels ε = 1/(2n) | levels batch, per item | gonum-weighted ε = 0 | gonum-weighted batch, per item |")
+	require.Contains(t, md, "| 2^8 | 111 | 55 | 200 | 150 |")
+}
+
 // The epoch cost of a data set comes from its timing: the median seconds per
 // epoch over n, in µs, and the median and range of SRG's cost over SGD's in
 // the same repetition (here 9, 11 and 10); without SRG's timing there is none.

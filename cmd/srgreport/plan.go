@@ -40,7 +40,9 @@ func plan(cfg config, sz sizes, datasets []Dataset) []stagePlan {
 		out = append(out, stagePlan{"claims", "the paper's lemmas, propositions, theorems and corollaries", sec(c)})
 	}
 	if cfg.conformance {
-		out = append(out, stagePlan{"conformance", fmt.Sprintf("%d backends, %d states", len(backends.All), sz.states),
+		nb := len(backends.Every())
+		out = append(out, stagePlan{"conformance", fmt.Sprintf("%d backends: the kit on each, then %d states on all (%d steps)",
+			nb, sz.states, conformanceUnits(nb, sz.states)),
 			sec(secondsKit + secondsPerState*float64(sz.states))})
 	}
 	if cfg.scaling {

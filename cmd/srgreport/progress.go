@@ -17,6 +17,9 @@ import (
 type progress struct {
 	w   io.Writer
 	tty bool
+	// results receives what the run produced, one line each (the files it
+	// wrote): stdout, while the progress goes to stderr.
+	results io.Writer
 	// plainEvery is the least time between two plain progress lines.
 	plainEvery time.Duration
 
@@ -32,9 +35,10 @@ type progress struct {
 	now         func() time.Time
 }
 
-// newProgress writes to w; tty selects the redrawn line.
+// newProgress writes to w; tty selects the redrawn line. Results are
+// discarded until results is set.
 func newProgress(w io.Writer, tty bool) *progress {
-	return &progress{w: w, tty: tty, now: time.Now, plainEvery: 15 * time.Second}
+	return &progress{w: w, tty: tty, results: io.Discard, now: time.Now, plainEvery: 15 * time.Second}
 }
 
 // isTerminal reports whether f is a character device, which is what a
