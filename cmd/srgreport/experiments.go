@@ -118,8 +118,8 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 		}
 		ds.NormalizeRows()
 		epochs := sz.dataEpochs
-		if cfg.epochs == 0 && bigEpochs(ds) {
-			epochs = max(epochs/4, 1)
+		if cfg.epochs == 0 {
+			epochs = modeEpochs(ds, epochs)
 		}
 		out = append(out, Dataset{
 			Name: name, Source: source, Paper: paperSets[name] == ds.Len() && source != generatedName,

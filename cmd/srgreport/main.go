@@ -117,7 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.pngDir, "png", "", "also write PNG copies of the figures into this folder, for viewing")
 	fs.BoolVar(&cfg.replace, "replace", false, "draw the data-set mini-batches with replacement (default: without, as the paper does)")
 	fs.Var(&cfg.like, "like", "also run a set generated in the shape of a LIBSVM text set, "+likeNames()+" (repeatable), e.g. -like rcv1")
-	fs.IntVar(&cfg.epochs, "epochs", 0, "epochs of the data-set experiments (default 60 with -quick, 200 without, a quarter of that on sets of more than 20000 examples or 2000000 non-zeros; SGD and SRG reach their noise floors on mushrooms after about 100)")
+	fs.IntVar(&cfg.epochs, "epochs", 0, "epochs of the data-set experiments (default 60 with -quick, 200 without; half of that on a wide set of at most 2000000 non-zeros, more features than examples, a quarter on other sets of more than 20000 examples or 2000000 non-zeros; SGD and SRG reach their noise floors on mushrooms after about 100)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: srgreport [flags]\n\nMeasures the SRG project and writes index.md, summary.json and SVG figures.\n\n")
 		fs.PrintDefaults()

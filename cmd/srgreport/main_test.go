@@ -757,3 +757,39 @@ func TestPlanCountsConformance(t *testing.T) {
 	require.Len(t, stages, 1)
 	require.Equal(t, fmt.Sprintf("%d backends: the kit on each, then 60 states on all (%d steps)", nb, 2*nb+60), stages[0].what)
 }
+
+// countingProgress is a progress whose units done are recorded as they are
+// set, stage by stage.
+type countingProgress struct {
+	mu    sync.Mutex
+	steps map[string][]int
+}
+
+// The progress of a data set's stage and of the synthetic stage moves with
+// every run, not once at the end: each unit (x*, then every run; for the
+// synthetic stage also every other seed's r) is counted once, in order,
+// and the last is the stage's total.
+func TestProgressInsideStages(t *testing.T) {
+	var b syncBuffer
+	pr := frozen(&b, false)
+	c := &countingProgress{steps: map[string][]int{}}
+	pr.observe = func(stage string, done, total int) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		require.LessOrEqual(t, done, total, stage)
+		c.steps[stage] = append(c.steps[stage], done)
+	}
+	sz := tiny
+	sz.dataRuns = 2
+	cfg := config{out: t.TempDir(), seed: 3, sampler: "btree", experiments: true, override: &sz}
+	require.NoError(t, run(cfg, pr))
+	want := func(total int) []int {
+		var out []int
+		for k := 1; k <= total; k++ {
+			out = append(out, k)
+		}
+		return out
+	}
+	require.Equal(t, want(1+8*sz.dataRuns), c.steps["data set "+generatedName], "x* and the 8 curves' runs")
+	require.Equal(t, want(1+2*sz.synthRuns+sz.ratioSeeds), c.steps["synthetic"], "x*, the runs, the other seeds")
+}

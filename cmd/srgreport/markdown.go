@@ -650,10 +650,10 @@ func (m *mdWriter) subopt(r *Report) {
 		return
 	}
 	m.printf("\n**The relative suboptimality.** The same runs, measured in (F(x_k) − F(x*))/(F(x_0) − F(x*)), the usual measure of ")
-	m.printf("logistic regression. With μ = 1/n the objective is flat along directions the data hardly span, so on a wide set ")
-	m.printf("(more features than examples, most of them rare) the iterates come close to F(x*) long before they come close to x*: ")
-	m.printf("there the distance of the paper's figure barely moves, and this measure shows the race. ")
-	m.printf("F(x*) is that of the x* above; it exceeds the exact minimum by at most ‖∇F(x*)‖²/(2μ), so the measure is exact ")
+	m.printf("logistic regression: near x* it weighs the error in each direction by the curvature of F there, where the paper's ")
+	m.printf("distance weighs all directions alike, so an error along a direction that few rows span (curvature little above μ = 1/n; ")
+	m.printf("a wide set has many) costs little in F and much in the distance. ")
+	m.printf("F(x*) is that of the x* above, which exceeds the exact minimum by at most ‖∇F(x*)‖²/(2μ): the measure is exact ")
 	m.printf("down to a floor far below the levels read here: %s.\n", strings.Join(parts, "; "))
 }
 

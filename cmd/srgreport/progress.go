@@ -33,6 +33,8 @@ type progress struct {
 	stop        chan struct{}
 	stopped     chan struct{}
 	now         func() time.Time
+	// observe, if set, sees every change of the units done (tests).
+	observe func(stage string, done, total int)
 }
 
 // newProgress writes to w; tty selects the redrawn line. Results are
@@ -93,16 +95,26 @@ func (p *progress) tick() {
 // Step records one more unit done.
 func (p *progress) Step() {
 	p.mu.Lock()
-	p.done = min(p.done+1, p.total)
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	p.setDone(p.done + 1)
 }
 
 // SetDone records that done units are done (at most the total; never
 // fewer than before).
 func (p *progress) SetDone(done int) {
 	p.mu.Lock()
-	p.done = max(p.done, min(done, p.total))
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	p.setDone(done)
+}
+
+// setDone is SetDone with p.mu held.
+func (p *progress) setDone(done int) {
+	if done = min(done, p.total); done > p.done {
+		p.done = done
+		if p.observe != nil {
+			p.observe(p.stage, p.done, p.total)
+		}
+	}
 }
 
 // Done ends the stage, with a note (may be empty) on its outcome.
