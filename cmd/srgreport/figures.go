@@ -158,8 +158,9 @@ func figure1(r *Report, seconds bool, ms accuracyMeasure) (grid [][]*plot.Plot, 
 				if !slices.Contains(row.methods, c.Method) {
 					continue
 				}
-				xs, ys := c.Evals, c.Log10Err
-				if ys, _, _ = ms.curve(c); ys == nil {
+				xs := c.Evals
+				ys, _, _ := ms.curve(c)
+				if ys == nil {
 					continue
 				}
 				if seconds {
