@@ -326,7 +326,8 @@ func decides(d Dataset) string {
 // missingLevels says, for every level of 1e-1 … 1e-4 that neither SRG nor
 // SGD reached on a set under a schedule in a measure, where their curves
 // ended and whether they had levelled off (a constant step's noise floor)
-// or were still falling (a longer run would get further).
+// or were still falling, and then how long the first level missed would
+// take at their pace (see trend).
 func missingLevels(r *Report) []string {
 	var out []string
 	for _, d := range r.Datasets {
@@ -336,8 +337,12 @@ func missingLevels(r *Report) []string {
 		for _, ms := range measures {
 			for _, sched := range []string{"constant", "decreasing"} {
 				var miss []string
+				next := 0.0 // the first level missed
 				for _, lv := range accuracyLevels {
 					if math.IsNaN(timeIn(d, ms.name, sched, methodSGD, lv).Epochs) && math.IsNaN(timeIn(d, ms.name, sched, methodSRG, lv).Epochs) {
+						if len(miss) == 0 {
+							next = lv
+						}
 						miss = append(miss, fmt.Sprintf("1e%d", int(lv)))
 					}
 				}
@@ -358,7 +363,7 @@ func missingLevels(r *Report) []string {
 					if len(ys) == 0 {
 						continue
 					}
-					ends = append(ends, fmt.Sprintf("%s ended at 10^%s, %s", meth, fmtF(ys[len(ys)-1], 1), trend(c.Evals, ys)))
+					ends = append(ends, fmt.Sprintf("%s ended at 10^%s, %s", meth, fmtF(ys[len(ys)-1], 1), trend(c.Evals, ys, sched, next)))
 				}
 				if len(ends) == 0 {
 					continue
@@ -372,20 +377,29 @@ func missingLevels(r *Report) []string {
 	return out
 }
 
-// trend says whether a log10 curve had levelled off over the last quarter
-// of the run (it fell by less than 0.1, a noise floor or the limit of the
-// schedule) or was still falling, and how fast.
-func trend(evals, ys []float64) string {
+// trend says how a log10 curve ended over the last quarter of the run: a
+// constant step's curve that fell by less than 0.1 has levelled off at its
+// noise floor, which more epochs do not lower; a curve still falling is
+// extrapolated on its last quarter, straight in log10 against log10
+// epochs (decreasing steps shrink like 1/k, and the error with them), to
+// the epochs next would reach 10^next.
+func trend(evals, ys []float64, schedule string, next float64) string {
 	k := len(ys) - 1 - max(len(ys)/4, 1)
-	if k < 0 {
+	if k < 0 || evals[k] <= 0 {
 		return "too short a run to tell its trend"
 	}
-	drop := ys[k] - ys[len(ys)-1]
-	span := evals[len(evals)-1] - evals[k]
-	if drop < 0.1 {
-		return fmt.Sprintf("levelled off (%s decades over its last %s epochs): the schedule's floor, not the run's length", fmtF(-drop, 2), fmtG(span, 2))
+	end, last := ys[len(ys)-1], evals[len(evals)-1]
+	drop := ys[k] - end
+	span := fmt.Sprintf("%s decades over its last %s epochs", fmtF(drop, 2), fmtEpochs(last-evals[k]))
+	if drop < 0.1 && schedule == "constant" {
+		return "levelled off (" + span + "): the constant step's noise floor, which more epochs do not lower"
 	}
-	return fmt.Sprintf("still falling, %s decades per 10 epochs at the end: a longer run (-epochs) would get further", fmtF(drop/span*10, 1))
+	if drop <= 0 {
+		return "no longer falling (" + span + ")"
+	}
+	slope := drop / math.Log10(last/evals[k])
+	need := last * math.Pow(10, (end-next)/slope)
+	return fmt.Sprintf("still falling (%s): at that pace 1e%d would take about %s epochs", span, int(next), fmtEpochs(need))
 }
 
 // measureWord names a measure in prose, after "relative".
@@ -394,4 +408,13 @@ func measureWord(name string) string {
 		return "suboptimality"
 	}
 	return "distance"
+}
+
+// fmtEpochs formats a number of epochs: whole from 10 on, else to two
+// digits.
+func fmtEpochs(e float64) string {
+	if e >= 10 {
+		return fmtF(e, 0)
+	}
+	return fmtG(e, 2)
 }
