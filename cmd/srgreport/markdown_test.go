@@ -159,8 +159,9 @@ func TestMarkdownSections(t *testing.T) {
 		"**Relative suboptimality (F(x) − F(x*))/(F(x₀) − F(x*)).**",
 		"| mushrooms | constant step | 1e-1 | 40 (30–45) | 1 (1–1) | 40 | 10 (9–11) | 20 (18–22) | 5 (4–6) | 0.25 (0.23–0.28) | yes |",
 		// which of gain and cost decides, set by set, in the paper's measure
-		"- **mushrooms** (relative distance): at the constant step SRG's gain in epochs is 1.04 (1e-1): SRG needs about SGD's epochs or more",
-		"so the epochs decide: no sampler, however cheap, could make SRG sooner",
+		"- **mushrooms** (relative distance): SRG's gain in epochs is 1.04 at the constant step (1e-1): SRG needs about SGD's epochs or more, " +
+			"while an SRG epoch does an SGD epoch's work and more (it costs 10× at the constant step), so the epochs decide: " +
+			"no sampler, however cheap, could make SRG sooner; at the decreasing steps no level was reached by both, so neither decides yet.",
 		// why a level is missing
 		// SGD fell from 0 to -1.5 between epochs 0 and 2: too short a run
 		// for a pace (its last quarter starts at 0); see TestTrend.
@@ -214,6 +215,33 @@ func TestBatchTableLevelsAtSameEps(t *testing.T) {
 	md := b.String()
 	require.Contains(t, md, "| n | levels ε = 1/(2n) | levels batch, per item | gonum-weighted ε = 0 | gonum-weighted batch, per item |")
 	require.Contains(t, md, "| 2^8 | 111 | 55 | 200 | 150 |")
+}
+
+// The sentence of a set names what decides at each schedule, the schedules
+// of one kind together: the epochs where SRG gains nothing, the gain where
+// it exceeds the epoch cost, the cost where it does not.
+func TestDecides(t *testing.T) {
+	timing := &Timing{Reps: 1, Methods: []EpochTiming{
+		{Schedule: "constant", Method: "SGD", Seconds: []float64{1}, Median: 1},
+		{Schedule: "constant", Method: "SRG", Seconds: []float64{2}, Median: 2},
+		{Schedule: "decreasing", Method: "SGD", Seconds: []float64{1}, Median: 1},
+		{Schedule: "decreasing", Method: "SRG", Seconds: []float64{3}, Median: 3},
+	}}
+	set := func(constGain, decrGain float64) Dataset {
+		return Dataset{Name: "s", Epochs: 100, Result: &srg.DatasetResult{N: 10, D: 2}, Timing: timing, TimeTo: []TimeTo{
+			{Measure: measureDist, Schedule: "constant", Method: "SGD", Log10: -1, Epochs: 10 * constGain},
+			{Measure: measureDist, Schedule: "constant", Method: "SRG", Log10: -1, Epochs: 10},
+			{Measure: measureDist, Schedule: "decreasing", Method: "SGD", Log10: -1, Epochs: 10 * decrGain},
+			{Measure: measureDist, Schedule: "decreasing", Method: "SRG", Log10: -1, Epochs: 10},
+		}}
+	}
+	require.Equal(t, "**s** (relative distance): SRG's gain in epochs is 1 at the constant step (1e-1) and 0.9 at the decreasing steps (1e-1): "+
+		"SRG needs about SGD's epochs or more, while an SRG epoch does an SGD epoch's work and more (it costs 2× at the constant step and "+
+		"3× at the decreasing steps), so the epochs decide: no sampler, however cheap, could make SRG sooner.", decides(set(1, 0.9)))
+	require.Equal(t, "**s** (relative distance): SRG's gain in epochs is 2.5 at the constant step (1e-1), above its epoch cost (2× at the "+
+		"constant step): the gain decides, and SRG stays sooner while its epoch costs less than 2.5 SGD epochs; SRG's gain in epochs is 2.5 "+
+		"at the decreasing steps (1e-1), below its epoch cost (3× at the decreasing steps): the epoch cost decides, and a sampler that "+
+		"brought SRG's epoch under 2.5 SGD epochs would make it sooner.", decides(set(2.5, 2.5)))
 }
 
 // A curve's end is read over its last quarter: levelled off at a constant

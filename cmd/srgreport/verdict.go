@@ -283,7 +283,8 @@ func decides(d Dataset) string {
 	if len(rows) == 0 {
 		return ""
 	}
-	var parts []string
+	type verdictCase struct{ kind, at, cost, gainLo, gainHi string }
+	var cases []verdictCase
 	for _, sched := range []string{"constant", "decreasing"} {
 		var gains []float64
 		var levels []string
@@ -295,7 +296,7 @@ func decides(d Dataset) string {
 			}
 		}
 		if len(gains) == 0 {
-			parts = append(parts, fmt.Sprintf("at the %s no level was reached by both, so neither decides yet", scheduleLabel(sched)))
+			cases = append(cases, verdictCase{kind: "none", at: "the " + scheduleLabel(sched)})
 			continue
 		}
 		lo, hi := slices.Min(gains), slices.Max(gains)
@@ -303,24 +304,50 @@ func decides(d Dataset) string {
 		if fmtG(hi, 3) != g {
 			g += "–" + fmtG(hi, 3)
 		}
-		at := fmt.Sprintf("at the %s SRG's gain in epochs is %s (%s)", scheduleLabel(sched), g, strings.Join(levels, ", "))
-		c := fmtG(cost, 3) + "×"
+		c := verdictCase{at: fmt.Sprintf("%s at the %s (%s)", g, scheduleLabel(sched), strings.Join(levels, ", ")),
+			cost: fmt.Sprintf("%s× at the %s", fmtG(cost, 3), scheduleLabel(sched)), gainLo: fmtG(lo, 3), gainHi: fmtG(hi, 3)}
 		switch {
 		case hi <= noGain:
-			parts = append(parts, at+fmt.Sprintf(": SRG needs about SGD's epochs or more, and an SRG epoch does an SGD epoch's work and more "+
-				"(here it costs %s SGD's), so the epochs decide: no sampler, however cheap, could make SRG sooner", c))
+			c.kind = "epochs"
 		case lo > cost:
-			parts = append(parts, at+fmt.Sprintf(", above its epoch cost of %s: the gain decides, and SRG stays sooner while its epoch "+
-				"costs less than %s× SGD's", c, fmtG(lo, 3)))
+			c.kind = "gain"
 		case hi < cost:
-			parts = append(parts, at+fmt.Sprintf(", below its epoch cost of %s: the epoch cost decides, and a sampler that brought SRG's "+
-				"epoch under %s× SGD's would make it sooner", c, fmtG(hi, 3)))
+			c.kind = "cost"
 		default:
-			parts = append(parts, at+fmt.Sprintf(", on both sides of its epoch cost of %s: the cost decides level by level", c))
+			c.kind = "mixed"
+		}
+		cases = append(cases, c)
+	}
+	// One clause per kind, the schedules of that kind together.
+	var parts []string
+	for _, kind := range []string{"epochs", "gain", "cost", "mixed", "none"} {
+		var at, cost, lo, hi []string
+		for _, c := range cases {
+			if c.kind == kind {
+				at, cost, lo, hi = append(at, c.at), append(cost, c.cost), append(lo, c.gainLo), append(hi, c.gainHi)
+			}
+		}
+		if len(at) == 0 {
+			continue
+		}
+		gain, costs := "SRG's gain in epochs is "+strings.Join(at, " and "), strings.Join(cost, " and ")
+		switch kind {
+		case "epochs":
+			parts = append(parts, gain+": SRG needs about SGD's epochs or more, while an SRG epoch does an SGD epoch's work and more "+
+				"(it costs "+costs+"), so the epochs decide: no sampler, however cheap, could make SRG sooner")
+		case "gain":
+			parts = append(parts, gain+", above its epoch cost ("+costs+"): the gain decides, and SRG stays sooner while its epoch "+
+				"costs less than "+strings.Join(lo, " and ")+" SGD epochs")
+		case "cost":
+			parts = append(parts, gain+", below its epoch cost ("+costs+"): the epoch cost decides, and a sampler that brought SRG's "+
+				"epoch under "+strings.Join(hi, " and ")+" SGD epochs would make it sooner")
+		case "mixed":
+			parts = append(parts, gain+", on both sides of its epoch cost ("+costs+"): the cost decides level by level")
+		case "none":
+			parts = append(parts, "at "+strings.Join(at, " and ")+" no level was reached by both, so neither decides yet")
 		}
 	}
-	return fmt.Sprintf("**%s** (relative %s): %s.", d.Name, measureWord(ms),
-		strings.Join(parts, "; "))
+	return fmt.Sprintf("**%s** (relative %s): %s.", d.Name, measureWord(ms), strings.Join(parts, "; "))
 }
 
 // missingLevels says, for every level of 1e-1 … 1e-4 that neither SRG nor
