@@ -404,7 +404,7 @@ func drawFigures(r *Report, dir, pngDir string) {
 		caption := fmt.Sprintf("The paper's Figure 1, measured: log10 %s against %s, "+
 			"mean of the runs; top row constant step (SGD blue, SRG orange, SVRG green), bottom row decreasing steps "+
 			"(SGD blue, SRG orange, reshuffled SGD purple), a column per data set. The y range follows SGD and SRG: "+
-			"SVRG continues below the frame (its final value is in the table). Reshuffled SGD is drawn at epoch ends only; "+
+			"SVRG, where it falls faster, leaves the frame at the bottom (its final value is in the table). Reshuffled SGD is drawn at epoch ends only; "+
 			"in between, it rises and falls with each pass over the data.", what, x)
 		jobs = append(jobs, job{f.key, f.file, caption, grid, nil, vg.Length(cols) * 7 * vg.Centimeter, 13 * vg.Centimeter})
 	}

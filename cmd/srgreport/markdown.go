@@ -760,7 +760,16 @@ func (m *mdWriter) timeTo(r *Report) {
 	m.table(head...)
 	for _, d := range r.Datasets {
 		seen := map[string]bool{}
-		for _, t := range d.TimeTo {
+		// The paper's measure first, then the suboptimality.
+		var byMeasure []TimeTo
+		for _, ms := range measures {
+			for _, t := range d.TimeTo {
+				if t.Measure == ms.name {
+					byMeasure = append(byMeasure, t)
+				}
+			}
+		}
+		for _, t := range byMeasure {
 			k := t.Measure + "/" + t.Schedule + "/" + t.Method
 			if seen[k] {
 				continue
