@@ -1,7 +1,8 @@
 // Command srgreport measures everything the project claims and writes the
 // report people read: a folder with index.md (tables and figures),
 // summary.json (every number and curve of the report, for machines),
-// curves.csv (the curves alone) and the figures as SVG.
+// curves.csv (the curves alone) and the figures as SVG. It lists the files
+// it wrote on stdout, one a line, and shows its progress on stderr.
 //
 //	go run ./cmd/srgreport                 # full run, into reports/
 //	go run ./cmd/srgreport -quick -out /tmp/r

@@ -389,3 +389,22 @@ func TestErrataMergesCounts(t *testing.T) {
 	}
 	require.Zero(t, errata(nil)[0].Tried)
 }
+
+// Where one method alone reached an accuracy, the gain is a bound, and SRG
+// is surely sooner or surely later only when the bound beats every
+// repetition's epoch cost.
+func TestSoonerWithBound(t *testing.T) {
+	row := func(gain float64, bound string, lo, hi float64) VerdictRow {
+		return VerdictRow{Gain: gain, GainBound: bound, CostLo: lo, CostHi: hi, Ratio: math.NaN(), RatioLo: math.NaN(), RatioHi: math.NaN()}
+	}
+	require.Equal(t, "yes", row(5, ">", 2, 4).Sooner(), "SRG alone, its epochs cost at most 4 SGD epochs, SGD needs more than 5")
+	require.Equal(t, "not known", row(5, ">", 2, 6).Sooner())
+	require.Equal(t, "no", row(0.5, "<", 1.2, 3).Sooner(), "SGD alone, SRG needs more than twice its epochs and each costs more")
+	require.Equal(t, "not known", row(0.5, "<", 0.4, 3).Sooner())
+	exact := VerdictRow{Gain: 2, RatioLo: 0.5, RatioHi: 0.9}
+	require.Equal(t, "yes", exact.Sooner())
+	exact.RatioHi = 1.1
+	require.Equal(t, "within noise", exact.Sooner())
+	exact.RatioLo = 1.05
+	require.Equal(t, "no", exact.Sooner())
+}

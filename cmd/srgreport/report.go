@@ -254,9 +254,10 @@ func epochCost(d Dataset) *EpochCost {
 //
 // Epochs is read from the mean curve; EpochsLo and EpochsHi from the best
 // and the worst run at each checkpoint (the curve's Log10ErrMin and
-// Log10ErrMax, or their suboptimality twins): when the first run got there, and from when every run was
-// there. Seconds is Epochs times the median cost of an epoch (Timing),
-// SecondsLo and SecondsHi Epochs times the cheapest and dearest repetition.
+// Log10ErrMax, or Log10SuboptMin and Log10SuboptMax): when the first run
+// got there, and from when every run was there. Seconds is Epochs times
+// the median cost of an epoch (Timing), SecondsLo and SecondsHi Epochs
+// times the cheapest and dearest repetition.
 type TimeTo struct {
 	// Measure is measureDist (the paper's ‖x − x*‖²/‖x₀ − x*‖²) or
 	// measureSubopt ((F(x) − F(x*))/(F(x₀) − F(x*))).
