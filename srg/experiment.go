@@ -31,6 +31,13 @@ type Curve struct {
 	// Seconds holds the mean over runs of the wall-clock time spent in
 	// iterations up to each checkpoint (Trace.Seconds).
 	Seconds []float64 `json:"seconds"`
+	// Log10Subopt holds log10 of the mean over runs of the relative
+	// suboptimality (F(x_k) − F(x*))/(F(x0) − F(x*)), and Log10SuboptMin
+	// and Log10SuboptMax the smallest and largest of a single run; nil
+	// unless measured (DatasetConfig.Suboptimality).
+	Log10Subopt    []float64 `json:"log10_subopt,omitempty"`
+	Log10SuboptMin []float64 `json:"log10_subopt_min,omitempty"`
+	Log10SuboptMax []float64 `json:"log10_subopt_max,omitempty"`
 }
 
 // SyntheticConfig configures Synthetic. Zero fields take the paper's values.
@@ -47,6 +54,10 @@ type SyntheticConfig struct {
 	PerEpoch int
 	// Workers is the number of runs in flight at once (default 1).
 	Workers int
+	// Progress, if set, is called with the units done and the total: one
+	// for x* and r, then one per run as it ends (from the run's goroutine,
+	// one call at a time).
+	Progress func(done, total int)
 	// Bernoulli makes SRG update keys with probability ε/p, as Algorithm 1
 	// does (the paper's experiments always update).
 	Bernoulli bool
@@ -104,11 +115,13 @@ func Synthetic(cfg SyntheticConfig) (SyntheticResult, error) {
 	res := SyntheticResult{N: n, D: d, RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2, L: L, Alpha: 1 / (2 * L), GradNorm: sol.GradNorm,
 		Mu: p.StrongConvexity(), XStarSq: sqdist(sol.X, make([]float64, d))}
 	sched := Constant{Alpha: 1 / (2 * L), Eps: 1 / (2 * float64(n))}
+	tick := newTicker(cfg.Progress, 1+2*runs)
+	tick() // x* and r
 	for mi, m := range []Method{SGD, SRG} {
 		c, err := average(p, Options{
 			Method: m, Schedule: sched, Batch: 1, NewSampler: cfg.NewSampler, Bernoulli: cfg.Bernoulli,
 			Epochs: float64(epochs), PerEpoch: per, XStar: sol.X, Variance: true,
-		}, runs, cfg.Seed, uint64(mi), def(cfg.Workers, 1))
+		}, runs, cfg.Seed, uint64(mi), def(cfg.Workers, 1), tick)
 		if err != nil {
 			return res, err
 		}
@@ -142,6 +155,13 @@ type DatasetConfig struct {
 	// WithReplacement draws mini-batches with replacement instead of the
 	// paper's protocol (WithoutReplacement, the default).
 	WithReplacement bool
+	// Suboptimality makes the curves record the relative suboptimality
+	// (Curve.Log10Subopt) as well: one pass over the data per checkpoint.
+	Suboptimality bool
+	// Progress, if set, is called with the units done and the total: one
+	// for x* and r, then one per run as it ends (from the run's goroutine,
+	// one call at a time).
+	Progress func(done, total int)
 }
 
 // DatasetResult reports Dataset.
@@ -178,6 +198,16 @@ type DatasetResult struct {
 	XStarFloor float64 `json:"xstar_rel_err_floor"`
 	// Solver is the method that found x*.
 	Solver Solver `json:"solver"`
+	// F0 and FStar are F(x0) and F(x*) (Problem.Value), the ends of the
+	// relative suboptimality; SuboptFloor bounds, relative to F0 − FStar,
+	// how far F(x*) may sit above the exact minimum (‖∇F(x*)‖²/(2μ)) plus
+	// the rounding of the two values: levels far above it are exact to
+	// plotting accuracy. Zero unless DatasetConfig.Suboptimality.
+	F0          float64 `json:"f_x0,omitempty"`
+	FStar       float64 `json:"f_xstar,omitempty"`
+	SuboptFloor float64 `json:"subopt_rel_floor,omitempty"`
+	// XStarSq is ‖x0 − x*‖² = ‖x*‖², the scale of the relative error.
+	XStarSq float64 `json:"xstar_sqnorm"`
 }
 
 // Dataset runs the experiments of Section 5 on one LIBSVM data set:
@@ -224,9 +254,19 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 		Name: cfg.Name, N: n, D: ds.Dim(), Protocol: proto, RatioR: s2 / ss2, Sigma2: s2, SigmaStar2: ss2,
 		Lmax: p.Lmax(), L: p.L(), GradNorm: sol.GradNorm, FinalLog10: map[string]float64{},
 		XStarFloor: math.Pow(sol.DistBound, 2) / sqdist(sol.X, make([]float64, ds.Dim())), Solver: sol.Solver,
+		XStarSq: sqdist(sol.X, make([]float64, ds.Dim())),
 	}
 	res.BigL = MiniBatchSmoothness(n, m, res.Lmax, res.L)
 	res.Alpha = 1 / (2 * res.BigL)
+	if cfg.Suboptimality {
+		res.F0, res.FStar, res.SuboptFloor = suboptEnds(p, sol)
+	}
+	curves := 8
+	if cfg.PaperOnly {
+		curves = 6
+	}
+	tick := newTicker(cfg.Progress, 1+curves*runs)
+	tick() // x* and r
 	for si, sched := range []Schedule{ExperimentalConstant(n, res.BigL), Experimental(n, res.BigL, p.Mu)} {
 		name := [...]string{"constant", "decreasing"}[si]
 		for mi, meth := range []Method{SGD, SRG, Reshuffled, SVRG} {
@@ -235,8 +275,8 @@ func Dataset(cfg DatasetConfig) (DatasetResult, error) {
 			}
 			c, err := average(p, Options{
 				Method: meth, Schedule: sched, Batch: m, Protocol: proto, NewSampler: cfg.NewSampler,
-				Epochs: float64(epochs), PerEpoch: per, XStar: sol.X,
-			}, runs, cfg.Seed, uint64(10*si+mi), def(cfg.Workers, 1))
+				Epochs: float64(epochs), PerEpoch: per, XStar: sol.X, Suboptimality: cfg.Suboptimality,
+			}, runs, cfg.Seed, uint64(10*si+mi), def(cfg.Workers, 1), tick)
 			if err != nil {
 				return res, fmt.Errorf("%s %s %v: %w", cfg.Name, name, meth, err)
 			}
@@ -280,7 +320,8 @@ func Variances(p *Problem, x []float64, newSampler func(n int) reweighted.Distri
 
 // average runs o with seeds (seed, stream, run) for run in [0, runs) and
 // averages the traces checkpoint by checkpoint.
-func average(p *Problem, o Options, runs int, seed, stream uint64, workers int) (Curve, error) {
+// tick, if not nil, is called after each run.
+func average(p *Problem, o Options, runs int, seed, stream uint64, workers int, tick func()) (Curve, error) {
 	traces := make([]Trace, runs)
 	errs := make([]error, runs)
 	var wg sync.WaitGroup
@@ -293,6 +334,9 @@ func average(p *Problem, o Options, runs int, seed, stream uint64, workers int) 
 			or := o
 			or.Seed = seed ^ (stream+1)*0x9e3779b97f4a7c15 ^ uint64(r)*0xbf58476d1ce4e5b9
 			traces[r], errs[r] = Run(p, or)
+			if tick != nil {
+				tick()
+			}
 		}()
 	}
 	wg.Wait()
@@ -312,6 +356,9 @@ func average(p *Problem, o Options, runs int, seed, stream uint64, workers int) 
 	}
 	if o.Variance {
 		c.Log10Var = meanLog10(traces, func(t Trace) []float64 { return t.Var })
+	}
+	if o.Suboptimality {
+		c.Log10Subopt, c.Log10SuboptMin, c.Log10SuboptMax = relSubopt(traces)
 	}
 	return c, nil
 }

@@ -43,11 +43,13 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 	ns := newSampler(cfg.sampler)
 	workers := runtime.GOMAXPROCS(0)
 
-	pr.Start("synthetic", 1)
+	// Progress counts x*, every run and every other seed's r.
+	pr.Start("synthetic", 1+2*sz.synthRuns+sz.ratioSeeds)
 	t0 := time.Now()
 	y := &Synthetic{Runs: sz.synthRuns, Epochs: sz.synthEpochs}
 	res, err := srg.Synthetic(srg.SyntheticConfig{
 		Runs: sz.synthRuns, Epochs: sz.synthEpochs, Seed: cfg.seed, NewSampler: ns, Workers: workers,
+		Progress: func(done, _ int) { pr.SetDone(done) },
 	})
 	n, d := res.N, res.D
 	if err != nil {
@@ -57,19 +59,19 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 		y.Result = &res
 		y.Floor = sgdFloor(res)
 	}
-	y.SeedRatios = seedRatios(cfg.seed, sz.ratioSeeds, n, d, ns)
+	pr.SetDone(1 + 2*sz.synthRuns)
+	y.SeedRatios = seedRatios(cfg.seed, sz.ratioSeeds, n, d, ns, pr.Step)
 	y.Elapsed = time.Since(t0)
 	r.Synthetic = y
-	pr.Step()
 	pr.Done(fmt.Sprintf("r = %.1f", res.RatioR))
 
 	// Each data set is a stage of its own: on a big one, the experiments
 	// take minutes.
 	for i := range r.Datasets {
 		d := &r.Datasets[i]
-		pr.Start("data set "+d.Name, 1)
-		runDataset(d, cfg, ns, workers)
-		pr.Step()
+		// Progress counts x* and every run.
+		pr.Start("data set "+d.Name, datasetUnits(d))
+		runDataset(d, cfg, ns, workers, pr.SetDone)
 		if d.Err != "" {
 			pr.Done("failed")
 			continue
@@ -85,6 +87,10 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 		pr.Done(note)
 	}
 }
+
+// datasetUnits is the number of progress units of d's experiments: x*,
+// then every run of the eight curves.
+func datasetUnits(d *Dataset) int { return 1 + 8*d.Runs }
 
 // timingJobs is the number of runs in one repetition of the timing: one
 // per curve.
@@ -112,8 +118,8 @@ func loadDatasets(cfg config, sz sizes) ([]Dataset, error) {
 		}
 		ds.NormalizeRows()
 		epochs := sz.dataEpochs
-		if cfg.epochs == 0 && bigEpochs(ds) {
-			epochs = max(epochs/4, 1)
+		if cfg.epochs == 0 {
+			epochs = modeEpochs(ds, epochs)
 		}
 		out = append(out, Dataset{
 			Name: name, Source: source, Paper: paperSets[name] == ds.Len() && source != generatedName,
@@ -208,12 +214,14 @@ func checkValues(ds *libsvm.Dataset, _ int, _ bool) error {
 }
 
 // runDataset runs the experiments of Section 5 on one data set read by
-// loadDatasets.
-func runDataset(d *Dataset, cfg config, ns func(int) reweighted.Distribution, workers int) {
+// loadDatasets, with the relative suboptimality beside the paper's
+// relative distance; progress gets the units done (datasetUnits).
+func runDataset(d *Dataset, cfg config, ns func(int) reweighted.Distribution, workers int, progress func(done int)) {
 	t0 := time.Now()
 	res, err := srg.Dataset(srg.DatasetConfig{
 		Name: d.Name, Runs: d.Runs, Epochs: d.Epochs, Batch: d.Batch,
 		Seed: cfg.seed, NewSampler: ns, Workers: workers, Data: d.data, WithReplacement: cfg.replace,
+		Suboptimality: true, Progress: func(done, _ int) { progress(done) },
 	})
 	d.Elapsed = time.Since(t0)
 	if err != nil {
@@ -232,8 +240,8 @@ func timeDataset(d *Dataset, sz sizes, seed uint64, ns func(int) reweighted.Dist
 	d.TimeTo = timesTo(*d)
 }
 
-// timesTo returns, per schedule, method and accuracy level, the epochs and
-// seconds the curves of d take to reach it.
+// timesTo returns, per measure, schedule, method and accuracy level, the
+// epochs and seconds the curves of d take to reach it.
 func timesTo(d Dataset) []TimeTo {
 	var out []TimeTo
 	for _, sc := range []struct {
@@ -246,16 +254,58 @@ func timesTo(d Dataset) []TimeTo {
 			if e := d.Timing.get(sc.name, c.Method); e != nil {
 				cost, lo, hi = e.Median, e.Min, e.Max
 			}
-			for _, lv := range accuracyLevels {
-				e, _ := reach(c, lv)
-				t := TimeTo{Schedule: sc.name, Method: c.Method, Log10: lv, Epochs: e,
-					EpochsLo: reachOf(c.Evals, c.Log10ErrMin, lv), EpochsHi: reachOf(c.Evals, c.Log10ErrMax, lv),
-					Seconds: e * cost, SecondsLo: e * lo, SecondsHi: e * hi}
-				out = append(out, t)
+			for _, ms := range measures {
+				mean, best, worst := ms.curve(c)
+				if mean == nil {
+					continue
+				}
+				for _, lv := range accuracyLevels {
+					e := reachOf(c.Evals, mean, lv)
+					out = append(out, TimeTo{Measure: ms.name, Schedule: sc.name, Method: c.Method, Log10: lv, Epochs: e,
+						EpochsLo: reachOf(c.Evals, best, lv), EpochsHi: reachOf(c.Evals, worst, lv),
+						Seconds: e * cost, SecondsLo: e * lo, SecondsHi: e * hi})
+				}
 			}
 		}
 	}
 	return out
+}
+
+// accuracyMeasure is a measure of accuracy that the curves record.
+type accuracyMeasure struct {
+	name string
+	// label is its formula, for tables and captions.
+	label string
+	// curve returns the mean curve of c in this measure and its best and
+	// worst run; nil if c does not record it.
+	curve func(c srg.Curve) (mean, best, worst []float64)
+}
+
+// Names of the measures, in TimeTo.Measure.
+const (
+	measureDist   = "distance"
+	measureSubopt = "suboptimality"
+)
+
+// measures are the accuracies the verdict and the figures read: the
+// paper's relative distance to x*, then the relative suboptimality.
+var measures = []accuracyMeasure{
+	{measureDist, "‖x − x*‖²/‖x₀ − x*‖²", func(c srg.Curve) ([]float64, []float64, []float64) {
+		return c.Log10Err, c.Log10ErrMin, c.Log10ErrMax
+	}},
+	{measureSubopt, "(F(x) − F(x*))/(F(x₀) − F(x*))", func(c srg.Curve) ([]float64, []float64, []float64) {
+		return c.Log10Subopt, c.Log10SuboptMin, c.Log10SuboptMax
+	}},
+}
+
+// measureOf returns the measure named name.
+func measureOf(name string) accuracyMeasure {
+	for _, m := range measures {
+		if m.name == name {
+			return m
+		}
+	}
+	return measures[0]
 }
 
 // reachOf returns the epochs at which ys first reaches level, interpolated
@@ -313,24 +363,33 @@ func sgdFloor(res srg.SyntheticResult) NoiseFloor {
 // seedRatios returns r = σ²/σ*² at x* of the synthetic set drawn from each
 // of count seeds after seed: with Cauchy noise, r swings widely from one
 // draw to the next, and the paper reports a single draw. Seeds whose set
-// cannot be solved are left out.
-func seedRatios(seed uint64, count, n, d int, ns func(int) reweighted.Distribution) []float64 {
+// cannot be solved are left out. step is called after each seed.
+func seedRatios(seed uint64, count, n, d int, ns func(int) reweighted.Distribution, step func()) []float64 {
 	var rs []float64
 	for k := range count {
-		ds := libsvm.Synthetic(seed+1+uint64(k), n, d)
-		p, err := srg.NewProblem(ds, ds.Labels, srg.Squared, 0)
-		if err != nil {
-			continue
+		if r, ok := seedRatio(seed+1+uint64(k), n, d, ns); ok {
+			rs = append(rs, r)
 		}
-		sol, err := p.Solve(1e-12)
-		if err != nil {
-			continue
-		}
-		s2, ss2, err := srg.Variances(p, sol.X, ns)
-		if err != nil || ss2 == 0 {
-			continue
-		}
-		rs = append(rs, s2/ss2)
+		step()
 	}
 	return rs
+}
+
+// seedRatio returns r of the synthetic set of seed; false if it cannot be
+// solved.
+func seedRatio(seed uint64, n, d int, ns func(int) reweighted.Distribution) (float64, bool) {
+	ds := libsvm.Synthetic(seed, n, d)
+	p, err := srg.NewProblem(ds, ds.Labels, srg.Squared, 0)
+	if err != nil {
+		return 0, false
+	}
+	sol, err := p.Solve(1e-12)
+	if err != nil {
+		return 0, false
+	}
+	s2, ss2, err := srg.Variances(p, sol.X, ns)
+	if err != nil || ss2 == 0 {
+		return 0, false
+	}
+	return s2 / ss2, true
 }

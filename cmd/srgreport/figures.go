@@ -112,12 +112,15 @@ func figureSpecs(r *Report) []figureSpec {
 // figure1 builds the paper's Figure 1 from the data sets of r: a column per
 // data set, the constant-step row (SGD, SRG, SVRG) over the decreasing-step
 // row (SGD, SRG, Reshuffled), and a last column with the legends. With
-// seconds, the x axis is the measured wall-clock time instead of epochs.
-func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
+// seconds, the x axis is the measured wall-clock time instead of epochs;
+// the y axis is the measure ms (the paper's: measureDist).
+func figure1(r *Report, seconds bool, ms accuracyMeasure) (grid [][]*plot.Plot, cols int) {
 	var ds []Dataset
 	for _, d := range r.Datasets {
-		if d.Result != nil {
-			ds = append(ds, d)
+		if d.Result != nil && len(d.Result.Constant) > 0 {
+			if ys, _, _ := ms.curve(d.Result.Constant[0]); ys != nil {
+				ds = append(ds, d)
+			}
 		}
 	}
 	if len(ds) == 0 {
@@ -139,7 +142,7 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 		var line []*plot.Plot
 		legend := legendPlot(row.name)
 		for di, d := range ds {
-			title, ylabel := d.Name, "log10 relative error"
+			title, ylabel := d.Name, "log10 relative "+measureWord(ms.name)
 			if ri > 0 {
 				title = ""
 			}
@@ -155,7 +158,11 @@ func figure1(r *Report, seconds bool) (grid [][]*plot.Plot, cols int) {
 				if !slices.Contains(row.methods, c.Method) {
 					continue
 				}
-				xs, ys := c.Evals, c.Log10Err
+				xs := c.Evals
+				ys, _, _ := ms.curve(c)
+				if ys == nil {
+					continue
+				}
 				if seconds {
 					xs = secondsAxis(c.Evals, secondsPerEpoch(d, row.schedule, c.Method))
 					if xs == nil {
@@ -373,21 +380,33 @@ func drawFigures(r *Report, dir, pngDir string) {
 		}
 		jobs = append(jobs, job{s.key, s.file, s.caption, [][]*plot.Plot{{p}}, legend, 20 * vg.Centimeter, 10 * vg.Centimeter})
 	}
-	for _, seconds := range []bool{false, true} {
-		grid, cols := figure1(r, seconds)
+	for _, f := range []struct {
+		key, file string
+		seconds   bool
+		ms        accuracyMeasure
+	}{
+		{figFig1, "figure1.svg", false, measureOf(measureDist)},
+		{figFig1Time, "figure1-seconds.svg", true, measureOf(measureDist)},
+		{figFig1Subopt, "figure1-suboptimality.svg", false, measureOf(measureSubopt)},
+	} {
+		grid, cols := figure1(r, f.seconds, f.ms)
 		if grid == nil {
 			continue
 		}
-		key, file, x := figFig1, "figure1.svg", "epochs (gradient evaluations / n)"
-		if seconds {
-			key, file, x = figFig1Time, "figure1-seconds.svg", "seconds (epochs × the median measured cost of an epoch)"
+		x := "epochs (gradient evaluations / n)"
+		if f.seconds {
+			x = "seconds (epochs × the median measured cost of an epoch)"
 		}
-		caption := fmt.Sprintf("The paper's Figure 1, measured: log10 relative error ‖x_k − x*‖²/‖x_0 − x*‖² against %s, "+
+		what := "relative error ‖x_k − x*‖²/‖x_0 − x*‖²"
+		if f.ms.name == measureSubopt {
+			what = "relative suboptimality (F(x_k) − F(x*))/(F(x_0) − F(x*))"
+		}
+		caption := fmt.Sprintf("The paper's Figure 1, measured: log10 %s against %s, "+
 			"mean of the runs; top row constant step (SGD blue, SRG orange, SVRG green), bottom row decreasing steps "+
 			"(SGD blue, SRG orange, reshuffled SGD purple), a column per data set. The y range follows SGD and SRG: "+
-			"SVRG continues below the frame (its final error is in the table). Reshuffled SGD is drawn at epoch ends only; "+
-			"in between, its error rises and falls with each pass over the data.", x)
-		jobs = append(jobs, job{key, file, caption, grid, nil, vg.Length(cols) * 7 * vg.Centimeter, 13 * vg.Centimeter})
+			"SVRG, where it falls faster, leaves the frame at the bottom (its final value is in the table). Reshuffled SGD is drawn at epoch ends only; "+
+			"in between, it rises and falls with each pass over the data.", what, x)
+		jobs = append(jobs, job{f.key, f.file, caption, grid, nil, vg.Length(cols) * 7 * vg.Centimeter, 13 * vg.Centimeter})
 	}
 	for _, j := range jobs {
 		err := render(j.grid, j.legend, j.w, j.h, filepath.Join(dir, j.file), false)

@@ -1,7 +1,8 @@
 // Command srgreport measures everything the project claims and writes the
 // report people read: a folder with index.md (tables and figures),
 // summary.json (every number and curve of the report, for machines),
-// curves.csv (the curves alone) and the figures as SVG.
+// curves.csv (the curves alone) and the figures as SVG. It lists the files
+// it wrote on stdout, one a line, and shows its progress on stderr.
 //
 //	go run ./cmd/srgreport                 # full run, into reports/
 //	go run ./cmd/srgreport -quick -out /tmp/r
@@ -117,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.pngDir, "png", "", "also write PNG copies of the figures into this folder, for viewing")
 	fs.BoolVar(&cfg.replace, "replace", false, "draw the data-set mini-batches with replacement (default: without, as the paper does)")
 	fs.Var(&cfg.like, "like", "also run a set generated in the shape of a LIBSVM text set, "+likeNames()+" (repeatable), e.g. -like rcv1")
-	fs.IntVar(&cfg.epochs, "epochs", 0, "epochs of the data-set experiments (default 60 with -quick, 200 without, a quarter of that on sets of more than 20000 examples or 2000000 non-zeros; SGD and SRG reach their noise floors on mushrooms after about 100)")
+	fs.IntVar(&cfg.epochs, "epochs", 0, "epochs of the data-set experiments (default 60 with -quick, 200 without; half of that on a wide set of at most 2000000 non-zeros, more features than examples, a quarter on other sets of more than 20000 examples or 2000000 non-zeros; SGD and SRG reach their noise floors on mushrooms after about 100)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: srgreport [flags]\n\nMeasures the SRG project and writes index.md, summary.json and SVG figures.\n\n")
 		fs.PrintDefaults()
@@ -125,8 +126,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
-	if cfg.epochs < 0 {
-		return cfg, fmt.Errorf("-epochs %d: want a positive number", cfg.epochs)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["epochs"] && cfg.epochs <= 0 {
+		return cfg, fmt.Errorf("-epochs %d: want a positive number of epochs (leave the flag out for the mode's default)", cfg.epochs)
+	}
+	if strings.TrimSpace(cfg.out) == "" {
+		return cfg, errors.New("-out is empty: want the folder to write the report into")
+	}
+	if set["png"] && strings.TrimSpace(cfg.pngDir) == "" {
+		return cfg, errors.New("-png is empty: want a folder for the PNG copies (leave the flag out for none)")
 	}
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %q", fs.Args())
@@ -199,7 +208,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, "srgreport:", err)
 		os.Exit(2)
 	}
-	if err := run(cfg, newProgress(os.Stderr, isTerminal(os.Stderr))); err != nil {
+	pr := newProgress(os.Stderr, isTerminal(os.Stderr))
+	pr.results = os.Stdout
+	if err := runStages(cfg, pr); err != nil {
 		fmt.Fprintln(os.Stderr, "srgreport:", err)
 		if errors.As(err, new(inputError)) {
 			os.Exit(2)
@@ -207,6 +218,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// runStages is run; a variable so that the tests of main's exit status
+// can stop short of measuring.
+var runStages = run
 
 // inputError is a bad input found before measuring: the command exits with
 // status 2 and writes no report.
@@ -216,7 +231,7 @@ func (e inputError) Error() string { return e.err.Error() }
 func (e inputError) Unwrap() error { return e.err }
 
 // run measures everything cfg selects, reports progress on pr and writes
-// the report. The report is written even when a stage fails; the error then
+// the report, listing the files it wrote on pr.results. The report is written even when a stage fails; the error then
 // lists what failed. The run's start and length are read from pr's clock.
 func run(cfg config, pr *progress) error {
 	start := pr.now()
@@ -264,7 +279,10 @@ func run(cfg config, pr *progress) error {
 		return err
 	}
 	files := writtenFiles(r, cfg.out)
-	pr.Printf("wrote %d files in %s:\n  %s", len(files), fmtDuration(r.Elapsed), strings.Join(files, "\n  "))
+	pr.Printf("wrote %d files in %s (listed on stdout)", len(files), fmtDuration(r.Elapsed))
+	for _, f := range files {
+		fmt.Fprintln(pr.results, f)
+	}
 	if errs := r.Errors(); len(errs) > 0 {
 		return fmt.Errorf("%d problem(s), listed in the report:\n  %s", len(errs), strings.Join(errs, "\n  "))
 	}
@@ -298,12 +316,15 @@ func writeReport(r *Report, dir string) error {
 // checkpoint: experiment (a data set or "synthetic"), schedule, method,
 // epochs, seconds (the epochs times the median cost of an epoch from the
 // separate timing), the mean log10 relative error and its smallest and
-// largest value over the runs, the step α_k, and the seconds recorded inside
+// largest value over the runs, the step α_k, the seconds recorded inside
 // the accuracy runs (concurrent runs on a shared machine; not used by the
-// report). A value not measured is empty.
+// report), and the mean log10 relative suboptimality with its smallest and
+// largest value. A value not measured (or −∞: zero within rounding) is
+// empty.
 func writeCurvesCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"experiment", "schedule", "method", "epochs", "seconds", "log10_err", "log10_err_min", "log10_err_max", "alpha", "seconds_in_run"})
+	cw.Write([]string{"experiment", "schedule", "method", "epochs", "seconds", "log10_err", "log10_err_min", "log10_err_max", "alpha", "seconds_in_run",
+		"log10_subopt", "log10_subopt_min", "log10_subopt_max"})
 	at := func(xs []float64, k int) string {
 		if k >= len(xs) || math.IsNaN(xs[k]) || math.IsInf(xs[k], 0) {
 			return ""
@@ -318,7 +339,8 @@ func writeCurvesCSV(w io.Writer, r *Report) error {
 			}
 			for k := range c.Evals {
 				cw.Write([]string{exp, sched, c.Method, at(c.Evals, k), at(secs, k), at(c.Log10Err, k),
-					at(c.Log10ErrMin, k), at(c.Log10ErrMax, k), at(c.Alpha, k), at(c.Seconds, k)})
+					at(c.Log10ErrMin, k), at(c.Log10ErrMax, k), at(c.Alpha, k), at(c.Seconds, k),
+					at(c.Log10Subopt, k), at(c.Log10SuboptMin, k), at(c.Log10SuboptMax, k)})
 			}
 		}
 	}

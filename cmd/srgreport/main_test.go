@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +20,7 @@ import (
 
 	"github.com/reweighted/reweighted/internal/backends"
 	"github.com/reweighted/reweighted/libsvm"
+	"github.com/reweighted/reweighted/samplertest"
 	"github.com/reweighted/reweighted/srg"
 	"github.com/stretchr/testify/require"
 )
@@ -69,11 +73,57 @@ func TestParseFlagsErrors(t *testing.T) {
 		{[]string{"-sampler", "heap"}, "want one of naive, ost, segtree, btree"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-epochs", "-3"}, "want a positive number"},
+		{[]string{"-epochs", "0"}, "-epochs 0: want a positive number of epochs"},
+		{[]string{"-out", ""}, "-out is empty"},
+		{[]string{"-out", " "}, "-out is empty"},
+		{[]string{"-png", ""}, "-png is empty"},
+		{[]string{"-seed", "x"}, "invalid value"},
+		{[]string{"-epochs", "1.5"}, "invalid value"},
+		{[]string{"-like", "url"}, "unknown shape"},
 	} {
 		var stderr bytes.Buffer
 		_, err := parseFlags(c.args, &stderr)
 		require.Error(t, err, "%q", c.args)
 		require.Contains(t, err.Error()+stderr.String(), c.want, "%q", c.args)
+	}
+}
+
+// A flag value that means nothing stops the command with status 2, a
+// message naming the flag, and no report: the test binary runs main in a
+// child process.
+func TestMainRefusesBadFlags(t *testing.T) {
+	if args := os.Getenv("SRGREPORT_MAIN_ARGS"); args != "" {
+		os.Args = append([]string{"srgreport"}, strings.Split(args, "\x1f")...)
+		runStages = func(config, *progress) error {
+			fmt.Println("accepted")
+			return nil
+		}
+		main()
+		os.Exit(0)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-epochs", "0"}, "srgreport: -epochs 0: want a positive number of epochs"},
+		{[]string{"-out", ""}, "srgreport: -out is empty"},
+		{[]string{"-sampler", "heap"}, `srgreport: -sampler "heap"`},
+		{[]string{"-quick", "x"}, "srgreport: unexpected arguments"},
+	} {
+		out := t.TempDir()
+		args := append([]string{"-out", filepath.Join(out, "r")}, c.args...)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMainRefusesBadFlags$")
+		cmd.Env = append(os.Environ(), "SRGREPORT_MAIN_ARGS="+strings.Join(args, "\x1f"))
+		var stderr, stdout bytes.Buffer
+		cmd.Stderr, cmd.Stdout = &stderr, &stdout
+		err := cmd.Run()
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "%q", c.args)
+		require.Equal(t, 2, ee.ExitCode(), "%q: %s", c.args, stderr.String())
+		require.Contains(t, stderr.String(), c.want, "%q", c.args)
+		require.Empty(t, stdout.String(), "%q: nothing written", c.args)
+		_, err = os.Stat(filepath.Join(out, "r"))
+		require.True(t, os.IsNotExist(err), "%q: no report folder", c.args)
 	}
 }
 
@@ -200,7 +250,7 @@ func TestGeneratedDataset(t *testing.T) {
 	require.Contains(t, string(md), generatedName+" (not in the paper)")
 	require.Contains(t, string(md), "without replacement, as the paper does")
 	require.Contains(t, string(md), "![", "figures are embedded")
-	for _, f := range []string{"figure1.svg", "figure1-seconds.svg", "synthetic-error.svg", "synthetic-variance.svg"} {
+	for _, f := range []string{"figure1.svg", "figure1-seconds.svg", "figure1-suboptimality.svg", "synthetic-error.svg", "synthetic-variance.svg"} {
 		st, err := os.Stat(filepath.Join(out, f))
 		require.NoError(t, err, f)
 		require.Greater(t, st.Size(), int64(1000), f)
@@ -216,6 +266,7 @@ func TestGeneratedDataset(t *testing.T) {
 		Log10Err []float64 `json:"log10_err"`
 		Min      []float64 `json:"log10_err_min"`
 		Max      []float64 `json:"log10_err_max"`
+		Subopt   []float64 `json:"log10_subopt"`
 	}
 	var s struct {
 		Datasets []struct {
@@ -258,9 +309,11 @@ func TestGeneratedDataset(t *testing.T) {
 		require.Len(t, c.Log10Err, len(c.Epochs))
 		require.Len(t, c.Min, len(c.Epochs))
 		require.Len(t, c.Max, len(c.Epochs))
+		require.Len(t, c.Subopt, len(c.Epochs), "the relative suboptimality beside the distance")
+		require.Zero(t, c.Subopt[0], "%s: the relative suboptimality starts at 1", c.Method)
 		rows += len(c.Epochs)
 	}
-	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
+	require.Len(t, d.TimeTo, 8*len(measures)*len(accuracyLevels))
 
 	// The step the report states is 1/(2𝓛) of the generated set, computed
 	// here from the data and the paper's formulas (Appendix C); the curves
@@ -305,7 +358,8 @@ func TestGeneratedDataset(t *testing.T) {
 	csvb, err := os.ReadFile(filepath.Join(out, "curves.csv"))
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(csvb)), "\n")
-	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max,alpha,seconds_in_run", lines[0])
+	require.Equal(t, "experiment,schedule,method,epochs,seconds,log10_err,log10_err_min,log10_err_max,alpha,seconds_in_run,"+
+		"log10_subopt,log10_subopt_min,log10_subopt_max", lines[0])
 	var gen int
 	for _, l := range lines[1:] {
 		if strings.HasPrefix(l, generatedName+",constant,") {
@@ -346,21 +400,26 @@ func TestReach(t *testing.T) {
 	require.True(t, math.IsNaN(e) && math.IsNaN(s))
 }
 
-func TestConformanceSmall(t *testing.T) {
-	conf, diff := checkConformance(5, 10, 12, 150, newProgress(io.Discard, false))
+// long runs the heavier checks: the whole conformance kit on every backend
+// (CI runs it: go test ./cmd/srgreport -long).
+var long = flag.Bool("long", false, "run the conformance kit itself on every backend (about 40 s of CPU)")
+
+// checkSmallConformance runs the conformance stage on 10 small states and
+// checks what it found on each backend; kit is what the kit's verdict on
+// each backend should read.
+func checkSmallConformance(t *testing.T, kit func(b backends.Backend) (mapMode, lawMode string)) {
+	t.Helper()
+	pr := newProgress(io.Discard, false)
+	conf, diff := checkConformance(5, 10, 12, 150, pr)
 	require.Len(t, conf, len(backends.Every()))
+	require.Equal(t, conformanceUnits(len(backends.Every()), 10), pr.total, "the stage counts what the plan announces")
 	for k, c := range conf {
 		b := backends.Every()[k]
 		require.Equal(t, b.Name, c.Backend)
 		require.Equal(t, b.Guarantee(), c.Guarantee)
-		if b.MapExact() {
-			require.Equal(t, "pass", c.Kit, c.Backend)
-			require.Equal(t, "by the map mode", c.LawKit, c.Backend)
-		} else {
-			require.Equal(t, "law-exact: no map", c.Kit, c.Backend)
-			require.Equal(t, "pass", c.LawKit, c.Backend)
-		}
-		require.False(t, c.KitFailed(), c.Backend)
+		mapMode, lawMode := kit(b)
+		require.Equal(t, mapMode, c.Kit, c.Backend)
+		require.Equal(t, lawMode, c.LawKit, c.Backend)
 		require.Equal(t, 10, c.States)
 		require.Equal(t, 5, c.NearCutoff, "every other state is near the cutoff")
 		require.Greater(t, c.Checks, 10*7, "edge bounds plus random ones per state")
@@ -374,6 +433,81 @@ func TestConformanceSmall(t *testing.T) {
 	// draws are not there.
 	require.Greater(t, diff.ExactItems, diff.Samples*9/10)
 	require.Zero(t, diff.Failures, diff.FirstFailure)
+}
+
+// The whole kit passes on every backend: the map mode on the map-exact
+// ones, the law mode on the law-exact ones. Heavy: -long.
+func TestConformanceKit(t *testing.T) {
+	if !*long {
+		t.Skip("the whole conformance kit on every backend: -long (internal/backends runs it too)")
+	}
+	checkSmallConformance(t, func(b backends.Backend) (string, string) {
+		if b.MapExact() {
+			return "pass", "by the map mode"
+		}
+		return "law-exact: no map", "pass"
+	})
+}
+
+// The stage runs the kit's map mode on each map-exact backend and its law
+// mode on each law-exact one, once each, and reports a failing kit's
+// message as that backend's verdict (here: kits that fail on the first
+// backend of each kind), then checks every state against the oracle.
+func TestConformanceSmall(t *testing.T) {
+	calls := map[string]int{}
+	defer func(m func(samplertest.New) error, l func(samplertest.NewDist) error) { mapKit, lawKit = m, l }(mapKit, lawKit)
+	firstMap, firstLaw := "", ""
+	for _, b := range backends.Every() {
+		if b.MapExact() && firstMap == "" {
+			firstMap = b.Name
+		}
+		if !b.MapExact() && firstLaw == "" {
+			firstLaw = b.Name
+		}
+	}
+	require.NotEmpty(t, firstMap)
+	require.NotEmpty(t, firstLaw)
+	// A backend is known by the type of the sampler it makes.
+	byType := map[string]string{}
+	for _, b := range backends.Every() {
+		byType[fmt.Sprintf("%T", b.Dist(1))] = b.Name
+	}
+	require.Len(t, byType, len(backends.Every()), "each backend has a type of its own")
+	mapKit = func(nw samplertest.New) error {
+		n := byType[fmt.Sprintf("%T", nw(1))]
+		calls["map "+n]++
+		if n == firstMap {
+			return errors.New("StateMachine: planted")
+		}
+		return nil
+	}
+	lawKit = func(nd samplertest.NewDist) error {
+		n := byType[fmt.Sprintf("%T", nd(1))]
+		calls["law "+n]++
+		if n == firstLaw {
+			return errors.New("ChiSquare: planted")
+		}
+		return nil
+	}
+	checkSmallConformance(t, func(b backends.Backend) (string, string) {
+		switch {
+		case b.Name == firstMap:
+			return "StateMachine: planted", "by the map mode"
+		case b.MapExact():
+			return "pass", "by the map mode"
+		case b.Name == firstLaw:
+			return "law-exact: no map", "ChiSquare: planted"
+		}
+		return "law-exact: no map", "pass"
+	})
+	for _, b := range backends.Every() {
+		mode := "law "
+		if b.MapExact() {
+			mode = "map "
+		}
+		require.Equal(t, 1, calls[mode+b.Name], "%s kit once on %s", mode, b.Name)
+	}
+	require.Len(t, calls, len(backends.Every()), "no other kit runs")
 }
 
 func TestDrawStateDeterministic(t *testing.T) {
@@ -468,12 +602,16 @@ func (s *syncBuffer) String() string {
 }
 
 // The run says at the start what will run and roughly for how long, and at
-// the end every file it wrote, PNG copies included.
+// the end every file it wrote, PNG copies included, one a line on stdout
+// (the progress goes elsewhere: stderr).
 func TestRunAnnouncesPlanAndFiles(t *testing.T) {
 	out, png := t.TempDir(), t.TempDir()
 	cfg := config{out: out, pngDir: png, seed: 3, sampler: "btree", experiments: true, override: &tiny}
 	var b syncBuffer
-	require.NoError(t, run(cfg, frozen(&b, false)))
+	var stdout bytes.Buffer
+	pr := frozen(&b, false)
+	pr.results = &stdout
+	require.NoError(t, run(cfg, pr))
 	log := b.String()
 	first, _, _ := strings.Cut(log, "\n")
 	require.Contains(t, first, "full run, seed 3, report into "+out+": about ")
@@ -482,16 +620,22 @@ func TestRunAnnouncesPlanAndFiles(t *testing.T) {
 		require.Contains(t, log, "srgreport: "+stage+" done in ")
 	}
 	require.Less(t, strings.Index(log, "about"), strings.Index(log, "done in"), "the plan comes first")
-	_, files, ok := strings.Cut(log, " files in ")
-	require.True(t, ok, log)
-	for _, f := range []string{"index.md", "summary.json", "curves.csv", "figure1.svg", "figure1-seconds.svg"} {
-		require.Contains(t, files, "\n  "+filepath.Join(out, f)+"\n")
+	require.Regexp(t, `srgreport: wrote \d+ files in .* \(listed on stdout\)\n$`, log)
+	require.NotContains(t, log, filepath.Join(out, "index.md"), "no file list among the progress")
+	files := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+	for _, f := range []string{"index.md", "summary.json", "curves.csv", "figure1.svg", "figure1-seconds.svg", "figure1-suboptimality.svg"} {
+		require.Contains(t, files, filepath.Join(out, f))
 	}
 	pngs, err := filepath.Glob(filepath.Join(png, "*.png"))
 	require.NoError(t, err)
 	require.NotEmpty(t, pngs)
 	for _, p := range pngs {
-		require.Contains(t, files, "\n  "+p, "every PNG is listed")
+		require.Contains(t, files, p, "every PNG is listed")
+	}
+	require.Regexp(t, fmt.Sprintf(`wrote %d files`, len(files)), log)
+	for _, f := range files {
+		_, err := os.Stat(f)
+		require.NoError(t, err, "listed files exist")
 	}
 }
 
@@ -601,4 +745,51 @@ func independentStep(ds *libsvm.Dataset, m int) float64 {
 	nf, mf := float64(n), float64(m)
 	bigL := (nf-mf)/(mf*(nf-1))*lmax + nf*(mf-1)/(mf*(nf-1))*l
 	return 1 / (2 * bigL)
+}
+
+// The plan counts the backends the conformance stage checks (every
+// backend, law-exact ones included) and announces the steps its progress
+// counts (conformanceUnits, which TestConformanceSmall ties to the stage).
+func TestPlanCountsConformance(t *testing.T) {
+	nb := len(backends.Every())
+	require.Greater(t, nb, len(backends.All), "the law-exact backends are checked too")
+	stages := plan(config{conformance: true}, sizes{states: 60}, nil)
+	require.Len(t, stages, 1)
+	require.Equal(t, fmt.Sprintf("%d backends: the kit on each, then 60 states on all (%d steps)", nb, 2*nb+60), stages[0].what)
+}
+
+// countingProgress is a progress whose units done are recorded as they are
+// set, stage by stage.
+type countingProgress struct {
+	mu    sync.Mutex
+	steps map[string][]int
+}
+
+// The progress of a data set's stage and of the synthetic stage moves with
+// every run, not once at the end: each unit (x*, then every run; for the
+// synthetic stage also every other seed's r) is counted once, in order,
+// and the last is the stage's total.
+func TestProgressInsideStages(t *testing.T) {
+	var b syncBuffer
+	pr := frozen(&b, false)
+	c := &countingProgress{steps: map[string][]int{}}
+	pr.observe = func(stage string, done, total int) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		require.LessOrEqual(t, done, total, stage)
+		c.steps[stage] = append(c.steps[stage], done)
+	}
+	sz := tiny
+	sz.dataRuns = 2
+	cfg := config{out: t.TempDir(), seed: 3, sampler: "btree", experiments: true, override: &sz}
+	require.NoError(t, run(cfg, pr))
+	want := func(total int) []int {
+		var out []int
+		for k := 1; k <= total; k++ {
+			out = append(out, k)
+		}
+		return out
+	}
+	require.Equal(t, want(1+8*sz.dataRuns), c.steps["data set "+generatedName], "x* and the 8 curves' runs")
+	require.Equal(t, want(1+2*sz.synthRuns+sz.ratioSeeds), c.steps["synthetic"], "x*, the runs, the other seeds")
 }

@@ -17,6 +17,9 @@ import (
 type progress struct {
 	w   io.Writer
 	tty bool
+	// results receives what the run produced, one line each (the files it
+	// wrote): stdout, while the progress goes to stderr.
+	results io.Writer
 	// plainEvery is the least time between two plain progress lines.
 	plainEvery time.Duration
 
@@ -30,11 +33,14 @@ type progress struct {
 	stop        chan struct{}
 	stopped     chan struct{}
 	now         func() time.Time
+	// observe, if set, sees every change of the units done (tests).
+	observe func(stage string, done, total int)
 }
 
-// newProgress writes to w; tty selects the redrawn line.
+// newProgress writes to w; tty selects the redrawn line. Results are
+// discarded until results is set.
 func newProgress(w io.Writer, tty bool) *progress {
-	return &progress{w: w, tty: tty, now: time.Now, plainEvery: 15 * time.Second}
+	return &progress{w: w, tty: tty, results: io.Discard, now: time.Now, plainEvery: 15 * time.Second}
 }
 
 // isTerminal reports whether f is a character device, which is what a
@@ -89,8 +95,26 @@ func (p *progress) tick() {
 // Step records one more unit done.
 func (p *progress) Step() {
 	p.mu.Lock()
-	p.done = min(p.done+1, p.total)
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	p.setDone(p.done + 1)
+}
+
+// SetDone records that done units are done (at most the total; never
+// fewer than before).
+func (p *progress) SetDone(done int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.setDone(done)
+}
+
+// setDone is SetDone with p.mu held.
+func (p *progress) setDone(done int) {
+	if done = min(done, p.total); done > p.done {
+		p.done = done
+		if p.observe != nil {
+			p.observe(p.stage, p.done, p.total)
+		}
+	}
 }
 
 // Done ends the stage, with a note (may be empty) on its outcome.

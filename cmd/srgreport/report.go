@@ -249,15 +249,19 @@ func epochCost(d Dataset) *EpochCost {
 	}
 }
 
-// TimeTo is how long one method's mean curve takes to reach a relative
-// error of 10^Log10 (NaN: not reached in the run).
+// TimeTo is how long one method's mean curve takes to reach 10^Log10 in a
+// measure of accuracy (NaN: not reached in the run).
 //
 // Epochs is read from the mean curve; EpochsLo and EpochsHi from the best
 // and the worst run at each checkpoint (the curve's Log10ErrMin and
-// Log10ErrMax): when the first run got there, and from when every run was
-// there. Seconds is Epochs times the median cost of an epoch (Timing),
-// SecondsLo and SecondsHi Epochs times the cheapest and dearest repetition.
+// Log10ErrMax, or Log10SuboptMin and Log10SuboptMax): when the first run
+// got there, and from when every run was there. Seconds is Epochs times
+// the median cost of an epoch (Timing), SecondsLo and SecondsHi Epochs
+// times the cheapest and dearest repetition.
 type TimeTo struct {
+	// Measure is measureDist (the paper's ‖x − x*‖²/‖x₀ − x*‖²) or
+	// measureSubopt ((F(x) − F(x*))/(F(x₀) − F(x*))).
+	Measure   string  `json:"measure"`
 	Schedule  string  `json:"schedule"`
 	Method    string  `json:"method"`
 	Log10     float64 `json:"log10_relative_error"`

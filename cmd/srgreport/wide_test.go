@@ -122,7 +122,7 @@ func TestLikeRCV1Runs(t *testing.T) {
 	require.Less(t, d.Result.Floor, 1e-20)
 	require.Positive(t, d.Result.Floor)
 	require.Len(t, d.Result.Constant, 4)
-	require.Len(t, d.TimeTo, 8*len(accuracyLevels))
+	require.Len(t, d.TimeTo, 8*len(measures)*len(accuracyLevels))
 	md, err := os.ReadFile(filepath.Join(out, "index.md"))
 	require.NoError(t, err)
 	require.Contains(t, string(md), "By the mean length of the rows")
@@ -188,4 +188,26 @@ func TestBigEpochs(t *testing.T) {
 	require.True(t, bigEpochs(set(10, bigNNZ+1)))
 	require.True(t, libsvm.News20.N*libsvm.News20.RowNNZ > bigNNZ, "news20's 9·10⁶ values")
 	require.True(t, libsvm.RCV1.N > bigSet)
+}
+
+// A wide set (more features than examples) of at most bigNNZ values runs
+// half the default epochs, even with more than bigSet examples; a wide set
+// of more values, a quarter; a narrow one of more examples, a quarter; a
+// small narrow one, all.
+func TestModeEpochs(t *testing.T) {
+	set := func(n, d, nnz int) *libsvm.Dataset {
+		return &libsvm.Dataset{Labels: make([]float64, n), D: d, Ptr: make([]int, n+1), Idx: make([]int32, nnz), Val: make([]float64, nnz)}
+	}
+	for _, c := range []struct {
+		n, d, nnz, want int
+	}{
+		{libsvm.RCV1.N, libsvm.RCV1.D, libsvm.RCV1.N * libsvm.RCV1.RowNNZ, 100},
+		{libsvm.News20.N, libsvm.News20.D, libsvm.News20.N * libsvm.News20.RowNNZ, 50},
+		{bigSet + 1, 10, 100, 50},
+		{1000, 10, 100, 200},
+		{1000, 1001, 100, 100},
+	} {
+		require.Equal(t, c.want, modeEpochs(set(c.n, c.d, c.nnz), 200), "%+v", c)
+	}
+	require.Equal(t, 1, modeEpochs(set(10, 100, 10), 1), "at least one epoch")
 }
