@@ -120,7 +120,9 @@ func checkConformance(seed uint64, states, maxN, bigN int, pr *progress) ([]Conf
 		default:
 			st = drawState(seed, k, maxN)
 		}
+		// The map-exact samplers of this state, and their names beside them.
 		var samplers []reweighted.Sampler
+		var names []string
 		for b, be := range bs {
 			c := &conf[b]
 			c.States++
@@ -132,13 +134,13 @@ func checkConformance(seed uint64, states, maxN, bigN int, pr *progress) ([]Conf
 				c.Checks++
 				c.fail(fmt.Sprintf("state %d (n = %d): %v", k, len(st.keys), err))
 				if be.MapExact() {
-					samplers = append(samplers, nil)
+					samplers, names = append(samplers, nil), append(names, be.Name)
 				}
 				continue
 			}
 			m, isMap := s.(reweighted.Sampler)
 			if isMap {
-				samplers = append(samplers, m)
+				samplers, names = append(samplers, m), append(names, be.Name)
 			}
 			for _, eps := range st.eps {
 				c.Checks++
@@ -152,7 +154,7 @@ func checkConformance(seed uint64, states, maxN, bigN int, pr *progress) ([]Conf
 				}
 			}
 		}
-		differential(&diff, k, st, samplers)
+		differential(&diff, k, st, samplers, names)
 		pr.Step()
 	}
 	failures := diff.Failures
@@ -185,11 +187,12 @@ func (d *Differential) fail(msg string) {
 	d.Failures++
 }
 
-// differential compares the samplers of one state with the first one
+// differential compares the map-exact samplers of one state, named by
+// names, with the first one
 // (samplertest.Compare: the same ρ, the same item for each u but within
 // samplertest.UDist of an exact interval's edge), and counts the draws
 // that are the exact map's item.
-func differential(d *Differential, k int, st confState, samplers []reweighted.Sampler) {
+func differential(d *Differential, k int, st confState, samplers []reweighted.Sampler, names []string) {
 	for _, s := range samplers {
 		if s == nil {
 			return // loading failed; already reported
@@ -207,7 +210,7 @@ func differential(d *Differential, k int, st confState, samplers []reweighted.Sa
 				edges, err := samplertest.Compare(samplers[0], s, st.keys, eps, st.us)
 				d.AtEdge += edges
 				if err != nil {
-					d.fail(fmt.Sprintf("state %d (n = %d), %s vs %s: %v", k, len(st.keys), backends.All[0].Name, backends.All[b].Name, err))
+					d.fail(fmt.Sprintf("state %d (n = %d), %s vs %s: %v", k, len(st.keys), names[0], names[b], err))
 				}
 			}
 			for _, u := range st.us {
