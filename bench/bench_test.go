@@ -269,7 +269,7 @@ func TestWorkloadsUseTheirSampler(t *testing.T) {
 			require.Positive(t, lambda, "%s/%s: the keys are in the sampler", impl.Name, op)
 			counts = spyCounts{}
 			run()
-			require.Equal(t, w, want{counts.draws, counts.sets}, "%s/%s: draws and Sets of one run", impl.Name, op)
+			require.Equal(t, w, want(counts), "%s/%s: draws and Sets of one run", impl.Name, op)
 		}
 		calls = 0
 		run, err := bench.PrepareBatch(spy, 256, bench.BatchSize, 3)
