@@ -384,13 +384,12 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	var wsum float64
 	if isSRG {
 		// The key of each draw, ‖∇f_i(x)‖, in the pass that takes its
-		// gradient: ‖a_i‖² from the row already in cache rather than from
-		// p.rowSq[i], a likely cache miss.
+		// gradient.
 		sq := x.sqnorm()
 		items, keys := opt.updItems[:opt.m], opt.updKeys[:opt.m]
 		for j, dr := range opt.draws {
 			idx, val := p.Rows.Row(dr.i)
-			t, aa := x.dotSq(idx, val)
+			t, aa := x.dot(idx, val), p.rowSq[dr.i]
 			c := p.deriv(dr.i, t)
 			opt.coef[j] = c
 			items[j], keys[j] = dr.i, normOf(c, t, aa, sq, mu)
