@@ -1,7 +1,10 @@
 // Package bench holds the workloads that compare the sampler backends with
 // each other and with gonum's stat/sampleuv.Weighted: one SRG step (Sample
 // at ε = 1/(2n), then Set of the drawn item), the same at ε = 0, Set alone
-// and Sample alone. The benchmarks of this package run them with
+// and Sample alone; the batch step of the paper's experiments; the single
+// step as a user makes it (reweighted.Draw, then Set) on keys of a given
+// law; and draws on adversarial keys (near-ties just below the cutoff,
+// keys near the cutoff) beside draws on Exp(1) keys. The benchmarks of this package run them with
 // sub-benchmarks named impl=X/n=N, so that
 //
 //	go test ./bench -bench . -count 10 > new.txt
