@@ -153,6 +153,8 @@ type optimizer struct {
 
 	draws []draw
 	coef  []float64
+	marg  []float64 // SRG: a_iᵀx of each draw
+	rowSq []float64 // SRG: ‖a_i‖² of each draw
 
 	items []int     // SRG, and SGD and SVRG without replacement: the batch drawn
 	probs []float64 // SRG: the probabilities of its items
@@ -231,6 +233,7 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 			opt.items = make([]int, o.Batch)
 			opt.probs = make([]float64, o.Batch)
 		}
+		opt.marg, opt.rowSq = make([]float64, o.Batch), make([]float64, o.Batch)
 		opt.updItems = make([]int, o.Batch)
 		opt.updKeys = make([]float64, o.Batch)
 		newSampler := o.NewSampler
@@ -383,17 +386,21 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	isSRG := opt.o.Method == SRG
 	var wsum float64
 	if isSRG {
-		// The key of each draw, ‖∇f_i(x)‖, in the pass that takes its
-		// gradient.
+		for j, dr := range opt.draws {
+			idx, val := p.Rows.Row(dr.i)
+			t := x.dot(idx, val)
+			// ‖a_i‖² read here, where a cache miss overlaps the row's.
+			opt.marg[j], opt.rowSq[j] = t, p.rowSq[dr.i]
+			opt.coef[j] = p.deriv(dr.i, t)
+			wsum += dr.w
+		}
+		// The keys, ‖∇f_i(x)‖, in a pass of their own: its iterations are
+		// independent, so that their square roots overlap, where within the
+		// pass of the gradients each would wait for its exp.
 		sq := x.sqnorm()
 		items, keys := opt.updItems[:opt.m], opt.updKeys[:opt.m]
 		for j, dr := range opt.draws {
-			idx, val := p.Rows.Row(dr.i)
-			t, aa := x.dot(idx, val), p.rowSq[dr.i]
-			c := p.deriv(dr.i, t)
-			opt.coef[j] = c
-			items[j], keys[j] = dr.i, normOf(c, t, aa, sq, mu)
-			wsum += dr.w
+			items[j], keys[j] = dr.i, normOf(opt.coef[j], opt.marg[j], opt.rowSq[j], sq, mu)
 		}
 	} else {
 		for j, dr := range opt.draws {
