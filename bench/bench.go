@@ -1,7 +1,10 @@
 // Package bench holds the workloads that compare the sampler backends with
 // each other and with gonum's stat/sampleuv.Weighted: one SRG step (Sample
 // at ε = 1/(2n), then Set of the drawn item), the same at ε = 0, Set alone
-// and Sample alone. The benchmarks of this package run them with
+// and Sample alone; the batch step of the paper's experiments; the single
+// step as a user makes it (reweighted.Draw, then Set) on keys of a given
+// law; and draws on adversarial keys (near-ties just below the cutoff,
+// keys near the cutoff) beside draws on Exp(1) keys. The benchmarks of this package run them with
 // sub-benchmarks named impl=X/n=N, so that
 //
 //	go test ./bench -bench . -count 10 > new.txt
@@ -82,6 +85,25 @@ const (
 	// case for a Solve that resolves the keys near the cutoff one by one.
 	// Not in Ops.
 	SolveCutoff Op = "solve-cutoff"
+	// SingleStep is one step of SRG on a batch of one, through the
+	// package's functions for every backend: reweighted.Draw at
+	// ε = 1/(2n), then Set of the drawn item to a new key of the
+	// workload's law (PrepareOf). gonum's Weighted does Take, then Reweight
+	// of the item taken (ε = 0). Not in Ops.
+	SingleStep Op = "single-step"
+	// DrawOnly is reweighted.Draw at ε = 1/(2n) alone, on keys of the
+	// workload's law: the reference of the adversarial draws. gonum's
+	// Weighted does Take, then Reweight of the item taken to the key it
+	// had (ε = 0). Not in Ops.
+	DrawOnly Op = "draw"
+	// DrawTies is DrawOnly on one key and n − 1 keys within a relative
+	// 10^-7 of each other just below the cutoff of Lemma 1 at ε = 1/(2n):
+	// a group of near-ties that no bracket of the cutoff splits. Not in
+	// Ops.
+	DrawTies Op = "draw-ties"
+	// DrawCutoff is DrawOnly on the keys of SolveCutoff, half within a
+	// relative 10^-9 of the cutoff. Not in Ops.
+	DrawCutoff Op = "draw-cutoff"
 )
 
 // Ops lists the workloads.
@@ -98,7 +120,7 @@ func Sizes(lo, hi int) []int {
 
 // Supports reports whether impl runs op at size n.
 func (impl Impl) Supports(op Op, n int) bool {
-	return n <= impl.MaxN && (impl.New != nil || impl.Law != nil || op == StepEps0)
+	return n <= impl.MaxN && (impl.New != nil || impl.Law != nil || gonumRuns(op))
 }
 
 // gonum reports whether impl is gonum's Weighted, which has no constructor
@@ -154,21 +176,43 @@ func key(rng *rand.Rand) float64 {
 
 // Prepare builds impl at size n with random keys from seed and returns one
 // operation of op as a function, and the heap bytes per item that the
-// structure took.
+// structure took. The keys are |N(0, 1)|, before the adversarial ops place
+// some of them.
 func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem float64, err error) {
+	return PrepareOf(impl, op, n, seed, AbsNormal)
+}
+
+// gonumRuns reports whether gonum's Weighted, which has no bound ε, runs
+// op: the ε = 0 step, and the workloads made for a comparison with it.
+func gonumRuns(op Op) bool {
+	switch op {
+	case StepEps0, SingleStep, DrawOnly, DrawTies, DrawCutoff:
+		return true
+	}
+	return false
+}
+
+// PrepareOf is Prepare with keys of law l: the initial ones, before the
+// adversarial ops place some of them, and those the steps set.
+func PrepareOf(impl Impl, op Op, n int, seed uint64, l KeyLaw) (run func(), bytesPerItem float64, err error) {
 	if !impl.Supports(op, n) {
 		return nil, 0, fmt.Errorf("bench: %s does not run %s at n = %d", impl.Name, op, n)
+	}
+	if op == DrawTies && n < 2 {
+		return nil, 0, fmt.Errorf("bench: %s needs n ≥ 2, not %d", op, n)
 	}
 	rng := rand.New(rand.NewPCG(seed, uint64(n)))
 	keys := make([]float64, n)
 	for i := range keys {
-		keys[i] = key(rng)
+		keys[i] = l.draw(rng)
 	}
 	switch op {
 	case SampleCutoff:
 		keys = cutoffKeys(keys, 1/float64(2*n))
-	case SolveCutoff:
+	case SolveCutoff, DrawCutoff:
 		nearCutoffKeys(keys, 1/float64(2*n), rng)
+	case DrawTies:
+		tieKeys(keys, 1/float64(2*n), rng)
 	}
 	if impl.SortedFill {
 		slices.SortFunc(keys, func(a, b float64) int { return cmp.Compare(b, a) })
@@ -188,13 +232,18 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 		// Weighted copies the keys; keys must outlive the measurement, or
 		// the GC frees them and hides the copy.
 		runtime.KeepAlive(keys)
-		return func() {
+		take := func() int {
 			i, ok := w.Take()
 			if !ok {
 				panic("bench: gonum Weighted is empty")
 			}
-			w.Reweight(i, key(rng))
-		}, bytes(before, after, n), nil
+			return i
+		}
+		if op == DrawOnly || op == DrawTies || op == DrawCutoff {
+			// A draw that leaves the keys as they were.
+			return func() { i := take(); w.Reweight(i, keys[i]) }, bytes(before, after, n), nil
+		}
+		return func() { w.Reweight(take(), l.draw(rng)) }, bytes(before, after, n), nil
 	}
 	s := impl.dist(n)
 	runtime.GC()
@@ -229,6 +278,15 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 			return i
 		}
 	}
+	// drawAny is reweighted.Draw for a sampler of either kind.
+	src := rand.NewPCG(seed, 4)
+	drawAny := func() int {
+		i, _, err := reweighted.Draw(s, eps, src)
+		if err != nil {
+			panic(err)
+		}
+		return i
+	}
 	switch op {
 	case Step, StepEps0:
 		return func() {
@@ -236,6 +294,14 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 				panic(err)
 			}
 		}, bytes(before, after, n), nil
+	case SingleStep:
+		return func() {
+			if err := s.Set(drawAny(), l.draw(rng)); err != nil {
+				panic(err)
+			}
+		}, bytes(before, after, n), nil
+	case DrawOnly, DrawTies, DrawCutoff:
+		return func() { drawAny() }, bytes(before, after, n), nil
 	case SetOnly:
 		return func() {
 			if err := s.Set(rng.IntN(n), key(rng)); err != nil {
@@ -370,6 +436,20 @@ func nearCutoffKeys(keys []float64, eps float64, rng *rand.Rand) {
 		keys[r] = tie * (1 + 1e-9*(2*rng.Float64()-1))
 	}
 	rng.Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+}
+
+// tieKeys keeps the largest of keys and replaces the n − 1 others by keys
+// within a relative 10^-7 of each other just below the cutoff of Lemma 1
+// for the bound eps, the tie value t = ε·a/(1 − (n − 1)ε) of the largest
+// key a: t·(1 − r) with r uniform in [10^-8, 10^-7], at random places.
+func tieKeys(keys []float64, eps float64, rng *rand.Rand) {
+	n := len(keys)
+	top := slices.Max(keys)
+	tie := eps * top / (1 - float64(n-1)*eps)
+	for r := range keys {
+		keys[r] = tie * (1 - 1e-8*(1+9*rng.Float64()))
+	}
+	keys[rng.IntN(n)] = top
 }
 
 func bytes(before, after runtime.MemStats, n int) float64 {

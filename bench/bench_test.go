@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/reweighted/reweighted"
@@ -40,6 +41,59 @@ func BenchmarkSampleCutoff(b *testing.B) { benchmark(b, bench.SampleCutoff) }
 // BenchmarkSolveCutoff is Solve at ε = 1/(2n) on keys of which half lie
 // within a relative 10^-9 of the cutoff: every backend on the same keys.
 func BenchmarkSolveCutoff(b *testing.B) { benchmark(b, bench.SolveCutoff) }
+
+// BenchmarkSingleStep is one SRG step on a batch of one through the
+// package's functions: reweighted.Draw at ε = 1/(2n), then Set of the
+// drawn item to a new key, with Exp(1) keys and with lognormal keys, at
+// n = 2^10, 2^16 and 2^20; gonum's Weighted does Take then Reweight.
+func BenchmarkSingleStep(b *testing.B) {
+	for _, impl := range bench.Impls {
+		for _, l := range []bench.KeyLaw{bench.Exp, bench.LogNormal} {
+			for _, n := range []int{1 << 10, 1 << 16, 1 << 20} {
+				if !impl.Supports(bench.SingleStep, n) {
+					continue
+				}
+				b.Run(fmt.Sprintf("impl=%s/keys=%s/n=%d", impl.Name, l, n), func(b *testing.B) {
+					runOf(b, impl, bench.SingleStep, n, l)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkDrawAdversarial is reweighted.Draw at ε = 1/(2n) on the keys
+// that are hardest to decide: at n = 1000, 999 of them within a relative
+// 10^-7 of each other just below the cutoff (keys=ties); at n = 2^16,
+// half of them within a relative 10^-9 of the cutoff (keys=cutoff,
+// SolveCutoff's); and, for reference, on Exp(1) keys at the same n
+// (keys=exp). gonum's Weighted, which has no bound ε, does Take then
+// Reweight to the same key on the same keys.
+func BenchmarkDrawAdversarial(b *testing.B) {
+	for _, impl := range bench.Impls {
+		for _, c := range []struct {
+			op   bench.Op
+			name string
+			n    int
+		}{{bench.DrawTies, "ties", 1000}, {bench.DrawOnly, "exp", 1000}, {bench.DrawCutoff, "cutoff", 1 << 16}, {bench.DrawOnly, "exp", 1 << 16}} {
+			if !impl.Supports(c.op, c.n) {
+				continue
+			}
+			b.Run(fmt.Sprintf("impl=%s/keys=%s/n=%d", impl.Name, c.name, c.n), func(b *testing.B) {
+				runOf(b, impl, c.op, c.n, bench.Exp)
+			})
+		}
+	}
+}
+
+// runOf times op on impl at size n with keys of law l.
+func runOf(b *testing.B, impl bench.Impl, op bench.Op, n int, l bench.KeyLaw) {
+	run, _, err := bench.PrepareOf(impl, op, n, 1, l)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		run()
+	}
+}
 
 // BenchmarkBatchStep is one mini-batch step of SRG: m = 128 draws without
 // replacement at ε = 1/(2n), then the m new keys, set as one batch; gonum's
@@ -98,11 +152,14 @@ func batchStep(b *testing.B, impl bench.Impl, n int, l bench.KeyLaw) {
 	}
 }
 
+// newOps are the workloads beside Ops that every implementation runs.
+var newOps = []bench.Op{bench.SolveCutoff, bench.SingleStep, bench.DrawOnly, bench.DrawTies, bench.DrawCutoff}
+
 // Every workload runs without error on every implementation that supports
 // it, and the backends allocate nothing per operation.
 func TestWorkloads(t *testing.T) {
 	for _, impl := range bench.Impls {
-		for _, op := range append(bench.Ops, bench.SolveCutoff) {
+		for _, op := range append(slices.Clone(bench.Ops), newOps...) {
 			if !impl.Supports(op, 1024) {
 				continue
 			}
@@ -131,35 +188,96 @@ func TestWorkloads(t *testing.T) {
 	require.Error(t, err, "naive is not benchmarked past its MaxN")
 }
 
-// Prepare and PrepareBatch build the sampler of the Impl they are given,
-// of either kind, not gonum's in its place: a constructor that counts its
-// calls is called once by each, and its sampler holds the keys.
+// spyCounts counts the calls a workload makes to its sampler.
+type spyCounts struct{ draws, sets int }
+
+// spySampler and spyLaw count the draws (Sample, or Draw and DrawBatch)
+// and the Sets made on a sampler of each kind.
+type spySampler struct {
+	reweighted.Sampler
+	c *spyCounts
+}
+
+func (s spySampler) Sample(eps, u float64) (int, float64, error) {
+	s.c.draws++
+	return s.Sampler.Sample(eps, u)
+}
+
+func (s spySampler) Set(i int, a float64) error { s.c.sets++; return s.Sampler.Set(i, a) }
+
+type spyLaw struct {
+	reweighted.LawSampler
+	c *spyCounts
+}
+
+func (s spyLaw) Draw(eps float64, src rand.Source) (int, float64, error) {
+	s.c.draws++
+	return s.LawSampler.Draw(eps, src)
+}
+
+func (s spyLaw) DrawBatch(eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
+	s.c.draws++
+	return s.LawSampler.DrawBatch(eps, src, replace, items, probs)
+}
+
+func (s spyLaw) Set(i int, a float64) error { s.c.sets++; return s.LawSampler.Set(i, a) }
+
+// Prepare, PrepareOf and PrepareBatch build the sampler of the Impl they
+// are given, of either kind, not gonum's in its place, and their workloads
+// run on it: a constructor that counts its calls is called once by each,
+// its sampler holds the keys, and one run of the workload draws from it
+// (every workload but Set and Solve) and sets a key in it (the steps and
+// Set) as many times as the workload says.
 func TestWorkloadsUseTheirSampler(t *testing.T) {
+	type want struct{ draws, sets int }
+	wants := map[bench.Op]want{
+		bench.Step: {1, 1}, bench.StepEps0: {1, 1}, bench.SetOnly: {0, 1}, bench.Sample: {1, 0},
+		bench.SolveCutoff: {0, 0}, bench.SingleStep: {1, 1}, bench.DrawOnly: {1, 0}, bench.DrawTies: {1, 0},
+		bench.DrawCutoff: {1, 0},
+	}
 	for _, impl := range bench.Impls {
 		if impl.New == nil && impl.Law == nil {
 			continue
 		}
 		calls := 0
 		var made reweighted.Distribution
+		var counts spyCounts
 		spy := bench.Impl{Name: impl.Name, MaxN: impl.MaxN, SortedFill: impl.SortedFill}
 		if impl.New != nil {
-			spy.New = func(n int) reweighted.Sampler { calls++; s := impl.New(n); made = s; return s }
+			spy.New = func(n int) reweighted.Sampler {
+				calls++
+				s := spySampler{impl.New(n), &counts}
+				made = s
+				return s
+			}
 		} else {
-			spy.Law = func(n int) reweighted.Distribution { calls++; made = impl.Law(n); return made }
+			spy.Law = func(n int) reweighted.Distribution {
+				calls++
+				made = spyLaw{impl.Law(n).(reweighted.LawSampler), &counts}
+				return made
+			}
 		}
-		for _, op := range append(bench.Ops, bench.SolveCutoff) {
+		for _, op := range append(slices.Clone(bench.Ops), newOps...) {
+			w, ok := wants[op]
+			require.True(t, ok, "the test knows %s", op)
 			calls = 0
-			_, _, err := bench.Prepare(spy, op, 256, 3)
+			run, _, err := bench.PrepareOf(spy, op, 256, 3, bench.Exp)
 			require.NoError(t, err)
 			require.Equal(t, 1, calls, "%s/%s", impl.Name, op)
 			_, lambda, err := made.Solve(0)
 			require.NoError(t, err)
 			require.Positive(t, lambda, "%s/%s: the keys are in the sampler", impl.Name, op)
+			counts = spyCounts{}
+			run()
+			require.Equal(t, w, want(counts), "%s/%s: draws and Sets of one run", impl.Name, op)
 		}
 		calls = 0
-		_, err := bench.PrepareBatch(spy, 256, bench.BatchSize, 3)
+		run, err := bench.PrepareBatch(spy, 256, bench.BatchSize, 3)
 		require.NoError(t, err)
 		require.Equal(t, 1, calls, "%s batch step", impl.Name)
+		counts = spyCounts{}
+		run()
+		require.Positive(t, counts.draws, "%s batch step draws from the sampler", impl.Name)
 	}
 }
 

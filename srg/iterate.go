@@ -8,19 +8,25 @@ import "math"
 // μw − ∇F(w), fixed between refreshes of w): the standard lazy
 // representation, which keeps an iteration's cost proportional to the
 // non-zeros of its rows whatever d. When track is set it also keeps ‖v‖²,
-// from which ‖x‖² (needed for ‖∇f_i(x)‖ when μ > 0) follows in O(1); track
-// and h are not used together.
+// from which ‖x‖² (needed for ‖∇f_i(x)‖ when μ > 0) follows: by the change
+// of each sparse update, or, with recompute, summed afresh when asked after
+// an update (O(d), cheaper than following the updates when d is below the
+// non-zeros an iteration touches); track and h are not used together.
 type iterate struct {
-	v     []float64
-	s     float64
-	h     []float64 // nil, or the dense direction of t
-	t     float64
-	sq    float64 // ‖v‖², maintained only when track is set
-	track bool
+	v         []float64
+	s         float64
+	h         []float64 // nil, or the dense direction of t
+	t         float64
+	sq        float64 // ‖v‖², maintained only when track is set
+	track     bool
+	recompute bool // with track: sq is summed afresh when stale
+	stale     bool // with recompute: v changed since sq was summed
 }
 
-func newIterate(x0 []float64, track bool) *iterate {
-	it := &iterate{v: append([]float64(nil), x0...), s: 1, track: track}
+// newIterate returns the iterate x0; track keeps ‖x‖², by following the
+// updates or, with recompute, by summing it afresh when asked.
+func newIterate(x0 []float64, track, recompute bool) *iterate {
+	it := &iterate{v: append([]float64(nil), x0...), s: 1, track: track, recompute: track && recompute}
 	it.sq = dot(it.v, it.v)
 	return it
 }
@@ -43,25 +49,30 @@ func (it *iterate) dot(idx []int32, val []float64) float64 {
 	return it.s * t
 }
 
-// dotSq returns a_iᵀx and ‖a_i‖² for the sparse row (idx, val), in one pass.
-func (it *iterate) dotSq(idx []int32, val []float64) (t, aa float64) {
-	if it.h != nil {
-		for _, a := range val {
-			aa += a * a
-		}
-		return it.dot(idx, val), aa
+// sqnorm returns ‖x‖² (only meaningful when track is set).
+func (it *iterate) sqnorm() float64 {
+	if it.stale {
+		it.sq, it.stale = sumSq(it.v), false
 	}
-	v := it.v
-	for k, j := range idx {
-		a := val[k]
-		t += a * v[j]
-		aa += a * a
-	}
-	return it.s * t, aa
+	return it.s * it.s * it.sq
 }
 
-// sqnorm returns ‖x‖² (only meaningful when track is set).
-func (it *iterate) sqnorm() float64 { return it.s * it.s * it.sq }
+// sumSq returns ‖v‖², in four running sums so that the additions overlap.
+func sumSq(v []float64) float64 {
+	var s0, s1, s2, s3 float64
+	k := 0
+	for ; k+4 <= len(v); k += 4 {
+		w := v[k : k+4 : k+4]
+		s0 += w[0] * w[0]
+		s1 += w[1] * w[1]
+		s2 += w[2] * w[2]
+		s3 += w[3] * w[3]
+	}
+	for ; k < len(v); k++ {
+		s0 += v[k] * v[k]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
 
 // scale sets x ← f·x.
 func (it *iterate) scale(f float64) {
@@ -89,7 +100,7 @@ func (it *iterate) fold() {
 		}
 	}
 	it.s, it.t = 1, 0
-	it.sq = dot(it.v, it.v)
+	it.sq, it.stale = dot(it.v, it.v), false
 }
 
 // setDirection makes h the dense direction of later addDirection calls,
@@ -107,10 +118,11 @@ func (it *iterate) addDirection(c float64) { it.t += c }
 func (it *iterate) addRow(c float64, idx []int32, val []float64) {
 	c /= it.s
 	v := it.v
-	if !it.track {
+	if !it.track || it.recompute {
 		for k, j := range idx {
 			v[j] += c * val[k]
 		}
+		it.stale = it.recompute
 		return
 	}
 	d := 0.0
@@ -130,7 +142,7 @@ func (it *iterate) addDense(c float64, g []float64) {
 		it.v[j] += c * g[j]
 	}
 	if it.track {
-		it.sq = dot(it.v, it.v)
+		it.sq, it.stale = dot(it.v, it.v), false
 	}
 }
 

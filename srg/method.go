@@ -153,8 +153,8 @@ type optimizer struct {
 
 	draws []draw
 	coef  []float64
-	marg  []float64
-	rowSq []float64 // SRG: ‖a_i‖² of each draw, summed in the pass of a_iᵀx
+	marg  []float64 // SRG: a_iᵀx of each draw
+	rowSq []float64 // SRG: ‖a_i‖² of each draw
 
 	items []int     // SRG, and SGD and SVRG without replacement: the batch drawn
 	probs []float64 // SRG: the probabilities of its items
@@ -163,6 +163,11 @@ type optimizer struct {
 
 	updItems []int     // SRG: the examples whose keys the batch updates
 	updKeys  []float64 // and their new keys
+
+	// SRG: the sampler's own DrawBatch and SetBatch, if it has them, which
+	// the package functions would call after checking again what they check.
+	drawer reweighted.LawSampler
+	setter reweighted.BatchSetter
 }
 
 func newOptimizer(p *Problem, o Options) (*optimizer, error) {
@@ -188,7 +193,6 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		src: src, rng: rand.New(src),
 		draws: make([]draw, o.Batch),
 		coef:  make([]float64, o.Batch),
-		marg:  make([]float64, o.Batch),
 	}
 	switch o.Protocol {
 	case WithReplacement:
@@ -209,7 +213,13 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		return nil, fmt.Errorf("%w: unknown protocol %v", ErrInput, o.Protocol)
 	}
 	track := o.Method == SRG && p.Mu != 0
-	opt.x = newIterate(o.X0, track)
+	// ‖x‖² summed afresh per iteration costs d multiply-adds, at most 8
+	// per example of the batch here; followed through the updates, it costs
+	// a few operations and a chain of additions per non-zero of the batch's
+	// rows. The choice depends on d and m only, so that a dense matrix and
+	// its sparse form take the same steps, bit for bit.
+	recompute := d <= 8*o.Batch
+	opt.x = newIterate(o.X0, track, recompute)
 	switch o.Method {
 	case SGD:
 	case Reshuffled:
@@ -223,9 +233,9 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 			opt.items = make([]int, o.Batch)
 			opt.probs = make([]float64, o.Batch)
 		}
-		opt.rowSq = make([]float64, o.Batch)
-		opt.updItems = make([]int, 0, o.Batch)
-		opt.updKeys = make([]float64, 0, o.Batch)
+		opt.marg, opt.rowSq = make([]float64, o.Batch), make([]float64, o.Batch)
+		opt.updItems = make([]int, o.Batch)
+		opt.updKeys = make([]float64, o.Batch)
 		newSampler := o.NewSampler
 		if newSampler == nil {
 			newSampler = defaultSampler
@@ -234,6 +244,8 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		if opt.smp.Len() != n {
 			return nil, fmt.Errorf("%w: sampler has %d items, want %d", ErrInput, opt.smp.Len(), n)
 		}
+		opt.drawer, _ = opt.smp.(reweighted.LawSampler)
+		opt.setter, _ = opt.smp.(reweighted.BatchSetter)
 	case SVRG:
 		if o.Q == 0 {
 			opt.o.Q = math.Min(1, float64(o.Batch)/float64(n))
@@ -292,7 +304,7 @@ func (opt *optimizer) sampleBatch(eps float64) error {
 			opt.pos++
 		}
 	case SRG:
-		if err := reweighted.DrawBatch(opt.smp, eps, opt.src, true, opt.items, opt.probs); err != nil {
+		if err := opt.drawBatch(eps, true); err != nil {
 			return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
 		}
 		for j, i := range opt.items {
@@ -301,6 +313,15 @@ func (opt *optimizer) sampleBatch(eps float64) error {
 		}
 	}
 	return nil
+}
+
+// drawBatch fills opt.items and opt.probs with SRG's draws from the
+// sampler, as reweighted.DrawBatch does.
+func (opt *optimizer) drawBatch(eps float64, replace bool) error {
+	if opt.drawer != nil {
+		return opt.drawer.DrawBatch(eps, opt.src, replace, opt.items, opt.probs)
+	}
+	return reweighted.DrawBatch(opt.smp, eps, opt.src, replace, opt.items, opt.probs)
 }
 
 // sampleDistinct fills opt.draws with m distinct examples: uniformly for
@@ -315,7 +336,7 @@ func (opt *optimizer) sampleDistinct(eps float64) error {
 		}
 		return nil
 	}
-	if err := reweighted.DrawBatch(opt.smp, eps, opt.src, false, opt.items, opt.probs); err != nil {
+	if err := opt.drawBatch(eps, false); err != nil {
 		return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
 	}
 	if eps == 1/float64(opt.n) {
@@ -362,22 +383,31 @@ func (opt *optimizer) step() error {
 func (opt *optimizer) apply(alpha, eps float64) error {
 	p, x, mu := opt.prob, opt.x, opt.prob.Mu
 	mf := float64(opt.m)
-	sq := x.sqnorm()
 	isSRG := opt.o.Method == SRG
 	var wsum float64
-	for j, dr := range opt.draws {
-		idx, val := p.Rows.Row(dr.i)
-		var t float64
-		if isSRG {
-			// ‖a_i‖² for the key, from the row already in cache rather than
-			// from p.rowSq[i], a likely cache miss.
-			t, opt.rowSq[j] = x.dotSq(idx, val)
-		} else {
-			t = x.dot(idx, val)
+	if isSRG {
+		for j, dr := range opt.draws {
+			idx, val := p.Rows.Row(dr.i)
+			t := x.dot(idx, val)
+			// ‖a_i‖² read here, where a cache miss overlaps the row's.
+			opt.marg[j], opt.rowSq[j] = t, p.rowSq[dr.i]
+			opt.coef[j] = p.deriv(dr.i, t)
+			wsum += dr.w
 		}
-		opt.marg[j] = t
-		opt.coef[j] = p.deriv(dr.i, t)
-		wsum += dr.w
+		// The keys, ‖∇f_i(x)‖, in a pass of their own: its iterations are
+		// independent, so that their square roots overlap, where within the
+		// pass of the gradients each would wait for its exp.
+		sq := x.sqnorm()
+		items, keys := opt.updItems[:opt.m], opt.updKeys[:opt.m]
+		for j, dr := range opt.draws {
+			items[j], keys[j] = dr.i, normOf(opt.coef[j], opt.marg[j], opt.rowSq[j], sq, mu)
+		}
+	} else {
+		for j, dr := range opt.draws {
+			idx, val := p.Rows.Row(dr.i)
+			opt.coef[j] = p.deriv(dr.i, x.dot(idx, val))
+			wsum += dr.w
+		}
 	}
 	opt.evals += opt.m
 	if opt.o.Method == SVRG {
@@ -391,22 +421,30 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	if !isSRG {
 		return nil
 	}
-	items, keys := opt.updItems[:0], opt.updKeys[:0]
-	for j, dr := range opt.draws {
-		if opt.o.Bernoulli && !(opt.rng.Float64() < eps/dr.p) {
-			continue
+	items, keys := opt.updItems[:opt.m], opt.updKeys[:opt.m]
+	if opt.o.Bernoulli {
+		kept := 0
+		for j, dr := range opt.draws {
+			if opt.rng.Float64() < eps/dr.p {
+				items[kept], keys[kept] = items[j], keys[j]
+				kept++
+			}
 		}
-		items = append(items, dr.i)
-		keys = append(keys, normOf(opt.coef[j], opt.marg[j], opt.rowSq[j], sq, mu))
+		items, keys = items[:kept], keys[:kept]
 	}
 	// A repeated example (with replacement) gets the same key from each
 	// draw, all at the same x, so SetBatch's last-key rule changes nothing.
 	// A single key (m = 1, or one Bernoulli success) goes to Set, which
-	// SetBatch of one entry equals and which no batch path can beat.
+	// SetBatch of one entry equals and which no batch path can beat. A
+	// sampler with a SetBatch of its own is called directly: the package
+	// function would only check again what it checks.
 	var err error
-	if len(items) == 1 {
+	switch {
+	case len(items) == 1:
 		err = opt.smp.Set(items[0], keys[0])
-	} else {
+	case opt.setter != nil:
+		err = opt.setter.SetBatch(items, keys)
+	default:
 		err = reweighted.SetBatch(opt.smp, items, keys)
 	}
 	if err != nil {

@@ -117,7 +117,10 @@ func normOf(c, t, aa, sq, mu float64) float64 {
 		return math.Abs(c) * math.Sqrt(aa)
 	}
 	v := c*c*aa + mu*(2*c*t+mu*sq)
-	return math.Sqrt(math.Max(v, 0))
+	if v <= 0 { // rounding below 0, and −0; NaN stays NaN, as in math.Max(v, 0)
+		v = 0
+	}
+	return math.Sqrt(v)
 }
 
 // Grad writes ∇f_i(x) into g (len d).

@@ -76,6 +76,12 @@ func figureSpecs(r *Report) []figureSpec {
 		}
 		specs = append(specs, s)
 	}
+	if s, ok := singleFigure(r); ok {
+		specs = append(specs, s)
+	}
+	if s, ok := adversarialFigure(r); ok {
+		specs = append(specs, s)
+	}
 	if y := r.Synthetic; y != nil && y.Result != nil && len(y.Result.Curves) > 0 {
 		res := y.Result
 		e := figureSpec{
@@ -107,6 +113,80 @@ func figureSpecs(r *Report) []figureSpec {
 		}
 	}
 	return specs
+}
+
+// seriesXY returns the ns per op of impl and op against n, by n.
+func seriesXY(points []Point, impl, op string) (xs, ys []float64) {
+	pts := series(points, impl, op)
+	for _, n := range slices.Sorted(maps.Keys(pts)) {
+		xs, ys = append(xs, float64(n)), append(ys, pts[n].NsPerOp)
+	}
+	return xs, ys
+}
+
+// singleFigure is the single step (reweighted.Draw then Set) against n,
+// for drawImpls: solid on Exp(1) keys, dashed on lognormal keys.
+func singleFigure(r *Report) (figureSpec, bool) {
+	s := figureSpec{
+		key: figSingle, file: "single-step.svg",
+		caption: "One SRG step on a batch of one (reweighted.Draw at ε = 1/(2n), then Set of the drawn item; gonum's Weighted: Take then Reweight) " +
+			"against n, log-log; solid: Exp(1) keys, dashed: lognormal keys (exp of N(0, 3²)).",
+		title: "Draw + Set", xlabel: "n", ylabel: "ns per step", logX: true, logY: true,
+	}
+	for _, impl := range drawImpls {
+		for _, l := range singleLaws {
+			xs, ys := seriesXY(r.Scaling.Points, impl, singleOp(l))
+			if len(xs) == 0 {
+				continue
+			}
+			s.series = append(s.series, plotSeries{label: drawLabel(impl) + " " + string(l), xs: xs, ys: ys, colour: drawColour(impl), dashed: l == bench.LogNormal})
+		}
+	}
+	return s, len(s.series) > 0
+}
+
+// adversarialFigure is the draw on adversarial keys beside the draw on
+// Exp(1) keys, against n, for drawImpls: solid the Exp(1) keys, dashed the
+// adversarial ones (the near-ties at the smaller n, the keys near the cutoff
+// at the larger).
+func adversarialFigure(r *Report) (figureSpec, bool) {
+	s := figureSpec{
+		key: figAdversarial, file: "draw-adversarial.svg",
+		caption: "A draw (reweighted.Draw at ε = 1/(2n); gonum's Weighted: Take, then Reweight to the same key) against n, log-log; solid: Exp(1) keys; " +
+			"dashed: adversarial keys, near-ties just below the cutoff at the smaller n, half of the keys within 10⁻⁹ of the cutoff at the larger.",
+		title: "Draw on adversarial keys", xlabel: "n", ylabel: "ns per draw", logX: true, logY: true,
+	}
+	for _, impl := range drawImpls {
+		xs, ys := seriesXY(r.Scaling.Points, impl, drawExpOp)
+		ax, ay := seriesXY(r.Scaling.Points, impl, string(bench.DrawTies))
+		cx, cy := seriesXY(r.Scaling.Points, impl, string(bench.DrawCutoff))
+		ax, ay = append(ax, cx...), append(ay, cy...)
+		if len(xs) > 0 {
+			s.series = append(s.series, plotSeries{label: drawLabel(impl) + " Exp(1)", xs: xs, ys: ys, colour: drawColour(impl)})
+		}
+		if len(ax) > 0 {
+			s.series = append(s.series, plotSeries{label: drawLabel(impl) + " adversarial", xs: ax, ys: ay, colour: drawColour(impl), dashed: true})
+		}
+	}
+	return s, len(s.series) > 0
+}
+
+// drawLabel is impl's name in a legend of the figures of the draws, short
+// enough for the legend's tile.
+func drawLabel(impl string) string {
+	if impl == bench.GonumWeighted {
+		return "gonum"
+	}
+	return impl
+}
+
+// drawColour is impl's colour in the figures of the draws: levels, which
+// has none in colours, in black.
+func drawColour(impl string) color.Color {
+	if c, ok := colours[impl]; ok {
+		return c
+	}
+	return color.Black
 }
 
 // figure1 builds the paper's Figure 1 from the data sets of r: a column per

@@ -17,6 +17,8 @@ import (
 // Figure keys: the SVG files of the report, by role.
 const (
 	figScaling     = "scaling"
+	figSingle      = "single-step"
+	figAdversarial = "draw-adversarial"
 	figSynthErr    = "synthetic-error"
 	figSynthVar    = "synthetic-variance"
 	figFig1        = "figure1"
@@ -281,6 +283,10 @@ func opLabel(op string) string {
 		return "ε = 0"
 	case bench.TwoDescents:
 		return "(two descents)"
+	case singleOp(bench.Exp):
+		return "Draw + Set, Exp(1) keys"
+	case singleOp(bench.LogNormal):
+		return "Draw + Set, lognormal keys"
 	}
 	return op
 }
@@ -382,6 +388,8 @@ func (m *mdWriter) scaling(r *Report) {
 	}
 
 	m.batchCost(r, ns)
+	m.singleCost(r)
+	m.adversarialCost(r)
 	m.epochCost(r)
 
 	m.printf("\nHeap bytes per item taken by the structure (measured by `bench.Prepare` at the largest n):\n")
@@ -446,6 +454,116 @@ func (m *mdWriter) batchCost(r *Report, ns []int) {
 			m.row(cells...)
 		}
 	}
+}
+
+// fmtN writes n as a power of two when it is one.
+func fmtN(n int) string {
+	if n > 0 && n&(n-1) == 0 {
+		return fmt.Sprintf("2^%d", bitLen(n))
+	}
+	return fmt.Sprint(n)
+}
+
+// singleCost writes the single step through reweighted.Draw and Set, on
+// Exp(1) and lognormal keys, with its ratio to gonum's.
+func (m *mdWriter) singleCost(r *Report) {
+	points := r.Scaling.Points
+	var impls []string
+	for _, impl := range drawImpls {
+		if len(series(points, impl, singleOp(bench.Exp)))+len(series(points, impl, singleOp(bench.LogNormal))) > 0 {
+			impls = append(impls, impl)
+		}
+	}
+	if len(impls) == 0 {
+		return
+	}
+	m.printf("\nOne step of SRG on a batch of one as a user makes it: `reweighted.Draw` at ε = 1/(2n), then `Set` of the drawn item to a fresh key ")
+	m.printf("of the same law (`bench.SingleStep`); gonum's Weighted does `Take` then `Reweight` (ε = 0). Unlike the table above, the keys are Exp(1) ")
+	m.printf("(few binades) or lognormal, exp of N(0, 3²) (some 35 binades), and a map-exact backend draws through `reweighted.Draw` too. ")
+	m.printf("Nanoseconds per step, the fastest measurement, and the ratio to gonum's at the same n and keys:\n")
+	head := []string{"n"}
+	for _, l := range singleLaws {
+		for _, impl := range impls {
+			head = append(head, fmt.Sprintf("%s %s", impl, l))
+			if impl != bench.GonumWeighted {
+				head = append(head, fmt.Sprintf("%s / gonum, %s", impl, l))
+			}
+		}
+	}
+	m.table(head...)
+	var ns []int
+	for _, p := range points {
+		if p.Op == singleOp(bench.Exp) || p.Op == singleOp(bench.LogNormal) {
+			ns = append(ns, p.N)
+		}
+	}
+	slices.Sort(ns)
+	for _, n := range slices.Compact(ns) {
+		cells := []string{fmtN(n)}
+		for _, l := range singleLaws {
+			g, okG := series(points, bench.GonumWeighted, singleOp(l))[n]
+			for _, impl := range impls {
+				p, ok := series(points, impl, singleOp(l))[n]
+				v, ratio := math.NaN(), math.NaN()
+				if ok {
+					v = p.NsPerOp
+					if okG {
+						ratio = p.NsPerOp / g.NsPerOp
+					}
+				}
+				cells = append(cells, fmtF(v, 0))
+				if impl != bench.GonumWeighted {
+					cells = append(cells, fmtF(ratio, 2))
+				}
+			}
+		}
+		m.row(cells...)
+	}
+	m.figure(r, figSingle)
+}
+
+// adversarialCost writes the draws on the adversarial keys beside the
+// draws on Exp(1) keys at the same n.
+func (m *mdWriter) adversarialCost(r *Report) {
+	points := r.Scaling.Points
+	type adv struct {
+		op, label string
+	}
+	advs := []adv{{string(bench.DrawTies), "near-ties"}, {string(bench.DrawCutoff), "near the cutoff"}}
+	var rows [][]string
+	for _, impl := range drawImpls {
+		row := []string{impl}
+		any := false
+		for _, a := range advs {
+			pts := series(points, impl, a.op)
+			if len(pts) == 0 {
+				row = append(row, "—", "—", "—", "—")
+			}
+			for n, p := range pts {
+				ref := math.NaN()
+				if q, ok := series(points, impl, drawExpOp)[n]; ok {
+					ref = q.NsPerOp
+				}
+				row = append(row, fmtN(n), fmtF(p.NsPerOp, 0), fmtF(ref, 0), fmtF(p.NsPerOp/ref, 2))
+				any = true
+			}
+		}
+		if any {
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	m.printf("\nA draw on the keys that are hardest to decide: `reweighted.Draw` at ε = 1/(2n) (gonum's Weighted: `Take`, then `Reweight` to the ")
+	m.printf("same key, at ε = 0) on *near-ties*, one key and n − 1 keys within a relative 10⁻⁷ of each other just below the cutoff of Lemma 1 ")
+	m.printf("(`bench.DrawTies`), and on keys of which half lie within a relative 10⁻⁹ of the cutoff (`bench.DrawCutoff`, the keys of `SolveCutoff`), ")
+	m.printf("each beside the same draw on Exp(1) keys at the same n. Nanoseconds per draw, the fastest measurement:\n")
+	m.table("Impl", "n", "near-ties", "Exp(1)", "ratio", "n", "near the cutoff", "Exp(1)", "ratio")
+	for _, row := range rows {
+		m.row(row...)
+	}
+	m.figure(r, figAdversarial)
 }
 
 // epochCost writes what an SRG epoch costs against an SGD epoch, per

@@ -30,6 +30,49 @@ const batchStep bench.Op = "batch-step"
 // batchSize is m, the mini-batch of the paper's experiments.
 const batchSize = bench.BatchSize
 
+// drawImpls are the implementations of the single step and of the
+// adversarial draws: the default sampler, the fastest map-exact one, and
+// gonum's Weighted.
+var drawImpls = []string{"levels", "btree", bench.GonumWeighted}
+
+// singleLaws are the laws of the keys of the single step.
+var singleLaws = []bench.KeyLaw{bench.Exp, bench.LogNormal}
+
+// singleOp names the single step on keys of law l in a Point.
+func singleOp(l bench.KeyLaw) string { return string(bench.SingleStep) + "/" + string(l) }
+
+// drawExpOp names the draw on Exp(1) keys, the reference of the adversarial
+// draws, in a Point.
+const drawExpOp = string(bench.DrawOnly) + "/" + string(bench.Exp)
+
+// The sizes of the adversarial draws: the near-ties at tiesN (or 2^hi if
+// smaller), the keys near the cutoff at 2^cutoffLog (or 2^hi).
+const (
+	tiesN     = 1000
+	cutoffLog = 16
+)
+
+// adversarial lists the adversarial draws, each with its reference on
+// Exp(1) keys at the same n (once if both are at the same n), for the range
+// up to 2^hi.
+func adversarial(hi int) []struct {
+	op bench.Op
+	n  int
+} {
+	tn, cn := min(tiesN, 1<<hi), 1<<min(cutoffLog, hi)
+	out := []struct {
+		op bench.Op
+		n  int
+	}{{bench.DrawTies, tn}, {bench.DrawOnly, tn}, {bench.DrawCutoff, cn}}
+	if cn != tn {
+		out = append(out, struct {
+			op bench.Op
+			n  int
+		}{bench.DrawOnly, cn})
+	}
+	return out
+}
+
 // measured reports whether measureScaling measures op for impl at size n:
 // the batch only where n ≥ 2m, so that the items left keep half the mass.
 func measured(impl bench.Impl, op bench.Op, n, naiveMax int) bool {
@@ -84,6 +127,32 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 				}
 				jobs = append(jobs, job{Point{Impl: impl.Name, Op: string(op), N: n}, fmt.Sprintf("%s %s n=%d", impl.Name, op, n), prep})
 			}
+		}
+	}
+	// The single step and the adversarial draws, for drawImpls.
+	for _, impl := range bench.Impls {
+		if !slices.Contains(drawImpls, impl.Name) {
+			continue
+		}
+		for _, l := range singleLaws {
+			for _, n := range bench.Sizes(lo, hi) {
+				if !impl.Supports(bench.SingleStep, n) {
+					continue
+				}
+				prep := func() (func(), float64, error) { return bench.PrepareOf(impl, bench.SingleStep, n, seed, l) }
+				jobs = append(jobs, job{Point{Impl: impl.Name, Op: singleOp(l), N: n}, fmt.Sprintf("%s %s n=%d", impl.Name, singleOp(l), n), prep})
+			}
+		}
+		for _, a := range adversarial(hi) {
+			if !impl.Supports(a.op, a.n) {
+				continue
+			}
+			op := string(a.op)
+			if a.op == bench.DrawOnly {
+				op = drawExpOp
+			}
+			prep := func() (func(), float64, error) { return bench.PrepareOf(impl, a.op, a.n, seed, bench.Exp) }
+			jobs = append(jobs, job{Point{Impl: impl.Name, Op: op, N: a.n}, fmt.Sprintf("%s %s n=%d", impl.Name, op, a.n), prep})
 		}
 	}
 	// The reference of two bare tree descents (what a step of ost must do at
@@ -160,6 +229,12 @@ func spreadAboveFastest(points []Point) (med, most float64) {
 	return median(xs), xs[len(xs)-1]
 }
 
+// fitted reports whether fitScaling fits the series of op: not the
+// adversarial draws, measured at two sizes on keys of two kinds.
+func fitted(op string) bool {
+	return op != string(bench.DrawTies) && op != string(bench.DrawCutoff) && op != drawExpOp
+}
+
 // fitScaling fits every (impl, op) series, ns against log2 n for the trees
 // and log ns against log n for naive, and divides each backend's time by
 // gonum's at the same n (the batch step's by gonum's batch step).
@@ -177,7 +252,7 @@ func fitScaling(points []Point) ([]Fit, []Ratio) {
 	var fits []Fit
 	for _, k := range order {
 		ps := series[k]
-		if len(ps) < 2 {
+		if len(ps) < 2 || !fitted(k.op) {
 			continue
 		}
 		xs, ys := make([]float64, len(ps)), make([]float64, len(ps))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -107,13 +108,20 @@ func TestMeasureScalingTiny(t *testing.T) {
 	sc := measureScaling(4, 5, 1<<4, time.Millisecond, 1, 1, pr)
 	require.Empty(t, sc.Err)
 	// naive only at n = 16 (naiveMax), the other backends at 16 and 32;
-	// gonum runs only the ε = 0 step; the floor runs at both sizes.
-	require.Len(t, sc.Points, 2+4*(len(backends.Every())-1)+2+2)
+	// gonum runs only the ε = 0 step; the floor runs at both sizes; levels,
+	// btree and gonum also run the single step on two laws of keys at both
+	// sizes, and at n = 32 the draws on near-ties, near the cutoff and on
+	// Exp(1) keys.
+	require.Len(t, sc.Points, 2+4*(len(backends.Every())-1)+2+2+len(drawImpls)*(2*2+3))
 	floor := 0
+	drawn := map[string]int{}
 	for _, p := range sc.Points {
 		if p.Impl == bench.FloorImpl {
 			require.Equal(t, bench.TwoDescents, p.Op)
 			floor++
+		}
+		if slices.Contains(drawImpls, p.Impl) {
+			drawn[p.Op]++
 		}
 		require.Greater(t, p.NsPerOp, 0.0)
 		require.False(t, math.IsInf(p.NsPerOp, 0))
@@ -123,6 +131,12 @@ func TestMeasureScalingTiny(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2, floor)
+	for _, op := range []string{singleOp(bench.Exp), singleOp(bench.LogNormal)} {
+		require.Equal(t, 2*len(drawImpls), drawn[op], op)
+	}
+	for _, op := range []string{string(bench.DrawTies), string(bench.DrawCutoff), drawExpOp} {
+		require.Equal(t, len(drawImpls), drawn[op], op)
+	}
 	require.Contains(t, out.String(), "scaling done")
 }
 
@@ -176,4 +190,45 @@ func TestRepOrderPairsRunBackToBack(t *testing.T) {
 		require.Equal(t, r%2 == 1, o[0]%2 == 1, "rep %d: which goes first alternates", r)
 	}
 	require.ElementsMatch(t, []int{0, 1, 2}, repOrder(3, 1))
+}
+
+// The cost section shows the single step and the adversarial draws: each
+// time beside its ratio to gonum's (the single step) or to the draw on
+// Exp(1) keys at the same n (the adversarial draws), and their figures.
+func TestMarkdownDrawWorkloads(t *testing.T) {
+	r := &Report{Sampler: "levels", Scaling: Scaling{Benchtime: time.Millisecond, Reps: 1, Points: []Point{
+		{Impl: "levels", Op: singleOp(bench.Exp), N: 1 << 16, NsPerOp: 300},
+		{Impl: "levels", Op: singleOp(bench.LogNormal), N: 1 << 16, NsPerOp: 330},
+		{Impl: bench.GonumWeighted, Op: singleOp(bench.Exp), N: 1 << 16, NsPerOp: 400},
+		{Impl: bench.GonumWeighted, Op: singleOp(bench.LogNormal), N: 1 << 16, NsPerOp: 440},
+		{Impl: "levels", Op: string(bench.DrawTies), N: 1000, NsPerOp: 800},
+		{Impl: "levels", Op: drawExpOp, N: 1000, NsPerOp: 100},
+		{Impl: "levels", Op: string(bench.DrawCutoff), N: 1 << 16, NsPerOp: 150},
+		{Impl: "levels", Op: drawExpOp, N: 1 << 16, NsPerOp: 120},
+		{Impl: "btree", Op: string(bench.DrawCutoff), N: 1 << 16, NsPerOp: 500},
+	}},
+		Figures: map[string]Figure{figSingle: {File: "single-step.svg", Caption: "single"}, figAdversarial: {File: "draw-adversarial.svg", Caption: "adversarial"}},
+	}
+	var b bytes.Buffer
+	require.NoError(t, writeMarkdown(&b, r))
+	md := b.String()
+	for _, want := range []string{
+		"| n | levels exp | levels / gonum, exp | gonum-weighted exp | levels lognormal | levels / gonum, lognormal | gonum-weighted lognormal |",
+		"| 2^16 | 300 | 0.75 | 400 | 330 | 0.75 | 440 |",
+		"| Impl | n | near-ties | Exp(1) | ratio | n | near the cutoff | Exp(1) | ratio |",
+		"| levels | 1000 | 800 | 100 | 8.00 | 2^16 | 150 | 120 | 1.25 |",
+		"| btree | — | — | — | — | 2^16 | 500 | — | — |",
+		"![single](single-step.svg)", "![adversarial](draw-adversarial.svg)",
+	} {
+		require.Contains(t, md, want)
+	}
+	specs := map[string]figureSpec{}
+	for _, s := range figureSpecs(r) {
+		specs[s.key] = s
+	}
+	require.Len(t, specs[figSingle].series, 4, "levels and gonum, two laws each")
+	adv := specs[figAdversarial].series
+	require.Len(t, adv, 3, "levels on Exp(1) and adversarial keys, btree on adversarial keys")
+	require.Equal(t, []float64{1000, 1 << 16}, adv[1].xs, "levels' adversarial line: the near-ties, then the keys near the cutoff")
+	require.Equal(t, []float64{800, 150}, adv[1].ys)
 }
