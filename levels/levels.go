@@ -601,7 +601,13 @@ func (s *Sampler) nextLevel(l int) int {
 
 // Set replaces the key of item i by a: O(1), the item leaves its group by
 // a swap with the group's last entry and joins its new group at the end.
+// Errors, in this order: ErrEmpty if there are no items, ErrIndex, ErrKey
+// (a key that is not finite and ≥ 0, or that would make the exact sum of
+// the keys exceed MaxSum); a rejected call changes nothing.
 func (s *Sampler) Set(i int, a float64) error {
+	if len(s.keys) == 0 {
+		return reweighted.ErrEmpty
+	}
 	if err := check.Index(i, len(s.keys)); err != nil {
 		return err
 	}
@@ -663,9 +669,10 @@ func unitsInt(z *big.Int, a float64) *big.Int {
 	return z.Lsh(z, uint(unitShift(l)))
 }
 
-// Load replaces all keys by keys, one per item, in O(n). It checks every
-// key as Set does and their exact sum against MaxSum; a rejected call
-// changes nothing.
+// Load replaces all keys by keys, one per item, in O(n). Errors: ErrBatch
+// unless len(keys) is the number of items, ErrKey for a key Set would
+// refuse (the first, by index) or keys whose exact sum exceeds MaxSum; a
+// rejected call changes nothing. With no items, Load(nil) does nothing.
 func (s *Sampler) Load(keys []float64) error {
 	n := len(s.keys)
 	if len(keys) != n {

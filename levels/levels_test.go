@@ -350,6 +350,8 @@ func TestRejectsBadInput(t *testing.T) {
 	_, _, err = e.Draw(0, src)
 	require.ErrorIs(t, err, reweighted.ErrEmpty)
 	require.ErrorIs(t, e.DrawBatch(0, src, true, nil, []float64{1}), reweighted.ErrEmpty)
+	require.ErrorIs(t, e.Set(0, 1), reweighted.ErrEmpty, "ErrEmpty before the index")
+	require.ErrorIs(t, e.Set(-1, math.NaN()), reweighted.ErrEmpty, "ErrEmpty before the index and the key")
 	require.NoError(t, e.Load(nil))
 	require.ErrorIs(t, e.SetBatch(nil, nil), reweighted.ErrEmpty, "as the driver and the root's SetBatch do")
 	require.Panics(t, func() { New(-1) })
