@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/reweighted/reweighted"
@@ -275,6 +276,8 @@ type Sampler struct {
 	idle  int                         // emptied levels kept by their exponent
 	subs  []*sub                      // emptied sub-buckets, kept for reuse
 	spare [smallCaps][][]entry        // small group slices, by capacity
+	cur   atomic.Pointer[unit]        // the last straddling unit sorted, shared by reads
+	stale atomic.Bool                 // a read needed another unit: the next writer drops cur
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -403,6 +406,7 @@ func (s *Sampler) insert(i int, a float64) {
 		return
 	}
 	l, j := locate(a)
+	s.dropUnit(l, j)
 	lv := s.lv[l]
 	if lv == nil {
 		lv = s.newLevel()
@@ -497,6 +501,7 @@ func (s *Sampler) remove(i int, a float64) {
 		return
 	}
 	l, j := locate(a)
+	s.dropUnit(l, j)
 	lv := s.lv[l]
 	g := sig64(a)
 	if sb := lv.sub[j]; sb != nil {
@@ -953,6 +958,48 @@ func (s *Sampler) Check() error {
 	}
 	if idle != s.idle {
 		return fmt.Errorf("levels: %d idle levels, %d counted", idle, s.idle)
+	}
+	return s.checkUnit()
+}
+
+// checkUnit compares the published sorted unit, unless stale, with its
+// group's keys.
+func (s *Sampler) checkUnit() error {
+	u := s.cur.Load()
+	if u == nil || s.stale.Load() {
+		return nil
+	}
+	l, j, k := int(u.l), int(u.j), int(u.k)
+	var es []entry
+	if lv := s.lv[l]; lv != nil {
+		es = lv.ents[j]
+		if sb := lv.sub[j]; sb != nil {
+			if k < 0 {
+				return fmt.Errorf("levels: sorted unit of level %d group %d, flat, but the group is split", l, j)
+			}
+			es = sb.ents[k]
+		} else if k >= 0 {
+			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d, but the group is flat", l, j, k)
+		}
+	}
+	want := make([]uint64, 0, len(es))
+	for _, e := range es {
+		want = append(want, math.Float64bits(e.key()))
+	}
+	slices.Sort(want)
+	slices.Reverse(want)
+	if !slices.Equal(u.keys, want) {
+		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d holds %d keys, not the group's %d sorted", l, j, k, len(u.keys), len(want))
+	}
+	var acc u128
+	if len(u.pre) != len(want)+1 || u.pre[0] != acc {
+		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: %d prefix sums for %d keys", l, j, k, len(u.pre), len(want))
+	}
+	for q, b := range want {
+		acc.add(sig64(math.Float64frombits(b)))
+		if u.pre[q+1] != acc {
+			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: prefix sum %d is %v, recomputed %v", l, j, k, q+1, u.pre[q+1], acc)
+		}
 	}
 	return nil
 }

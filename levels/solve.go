@@ -173,54 +173,79 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 // resolve finds the head of the straddling group j of level l: part is
 // the exact sum of the level's groups above j, sAbove and above the sum and
 // count of the keys above the group. It sets o.h and o.theta and returns
-// part plus the sum of the group's head keys. A split group is walked by
-// its sub-buckets, as the level by its groups, down to the one that
-// straddles t*.
+// part plus the sum of the group's head keys. A split group is searched by
+// its sub-buckets, as the level by its groups, for the one that straddles
+// t*.
 func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth int) u128 {
 	sb := lv.sub[j]
 	if sb == nil {
-		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, part, sAbove, above, depth)
+		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth)
 	}
 	f := unitShift(l) - o.ts
-	in := 0
-	for occ := sb.occ; occ != 0; {
+	// The exact suffix sums of the occupied sub-buckets from the top; H
+	// fails at their lower edges from some sub-bucket on.
+	var (
+		ks   [nG]int8
+		sums [nG]u128
+		cnts [nG]int
+		acc  u128
+		m, c int
+	)
+	for occ := sb.occ; occ != 0; m++ {
 		k := bits.Len64(occ) - 1
 		occ &^= 1 << k
-		pk := part.plus(sb.sum[k])
-		ck := int(sb.cnt[k])
-		tm := uint64(nG*nG + nG*j + k) // the sub-bucket's lower edge, in units of 2^(l−12)
-		if s.headAt(o, sAbove+scale(pk.float(), f), tm, l-2*bB, o.n-above-in-ck, depth+3, sc, l, pk) {
-			part, in = pk, in+ck
-			o.theta = scale(float64(tm), l-2*bB-1074)
-			continue
+		acc = acc.plus(sb.sum[k])
+		c += int(sb.cnt[k])
+		ks[m], sums[m], cnts[m] = int8(k), acc, c
+	}
+	tm := func(k int) uint64 { return uint64(nG*nG + nG*j + k) } // a sub-bucket's lower edge, in units of 2^(l−12)
+	lo, hi := 0, m
+	for lo < hi {
+		q := (lo + hi) / 2
+		pk := part.plus(sums[q])
+		if s.headAt(o, sAbove+scale(pk.float(), f), tm(int(ks[q])), l-2*bB, o.n-above-cnts[q], depth+3, sc, l, pk) {
+			lo = q + 1
+		} else {
+			hi = q
 		}
-		part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, part, sAbove, above+in, depth)
-		o.h += in
+	}
+	in := 0
+	if lo > 0 {
+		part, in = part.plus(sums[lo-1]), cnts[lo-1]
+		o.theta = scale(float64(tm(int(ks[lo-1]))), l-2*bB-1074)
+	}
+	if lo == m {
+		o.h = in
 		return part
 	}
-	o.h = in
+	k := int(ks[lo])
+	part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm(k), l-2*bB, scale(float64(tm(k)+1), l-2*bB-1074), l, j, k, part, sAbove, above+in, depth)
+	o.h += in
 	return part
 }
 
-// bracket finds the head among the keys es of the straddling group or
-// sub-bucket of level l, of exact sum sum, whose keys lie in [lo, hi),
-// lo = tm·2^te units: part is the exact sum of the level's keys above
-// them, sAbove and above the sum and count of the keys above them. It sets
-// o.h and o.theta and returns part plus the sum of their head keys.
+// bracket finds the head among the keys ents of the straddling group j of
+// level l, or of its sub-bucket k (k = −1: the group is flat), of exact sum
+// sig, whose keys lie in [lo, hi), lo = tm·2^te units: part is the exact
+// sum of the level's keys above them, sAbove and above the sum and count of
+// the keys above them. It sets o.h and o.theta and returns part plus the
+// sum of their head keys.
 //
-// The group's count c and exact sum Σ bracket t* before any key is read:
-// with A the sum above and k the count below the group, max(b, t) lies
-// between b and b + (t − lo) for every key b of the group, so
+// The unit's count c and exact sum Σ bracket t* before any key is read:
+// with A the sum above and k the count below the unit, max(b, t) lies
+// between b and b + (t − lo) for every key b of the unit, so
 //
 //	t_L = ε(A + Σ)/(1 − εk) ≤ t* ≤ ε(A + Σ − c·lo)/(1 − ε(k + c)) = t_U.
 //
-// One pass sorts the keys into the head (≥ t_U), the tail (< t_L) and the
-// few between, which alone are sorted and tested; the bracket is about c/n
-// of the group's width wide.
-func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l int, part u128, sAbove float64, above, depth int) u128 {
+// The keys ≥ t_U are in the head and those < t_L in the tail; the unit's
+// sorted keys (unitOf) give both counts by binary search, and the
+// predicate is tested only at keys inside the bracket, by a binary search
+// over them: O(log c) and, the bracket being about c/n of the unit's width,
+// O(1) tests expected.
+func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l, j, k int, part u128, sAbove float64, above, depth int) u128 {
 	c := len(ents)
 	f := unitShift(l) - o.ts
-	k := o.n - above - c
+	kb := o.n - above - c
 	eps := o.eps
 	loInt := tm << max(te-unitShift(l), 0) >> max(unitShift(l)-te, 0) // lo in level units
 	var excess u128                                                   // Σ − c·lo ≥ 0, exactly
@@ -230,63 +255,60 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	excess.hi = sig.hi - clHi - borrow
 	a := sAbove + scale(part.float(), f)
 	// The denominators by FMA, rounded once: 1 − εk may be tiny.
-	tl := eps * (a + scale(sig.float(), f)) / math.FMA(-eps, float64(k), 1)
+	tl := eps * (a + scale(sig.float(), f)) / math.FMA(-eps, float64(kb), 1)
 	tu := math.Inf(1)
-	if d := math.FMA(-eps, float64(k+c), 1); d > 0 {
+	if d := math.FMA(-eps, float64(kb+c), 1); d > 0 {
 		tu = eps * (a + scale(excess.float(), f)) / d
 	}
 	// In level units, widened by far more than their roundings.
 	delta := float64(depth+32) * 0x1p-52
 	tl = scale(tl, -f) * (1 - delta)
 	tu = scale(tu, -f) * (1 + delta)
-	es := sc.strad[:0]
-	var head u128
-	nh := 0
-	minHead := math.Inf(1)
-	for _, e := range ents {
-		g := sig64(e.key())
-		x := float64(g)
-		switch {
-		case x >= tu:
-			head.add(g)
-			nh++
-			minHead = min(minHead, e.key())
-		case x >= tl:
-			es = append(es, e)
+	// Within one level a key's bits are its significand in the level's
+	// unit plus a constant: a key is ≥ a whole number g of units exactly
+	// when its bits are ≥ g + off.
+	off := uint64(unitShift(l)) << 52
+	u, shared := s.unitOf(l, j, k, ents)
+	if !shared {
+		defer unitPool.Put(u)
+	}
+	keys := u.keys
+	// keys[:lo] are known head, keys[hi2:] known tail; a test at a key p
+	// counts every key ≥ p, its ties included.
+	lo := countAtLeast(keys, 0, c, bitsAtLeast(tu, off))
+	hi2 := countAtLeast(keys, lo, c, bitsAtLeast(tl, off))
+	for lo < hi2 {
+		q := int(uint(lo+hi2) >> 1)
+		p := keys[q]
+		first := countAbove(keys, lo, q, p) // the ties of p: keys[first:end]
+		end := countAtLeast(keys, q, hi2, p)
+		sum := part.plus(u.pre[end])
+		if s.headAt(o, sAbove+scale(sum.float(), f), p-off, unitShift(l), o.n-above-end, depth+3, sc, l, sum) {
+			lo = end
+		} else {
+			hi2 = first
 		}
 	}
-	sc.strad = es
-	pre := part.plus(head)
-	o.h = nh
-	if nh > 0 {
-		o.theta = minHead
+	o.h = lo
+	if lo > 0 {
+		o.theta = math.Float64frombits(keys[lo-1])
 	} else {
 		o.theta = hi
 	}
-	// The keys inside the bracket, unordered: the predicate holds on a
-	// prefix of them in decreasing order, so a quickselect finds its end
-	// with O(log b) tests and O(b) expected work, not a sort's O(b log b) —
-	// which dominated when many keys crowd the cutoff. es[:lo] are known
-	// head, es[hi:] known tail; a test at a pivot p counts every key ≥ p,
-	// its ties included.
-	lo, hi2 := 0, len(es)
-	for lo < hi2 {
-		p := es[lo+(hi2-lo)/2].key()
-		i, j := partition3(es[lo:hi2], p)
-		i, j = lo+i, lo+j
-		sum := pre
-		for _, e := range es[lo:j] {
-			sum.add(sig64(e.key()))
-		}
-		if s.headAt(o, sAbove+scale(sum.float(), f), sig64(p), unitShift(l), o.n-above-nh-j, depth+3, sc, l, sum) {
-			lo, pre = j, sum
-			o.h = nh + j
-			o.theta = p
-		} else {
-			hi2 = i
-		}
+	return part.plus(u.pre[lo])
+}
+
+// bitsAtLeast returns the least bit pattern g + off over the whole numbers
+// g ≥ x, x in a level's unit: a key of the level is ≥ x exactly when its
+// bits are ≥ it. Past every key, math.MaxUint64.
+func bitsAtLeast(x float64, off uint64) uint64 {
+	switch {
+	case !(x > 0):
+		return off
+	case x >= 0x1p53:
+		return math.MaxUint64
 	}
-	return pre
+	return uint64(math.Ceil(x)) + off
 }
 
 // partition3 orders es around the key p, descending: keys above p first,

@@ -1,0 +1,101 @@
+package levels
+
+import (
+	"slices"
+	"sync"
+)
+
+// unit is the straddling group or sub-bucket of a Solve with its keys
+// sorted: their bit patterns in decreasing order (within one level the
+// order of the keys) and the exact prefix sums of their significands. With
+// it, finding the head of the straddling unit costs two binary searches and
+// the predicate tests inside t*'s bracket, not a pass over the unit's keys.
+//
+// The sampler keeps the last unit built behind an atomic pointer: it is
+// immutable once published, and reads (Solve, Prob, Draw, …) running
+// concurrently share it. A writer that changes the unit's group drops it
+// before anything changes, so a published unit always holds the group's
+// current keys; a read that needs another unit builds its own, publishes
+// it if none is published, and otherwise marks the published one stale,
+// for the next writer to drop. Units go back to a pool (a writer is never
+// concurrent with a read, so the one it drops is no longer read), and the
+// steady state allocates nothing.
+type unit struct {
+	l, j, k int32    // level, group, sub-bucket (−1: the group is flat)
+	keys    []uint64 // the keys' bit patterns, decreasing
+	pre     []u128   // pre[q]: the sum of the q largest, in the level's unit
+}
+
+var unitPool = sync.Pool{New: func() any { return new(unit) }}
+
+// unitOf returns the sorted unit of the entries ents, sub-bucket k of group
+// j of level l (k = −1: the flat group), from the published one if it is
+// that unit; unless shared, the caller gives it back to unitPool when it
+// has finished with it.
+func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
+	if u := s.cur.Load(); u != nil {
+		if int(u.l) == l && int(u.j) == j && int(u.k) == k {
+			return u, true
+		}
+		if !s.stale.Load() {
+			s.stale.Store(true)
+		}
+	}
+	u = unitPool.Get().(*unit)
+	u.l, u.j, u.k = int32(l), int32(j), int32(k)
+	keys := u.keys[:0]
+	for _, e := range ents {
+		keys = append(keys, uint64(e.khi)<<32|uint64(e.klo))
+	}
+	slices.Sort(keys)
+	slices.Reverse(keys)
+	off := uint64(unitShift(l)) << 52
+	pre := append(u.pre[:0], u128{})
+	var acc u128
+	for _, b := range keys {
+		acc.add(b - off)
+		pre = append(pre, acc)
+	}
+	u.keys, u.pre = keys, pre
+	return u, s.cur.CompareAndSwap(nil, u)
+}
+
+// dropUnit drops the published unit if it is group j of level l, whose
+// keys are about to change, or stale. Writers only.
+func (s *Sampler) dropUnit(l, j int) {
+	u := s.cur.Load()
+	if u == nil || !(int(u.l) == l && int(u.j) == j) && !s.stale.Load() {
+		return
+	}
+	s.cur.Store(nil)
+	s.stale.Store(false)
+	unitPool.Put(u)
+}
+
+// countAtLeast returns the number of keys ≥ b in keys[lo:hi], decreasing,
+// plus lo.
+func countAtLeast(keys []uint64, lo, hi int, b uint64) int {
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keys[m] >= b {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// countAbove returns the number of keys > b in keys[lo:hi], decreasing,
+// plus lo.
+func countAbove(keys []uint64, lo, hi int, b uint64) int {
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if keys[m] > b {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
