@@ -205,7 +205,9 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 			}
 			y = block[:0:c]
 		} else {
-			y = make([]entry, 0, c)
+			// All of the allocator's block: its size class holds a few
+			// entries more than c, which Bytes then counts.
+			y = slices.Grow([]entry(nil), c)
 		}
 	}
 	y = append(y, x...)
@@ -496,7 +498,7 @@ func (s *Sampler) remove(i int, a float64) {
 		s.zeros = s.zeros[:last]
 		if c := cap(s.zeros); c > 64 && int(last) < c/4 {
 			// New gives every item a zero key; most leave for good.
-			s.zeros = slices.Clip(slices.Grow(s.zeros[:last:last], int(last)))
+			s.zeros = append([]int32(nil), s.zeros[:last]...)
 		}
 		return
 	}
@@ -809,20 +811,29 @@ func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
 	sc.sink = sink
 }
 
+// The heap a level and a split group's sub-buckets take: a level comes
+// in a block of eight, a large object whose size is rounded up to whole
+// 8 KiB pages (New's four are single objects of a size class just below
+// that share), and sub-buckets are one object of the 3200-byte size class.
+var (
+	levelAlloc = (int(unsafe.Sizeof([8]level{})) + 8191) / 8192 * 8192 / 8
+	subAlloc   = max(int(unsafe.Sizeof(sub{})), 3200)
+)
+
 // Bytes returns the memory the sampler holds, in bytes: its arrays, its
 // levels (those emptied included, kept for reuse) and their groups'
 // capacity.
 func (s *Sampler) Bytes() int {
 	b := int(unsafe.Sizeof(*s)) + 8*cap(s.keys) + 4*cap(s.pos) + 4*cap(s.zeros) + 8*cap(s.lv) + int(unsafe.Sizeof(lstat{}))*cap(s.ls) + 8*cap(s.free)
 	subBytes := func(sb *sub) int {
-		t := int(unsafe.Sizeof(*sb))
+		t := subAlloc
 		for _, es := range sb.ents {
 			t += int(unsafe.Sizeof(entry{})) * cap(es)
 		}
 		return t
 	}
 	lvBytes := func(lv *level) int {
-		t := int(unsafe.Sizeof(*lv))
+		t := levelAlloc
 		for j, es := range lv.ents {
 			t += int(unsafe.Sizeof(entry{})) * cap(es)
 			if sb := lv.sub[j]; sb != nil {
@@ -848,6 +859,9 @@ func (s *Sampler) Bytes() int {
 	}
 	for _, lv := range s.free {
 		b += lvBytes(lv)
+	}
+	if u := s.cur.Load(); u != nil {
+		b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
 	}
 	return b
 }
