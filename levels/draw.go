@@ -51,6 +51,7 @@ type table struct {
 	lvTail int
 	tlv    []int32
 	tcum   []int
+	tready bool    // tlv and tcum are filled: only a tail proposal needs them
 	heads  []int32 // the levels wholly in the head, top down
 }
 
@@ -58,7 +59,7 @@ type table struct {
 func (s *Sampler) build(o *sol, sc *scratch) *table {
 	t := &sc.tab
 	t.rows, t.heads = t.rows[:0], t.heads[:0]
-	t.tlv, t.tcum = t.tlv[:0], t.tcum[:0]
+	t.tlv, t.tcum, t.tready = t.tlv[:0], t.tcum[:0], false
 	t.lvTail, t.nTail, t.tstar = 0, 0, 0
 	if o.zero || o.uniform {
 		return t // every item is drawn uniformly
@@ -89,11 +90,6 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 			t.nTail -= c - o.h
 			t.lvTail = int(fenPrefix(&lv.fc, o.grp))
 		}
-		c := t.lvTail
-		for m := s.nextLevel(l); m >= 0; m = s.nextLevel(m) {
-			c += int(s.ls[m].n)
-			t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
-		}
 	}
 	add(float64(t.nTail)*t.tstar, -1, rowTail)
 	add(strad, o.lvl, rowStraddle)
@@ -109,6 +105,24 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 	}
 	t.total = w
 	return t
+}
+
+// tailLevels fills t.tlv and t.tcum, the levels below the straddling
+// level and their cumulative counts, once per table: most keys can lie
+// below t*, in levels that only a tail proposal reads.
+func (s *Sampler) tailLevels(o *sol, t *table) {
+	if t.tready {
+		return
+	}
+	t.tready = true
+	if o.lvl < 0 {
+		return
+	}
+	c := t.lvTail
+	for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
+		c += int(s.ls[m].n)
+		t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
+	}
 }
 
 // pick returns the row that x in [0, total) falls in.
@@ -400,6 +414,7 @@ func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
 		p.lv, p.l, p.j, p.r = lv, int32(o.lvl), int32(j), int32(x-int(b))
 		return
 	}
+	s.tailLevels(o, t)
 	prev := t.lvTail
 	c := t.tcum
 	if len(c) > 0 && x < c[len(c)-1] {
@@ -532,6 +547,7 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		case rowStraddle:
 			groups(l, nil, nil, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:
+			s.tailLevels(&o, t)
 			if t.lvTail > 0 {
 				lv := s.lv[o.lvl]
 				groups(o.lvl, &lv.fc, nil, float64(t.nTail), 0, o.grp, pr, true)

@@ -278,8 +278,8 @@ type Sampler struct {
 	idle  int                         // emptied levels kept by their exponent
 	subs  []*sub                      // emptied sub-buckets, kept for reuse
 	spare [smallCaps][][]entry        // small group slices, by capacity
-	cur   atomic.Pointer[unit]        // the last straddling unit sorted, shared by reads
-	stale atomic.Bool                 // a read needed another unit: the next writer drops cur
+	cur   [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
+	stale atomic.Bool                 // a read needed a third unit: the next writer drops cur
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -408,7 +408,6 @@ func (s *Sampler) insert(i int, a float64) {
 		return
 	}
 	l, j := locate(a)
-	s.dropUnit(l, j)
 	lv := s.lv[l]
 	if lv == nil {
 		lv = s.newLevel()
@@ -433,6 +432,7 @@ func (s *Sampler) insert(i int, a float64) {
 	fenAdd(&lv.fc, j, 1)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
+		s.dropUnit(l, j, k, false)
 		s.pos[i] = s.push(&sb.ents[k], e)
 		sb.occ |= 1 << k
 		sb.cnt[k]++
@@ -440,6 +440,7 @@ func (s *Sampler) insert(i int, a float64) {
 		fenAdd(&sb.fc, k, 1)
 		return
 	}
+	s.dropUnit(l, j, -1, false)
 	s.pos[i] = s.push(&lv.ents[j], e)
 	if lv.cnt[j] > kSplit && l >= 2*bB {
 		s.split(lv, l, j)
@@ -448,6 +449,7 @@ func (s *Sampler) insert(i int, a float64) {
 
 // split moves the entries of group j of level l into sub-buckets.
 func (s *Sampler) split(lv *level, l, j int) {
+	s.dropUnit(l, j, -1, true)
 	var sb *sub
 	if k := len(s.subs); k > 0 {
 		sb, s.subs = s.subs[k-1], s.subs[:k-1]
@@ -468,7 +470,8 @@ func (s *Sampler) split(lv *level, l, j int) {
 
 // merge moves the entries of split group j back into one slice, and
 // keeps the emptied sub-buckets, with their capacity, for the next split.
-func (s *Sampler) merge(lv *level, j int) {
+func (s *Sampler) merge(lv *level, l, j int) {
+	s.dropUnit(l, j, -1, true)
 	sb := lv.sub[j]
 	es := lv.ents[j][:0] // the capacity the group had before it split
 	for k := range sb.ents {
@@ -503,11 +506,11 @@ func (s *Sampler) remove(i int, a float64) {
 		return
 	}
 	l, j := locate(a)
-	s.dropUnit(l, j)
 	lv := s.lv[l]
 	g := sig64(a)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
+		s.dropUnit(l, j, k, false)
 		if moved := s.pop(&sb.ents[k], p); moved >= 0 {
 			s.pos[moved] = p
 		}
@@ -517,8 +520,11 @@ func (s *Sampler) remove(i int, a float64) {
 		if sb.cnt[k] == 0 {
 			sb.occ &^= 1 << k
 		}
-	} else if moved := s.pop(&lv.ents[j], p); moved >= 0 {
-		s.pos[moved] = p
+	} else {
+		s.dropUnit(l, j, -1, false)
+		if moved := s.pop(&lv.ents[j], p); moved >= 0 {
+			s.pos[moved] = p
+		}
 	}
 	b := bnd(l, j)
 	st := &s.ls[l]
@@ -533,7 +539,7 @@ func (s *Sampler) remove(i int, a float64) {
 		lv.occ &^= 1 << j
 	}
 	if lv.sub[j] != nil && lv.cnt[j] < kMerge {
-		s.merge(lv, j)
+		s.merge(lv, l, j)
 	}
 	if st.n == 0 {
 		s.occ[l>>6] &^= 1 << (l & 63)
@@ -860,8 +866,10 @@ func (s *Sampler) Bytes() int {
 	for _, lv := range s.free {
 		b += lvBytes(lv)
 	}
-	if u := s.cur.Load(); u != nil {
-		b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
+	for q := range s.cur {
+		if u := s.cur[q].Load(); u != nil {
+			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
+		}
 	}
 	return b
 }
@@ -976,13 +984,24 @@ func (s *Sampler) Check() error {
 	return s.checkUnit()
 }
 
-// checkUnit compares the published sorted unit, unless stale, with its
-// group's keys.
+// checkUnit compares the published sorted units, unless stale, with their
+// keys.
 func (s *Sampler) checkUnit() error {
-	u := s.cur.Load()
-	if u == nil || s.stale.Load() {
+	if s.stale.Load() {
 		return nil
 	}
+	for q := range s.cur {
+		if u := s.cur[q].Load(); u != nil {
+			if err := s.checkUnitOf(u); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkUnitOf compares the published unit u with its keys.
+func (s *Sampler) checkUnitOf(u *unit) error {
 	l, j, k := int(u.l), int(u.j), int(u.k)
 	var es []entry
 	if lv := s.lv[l]; lv != nil {

@@ -499,3 +499,50 @@ func TestNarrowLevelGroupsStayFlat(t *testing.T) {
 	require.NoError(t, s.Check())
 	require.NoError(t, samplertest.VerifyLaw(s, keys, 1/float64(2*n)))
 }
+
+// Property: the sorted units that reads publish follow the writes. With
+// t* inside a split group of about a thousand keys, each Solve publishes
+// the straddling sub-bucket sorted, and a Set or SetBatch that moves a key
+// within the group, out of it or into it leaves every published unit
+// holding its keys as they are (Check), and Solve exact (the oracle).
+func TestUnitFollowsWrites(t *testing.T) {
+	const n = 1200
+	eps := 1 / float64(2*n)
+	x := 1.0 / 1201 // t* if every key but the first is in the tail
+	rng := rand.New(rand.NewPCG(3, 5))
+	near := func() float64 { return x * (1 + (2*rng.Float64()-1)*0x1p-8) }
+	keys := make([]float64, n)
+	keys[0] = 1
+	for i := 1; i < n; i++ {
+		keys[i] = near()
+	}
+	s := load(t, keys)
+	require.Positive(t, splitGroups(s))
+	for step := range 400 {
+		_, _, err := s.Solve(eps)
+		require.NoError(t, err)
+		_, _, err = s.Draw(eps/2, rand.NewPCG(uint64(step), 1)) // a second unit
+		require.NoError(t, err)
+		i := 1 + rng.IntN(n-1)
+		switch step % 4 {
+		case 0, 1:
+			keys[i] = near()
+		case 2:
+			keys[i] = rng.ExpFloat64()
+		case 3:
+			items := []int{i, 1 + rng.IntN(n-1)}
+			nk := []float64{near(), near()}
+			require.NoError(t, s.SetBatch(items, nk))
+			keys[items[0]], keys[items[1]] = nk[0], nk[1]
+			require.NoError(t, s.Check())
+			continue
+		}
+		require.NoError(t, s.Set(i, keys[i]))
+		require.NoError(t, s.Check())
+		if step%100 == 99 {
+			rho, _, err := s.Solve(eps)
+			require.NoError(t, err)
+			require.Equal(t, samplertest.Oracle(keys, eps).Rho, rho)
+		}
+	}
+}

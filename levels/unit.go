@@ -11,15 +11,16 @@ import (
 // it, finding the head of the straddling unit costs two binary searches and
 // the predicate tests inside t*'s bracket, not a pass over the unit's keys.
 //
-// The sampler keeps the last unit built behind an atomic pointer: it is
-// immutable once published, and reads (Solve, Prob, Draw, …) running
-// concurrently share it. A writer that changes the unit's group drops it
-// before anything changes, so a published unit always holds the group's
-// current keys; a read that needs another unit builds its own, publishes
-// it if none is published, and otherwise marks the published one stale,
-// for the next writer to drop. Units go back to a pool (a writer is never
-// concurrent with a read, so the one it drops is no longer read), and the
-// steady state allocates nothing.
+// The sampler keeps the last two units built behind atomic pointers (two,
+// so that a cutoff that moves back and forth across the edge of two units
+// finds both): a unit is immutable once published, and reads (Solve, Prob,
+// Draw, …) running concurrently share it. A writer that changes a unit's
+// keys drops it before anything changes, so a published unit always holds
+// its keys as they are; a read that needs another unit builds its own,
+// publishes it in a free slot, and if there is none marks the slots stale,
+// for the next writer to empty. Units go back to a pool (a writer is never
+// concurrent with a read, so the units it drops are no longer read), and
+// the steady state allocates nothing.
 type unit struct {
 	l, j, k int32    // level, group, sub-bucket (−1: the group is flat)
 	keys    []uint64 // the keys' bit patterns, decreasing
@@ -29,16 +30,13 @@ type unit struct {
 var unitPool = sync.Pool{New: func() any { return new(unit) }}
 
 // unitOf returns the sorted unit of the entries ents, sub-bucket k of group
-// j of level l (k = −1: the flat group), from the published one if it is
-// that unit; unless shared, the caller gives it back to unitPool when it
-// has finished with it.
+// j of level l (k = −1: the flat group), a published one if it is that
+// unit; unless shared, the caller gives it back to unitPool when it has
+// finished with it.
 func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
-	if u := s.cur.Load(); u != nil {
-		if int(u.l) == l && int(u.j) == j && int(u.k) == k {
+	for q := range s.cur {
+		if u := s.cur[q].Load(); u != nil && int(u.l) == l && int(u.j) == j && int(u.k) == k {
 			return u, true
-		}
-		if !s.stale.Load() {
-			s.stale.Store(true)
 		}
 	}
 	u = unitPool.Get().(*unit)
@@ -57,19 +55,33 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
 		pre = append(pre, acc)
 	}
 	u.keys, u.pre = keys, pre
-	return u, s.cur.CompareAndSwap(nil, u)
+	for q := range s.cur {
+		if s.cur[q].CompareAndSwap(nil, u) {
+			return u, true
+		}
+	}
+	if !s.stale.Load() {
+		s.stale.Store(true)
+	}
+	return u, false
 }
 
-// dropUnit drops the published unit if it is group j of level l, whose
-// keys are about to change, or stale. Writers only.
-func (s *Sampler) dropUnit(l, j int) {
-	u := s.cur.Load()
-	if u == nil || !(int(u.l) == l && int(u.j) == j) && !s.stale.Load() {
-		return
+// dropUnit drops the published units of sub-bucket k of group j of level l
+// (k = −1: the flat group), whose keys are about to change, or with group,
+// every unit of the group, which is about to split or merge; or all of
+// them if they are stale. Writers only.
+func (s *Sampler) dropUnit(l, j, k int, group bool) {
+	stale := s.stale.Load()
+	for q := range s.cur {
+		u := s.cur[q].Load()
+		if u != nil && (stale || int(u.l) == l && int(u.j) == j && (group || int(u.k) == k)) {
+			s.cur[q].Store(nil)
+			unitPool.Put(u)
+		}
 	}
-	s.cur.Store(nil)
-	s.stale.Store(false)
-	unitPool.Put(u)
+	if stale {
+		s.stale.Store(false)
+	}
 }
 
 // countAtLeast returns the number of keys ≥ b in keys[lo:hi], decreasing,
