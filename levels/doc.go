@@ -26,10 +26,12 @@
 // level keeps the exact sum of its keys as a 128-bit integer, changed by
 // exact integer additions and subtractions. No float sum is ever kept and
 // adjusted by differences, which drifts: every float sum is formed afresh
-// from exact integers. Each
-// level also keeps two Fenwick trees over its 64 groups, of the counts and
-// of count × upper edge (integers too), so that a group is chosen in six
-// steps and updated in six. A bitmap marks the levels that hold items.
+// from exact integers. Each level also keeps, beside its 64 counts, the
+// sums of each block of eight groups of the counts and of count × upper
+// edge (integers too): an update writes a count and two block sums, and a
+// group is chosen by reading eight block sums and at most eight counts
+// (a split group's sub-buckets likewise). A bitmap marks the levels that
+// hold items.
 //
 // Solve walks the occupied levels from the largest, with the exact count
 // and sum of the keys above, and tests at each level's lower edge t the
@@ -79,14 +81,14 @@
 // b_i ≥ m_i; an attempt chooses i with probability b_i/W and accepts it
 // with probability m_i/b_i, so it returns i with probability m_i/W. For a
 // group wholly in the head, b is the group's upper edge: the row chooses
-// the level, the Fenwick tree the group, a uniform slot the item, and the
+// the level, the block sums the group, a uniform slot the item, and the
 // acceptance is at least 64/65. The straddling group is proposed whole,
 // with b = max(t*, upper edge), and each item is tested against its true
 // mass, key or t* as it lies above θ or not: a group whose keys all lie in
 // the tail can have its edge above t*, and accepting its items unchecked
 // would draw them up to 1 + 2^-6 times too often. Every other tail item
 // has b = m = t*: the tail row draws one of them uniformly (through the
-// count Fenwick trees and, built only when a tail item is proposed, the
+// counts and, built only when a tail item is proposed, the
 // cumulative counts of the levels below t*), accepted at once. Overall at
 // least 64/65 of the attempts accept (AttemptProbs, checked), less only by
 // the share, below 10^-300, of the items whose p rounds to 0. The rows run from the tail and the lowest level up, and
@@ -97,7 +99,7 @@
 // 2^-1074, and callers divide by p.
 //
 // DrawBatch draws with one Solve and one table, 32 attempts at a time:
-// their choices first, from the tables and Fenwick trees (in cache), then
+// their choices first, from the tables and block sums (in cache), then
 // the reads of their 32 entries, loads that do not depend on each other so
 // that their cache misses overlap, then their tests; the accepted attempts,
 // in order, are independent draws. Without replacement it
@@ -155,8 +157,8 @@
 //
 // # Costs
 //
-// Set: O(1), a swap-remove and an append, six steps in each of two Fenwick
-// trees. Solve: O(occupied levels from the top down to t*) float tests;
+// Set: O(1), a swap-remove and an append, a count and two block sums
+// written in each. Solve: O(occupied levels from the top down to t*) float tests;
 // in the straddling level 64 integer additions and six tests; in a split
 // group 64 more additions and six more tests; in the straddling unit two
 // binary searches and the tests at the keys inside the bracket, O(1)

@@ -43,7 +43,7 @@ type table struct {
 	total  float64
 	tstar  float64 // t* = ε·λ
 	strB   float64 // the bound of the straddling group's items
-	partLo uint64  // rowPartial: the Fenwick range [partLo, wb) of its level
+	partLo uint64  // rowPartial: the range [partLo, wb) of its level's bound weight
 	// The tail but the straddling group, in the order a tail draw counts
 	// it: the groups of the straddling level below it, the levels below
 	// (cumulative counts tcum), the zero keys.
@@ -85,10 +85,10 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 			c := int(lv.cnt[o.grp])
 			t.strB = max(t.tstar, scale(float64(bnd(l, o.grp)), l-bB-o.ts))
 			strad = float64(c) * t.strB
-			t.partLo = fenPrefix(&lv.fb, o.grp+1)
+			t.partLo = lv.prefixBound(l, o.grp+1)
 			part = scale(float64(s.ls[l].wb-t.partLo), l-bB-o.ts)
 			t.nTail -= c - o.h
-			t.lvTail = int(fenPrefix(&lv.fc, o.grp))
+			t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 		}
 	}
 	add(float64(t.nTail)*t.tstar, -1, rowTail)
@@ -398,7 +398,7 @@ func (s *Sampler) propose(o *sol, t *table, src rand.Source, p *proposal) {
 		if r.kind == rowPartial {
 			lo = t.partLo
 		}
-		j, _ = fenFind(&lv.fb, lo+below(src, s.ls[l].wb-lo))
+		j, _ = lv.findBound(l, lo+below(src, s.ls[l].wb-lo))
 	}
 	p.lv, p.l, p.j = lv, int32(l), int32(j)
 	p.r = int32(below(src, uint64(lv.cnt[j])))
@@ -411,7 +411,7 @@ func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
 	x := int(r)
 	if x < t.lvTail {
 		lv := s.lv[o.lvl]
-		j, b := fenFind(&lv.fc, uint32(x))
+		j, b := findCount(&lv.bc, &lv.cnt, uint32(x))
 		p.lv, p.l, p.j, p.r = lv, int32(o.lvl), int32(j), int32(x-int(b))
 		return
 	}
@@ -432,7 +432,7 @@ func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
 			prev = c[lo-1]
 		}
 		lv := s.lv[t.tlv[lo]]
-		j, b := fenFind(&lv.fc, uint32(x-prev))
+		j, b := findCount(&lv.bc, &lv.cnt, uint32(x-prev))
 		p.lv, p.l, p.j, p.r = lv, t.tlv[lo], int32(j), int32(x-prev-int(b))
 		return
 	}
@@ -505,21 +505,48 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 	}
 	t := s.build(&o, sc)
 	// groups spreads a row's share pr over the groups j in [from, to) of
-	// level l by the Fenwick tree f, whose range total is total, and each
-	// group's share over its slots.
-	groups := func(l int, f *[nG + 1]uint32, fb *[nG + 1]uint64, total float64, from, to int, pr float64, tail bool) {
+	// level l, chosen by bound weight, by count, or alone (the straddling
+	// group), whose range total is total, and each group's share over its
+	// slots. A group's weight is the measure of the numbers r that the
+	// choice (findBound, findCount) maps to it, found by binary search over
+	// r: the weights the draws use, whatever the block sums hold.
+	const byBound, byCount, alone = 0, 1, 2
+	groups := func(l int, by int, total float64, from, to int, pr float64, tail bool) {
 		lv := s.lv[l]
+		var end uint64 // the range of r
+		var choose func(r uint64) int
+		switch by {
+		case byBound:
+			end = s.ls[l].wb
+			choose = func(r uint64) int { j, _ := lv.findBound(l, r); return j }
+		case byCount:
+			end = uint64(s.ls[l].n)
+			choose = func(r uint64) int { j, _ := findCount(&lv.bc, &lv.cnt, uint32(r)); return j }
+		}
+		first := func(j int) uint64 { // the least r mapped to j or above
+			lo, hi := uint64(0), end
+			for lo < hi {
+				m := lo + (hi-lo)/2
+				if choose(m) >= j {
+					hi = m
+				} else {
+					lo = m + 1
+				}
+			}
+			return lo
+		}
 		for j := from; j < to; j++ {
 			c := int(lv.cnt[j])
 			if c == 0 {
 				continue
 			}
 			w := 1.0
-			switch {
-			case fb != nil:
-				w = float64(fenPrefix(fb, j+1) - fenPrefix(fb, j))
-			case f != nil:
-				w = float64(fenPrefix(f, j+1) - fenPrefix(f, j))
+			if by != alone {
+				lo := first(j)
+				if by == byBound && j == from && from > 0 {
+					lo = max(lo, t.partLo) // the partial row's range starts there
+				}
+				w = float64(first(j+1)) - float64(lo)
 			}
 			pe := pr * w / total / float64(c)
 			lv.each(j, func(e entry) {
@@ -540,23 +567,19 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		l := int(r.l)
 		switch r.kind {
 		case rowLevel:
-			lv := s.lv[l]
-			groups(l, nil, &lv.fb, float64(s.ls[l].wb), 0, nG, pr, false)
+			groups(l, byBound, float64(s.ls[l].wb), 0, nG, pr, false)
 		case rowPartial:
-			lv := s.lv[l]
-			groups(l, nil, &lv.fb, float64(s.ls[l].wb-t.partLo), o.grp+1, nG, pr, false)
+			groups(l, byBound, float64(s.ls[l].wb-t.partLo), o.grp+1, nG, pr, false)
 		case rowStraddle:
-			groups(l, nil, nil, 1, o.grp, o.grp+1, pr, false)
+			groups(l, alone, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:
 			s.tailLevels(&o, t)
 			if t.lvTail > 0 {
-				lv := s.lv[o.lvl]
-				groups(o.lvl, &lv.fc, nil, float64(t.nTail), 0, o.grp, pr, true)
+				groups(o.lvl, byCount, float64(t.nTail), 0, o.grp, pr, true)
 			}
 			prev := t.lvTail
 			for q, m := range t.tlv {
-				lv := s.lv[m]
-				groups(int(m), &lv.fc, nil, float64(t.nTail), 0, nG, pr, true)
+				groups(int(m), byCount, float64(t.nTail), 0, nG, pr, true)
 				prev = t.tcum[q]
 			}
 			pe := pr / float64(t.nTail)

@@ -90,13 +90,13 @@ func (x u128) bigInt(z, tmp *big.Int, sh uint) *big.Int {
 // level's unit (2^(ℓ−52) units for normal keys, 1 unit for subnormal ones),
 // so that every key of the level is a whole number of that unit.
 type level struct {
-	occ  uint64 // groups that hold items
+	occ  uint64       // groups that hold items
+	bc   [nBlk]uint32 // the count of each block of eight groups
+	bb   [nBlk]uint64 // Σ cnt[j]·bnd(j) over each block of eight groups
 	cnt  [nG]int32
 	gsum [nG]u128
-	fb   [nG + 1]uint64 // Fenwick tree of cnt[j]·bnd(j)
-	fc   [nG + 1]uint32 // Fenwick tree of cnt[j]
-	ents [nG][]entry    // a flat group's entries
-	sub  [nG]*sub       // a split group's sub-buckets
+	ents [nG][]entry // a flat group's entries
+	sub  [nG]*sub    // a split group's sub-buckets
 }
 
 // lstat is a level's count and sums, kept apart from the level in one
@@ -112,9 +112,9 @@ type lstat struct {
 // mantissa bits after the group's, with their counts and exact sums.
 type sub struct {
 	occ  uint64
+	bc   [nBlk]uint32 // the count of each block of eight sub-buckets
 	cnt  [nG]int32
 	sum  [nG]u128
-	fc   [nG + 1]uint32 // Fenwick tree of cnt
 	ents [nG][]entry
 }
 
@@ -132,7 +132,7 @@ func subOf(a float64, l int) int {
 // slot r counted through its sub-buckets in turn.
 func (lv *level) at(j, r int) entry {
 	if sb := lv.sub[j]; sb != nil {
-		k, b := fenFind(&sb.fc, uint32(r))
+		k, b := findCount(&sb.bc, &sb.cnt, uint32(r))
 		return sb.ents[k][r-int(b)]
 	}
 	return lv.ents[j][r]
@@ -370,34 +370,76 @@ func bndLevel(l, j int) float64 {
 	return math.Ldexp(float64(bnd(l, j)), l-bB-unitShift(l))
 }
 
-// fenAdd adds d to entry j of a Fenwick tree of 64 entries.
-func fenAdd[T uint64 | uint32](f *[nG + 1]T, j int, d T) {
-	for k := j + 1; k <= nG; k += k & -k {
-		f[k] += d
+// The groups of a level (the sub-buckets of a split group) are chosen by
+// count or by bound weight through the sums of their blocks of eight
+// beside the counts: an update writes one count and one block sum, two
+// cache lines, where a Fenwick tree over 64 entries writes up to six, and
+// a choice reads eight block sums and at most eight counts, two lines.
+const nBlk = nG / 8
+
+// findCount returns the index j with prefix(j) ≤ r < prefix(j + 1), r
+// below the total, prefix being the sums of the counts cnt (block sums
+// bc), and prefix(j).
+func findCount(bc *[nBlk]uint32, cnt *[nG]int32, r uint32) (int, uint32) {
+	var below uint32
+	b := 0
+	for ; b < nBlk-1 && r >= bc[b]; b++ {
+		r -= bc[b]
+		below += bc[b]
 	}
+	j := b * 8
+	for ; j < b*8+7 && r >= uint32(cnt[j]); j++ {
+		r -= uint32(cnt[j])
+		below += uint32(cnt[j])
+	}
+	return j, below
 }
 
-// fenPrefix returns the sum of entries 0, …, j − 1.
-func fenPrefix[T uint64 | uint32](f *[nG + 1]T, j int) T {
-	var t T
-	for k := j; k > 0; k -= k & -k {
-		t += f[k]
+// prefixCount returns the sum of the counts cnt[0:j] (block sums bc).
+func prefixCount(bc *[nBlk]uint32, cnt *[nG]int32, j int) uint32 {
+	var t uint32
+	for b := range j >> 3 {
+		t += bc[b]
+	}
+	for k := j &^ 7; k < j; k++ {
+		t += uint32(cnt[k])
 	}
 	return t
 }
 
-// fenFind returns the entry j with prefix(j) ≤ r < prefix(j + 1), for r
-// below the total, and prefix(j).
-func fenFind[T uint64 | uint32](f *[nG + 1]T, r T) (int, T) {
-	k := 0
-	var below T
-	for step := nG; step > 0; step >>= 1 {
-		if k+step <= nG && below+f[k+step] <= r {
-			k += step
-			below += f[k]
-		}
+// findBound returns the group j of level l with prefix(j) ≤ r <
+// prefix(j + 1), r below the level's bound weight wb, prefix being the
+// sums of cnt[j]·bnd(l, j), and prefix(j).
+func (lv *level) findBound(l int, r uint64) (int, uint64) {
+	var below uint64
+	b := 0
+	for ; b < nBlk-1 && r >= lv.bb[b]; b++ {
+		r -= lv.bb[b]
+		below += lv.bb[b]
 	}
-	return k, below
+	j := b * 8
+	for ; j < b*8+7; j++ {
+		w := uint64(lv.cnt[j]) * bnd(l, j)
+		if r < w {
+			break
+		}
+		r -= w
+		below += w
+	}
+	return j, below
+}
+
+// prefixBound returns the sum of cnt[k]·bnd(l, k) over the groups k < j of
+// level l.
+func (lv *level) prefixBound(l, j int) uint64 {
+	var t uint64
+	for b := range j >> 3 {
+		t += lv.bb[b]
+	}
+	for k := j &^ 7; k < j; k++ {
+		t += uint64(lv.cnt[k]) * bnd(l, k)
+	}
+	return t
 }
 
 // insert puts item i with key a in its group; keys[i] is set by the caller.
@@ -428,8 +470,8 @@ func (s *Sampler) insert(i int, a float64) {
 	lv.occ |= 1 << j
 	lv.cnt[j]++
 	lv.gsum[j].add(g)
-	fenAdd(&lv.fb, j, b)
-	fenAdd(&lv.fc, j, 1)
+	lv.bb[j>>3] += b
+	lv.bc[j>>3]++
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
 		s.dropUnit(l, j, k, false)
@@ -437,7 +479,7 @@ func (s *Sampler) insert(i int, a float64) {
 		sb.occ |= 1 << k
 		sb.cnt[k]++
 		sb.sum[k].add(g)
-		fenAdd(&sb.fc, k, 1)
+		sb.bc[k>>3]++
 		return
 	}
 	s.dropUnit(l, j, -1, false)
@@ -462,7 +504,7 @@ func (s *Sampler) split(lv *level, l, j int) {
 		sb.occ |= 1 << k
 		sb.cnt[k]++
 		sb.sum[k].add(sig64(e.key()))
-		fenAdd(&sb.fc, k, 1)
+		sb.bc[k>>3]++
 	}
 	lv.ents[j] = lv.ents[j][:0] // its capacity, kept for a merge
 	lv.sub[j] = sb
@@ -481,7 +523,7 @@ func (s *Sampler) merge(lv *level, l, j int) {
 		}
 		sb.ents[k] = sb.ents[k][:0]
 	}
-	sb.occ, sb.cnt, sb.sum, sb.fc = 0, [nG]int32{}, [nG]u128{}, [nG + 1]uint32{}
+	sb.occ, sb.cnt, sb.sum, sb.bc = 0, [nG]int32{}, [nG]u128{}, [nBlk]uint32{}
 	lv.ents[j] = es
 	lv.sub[j] = nil
 	s.subs = append(s.subs, sb)
@@ -516,7 +558,7 @@ func (s *Sampler) remove(i int, a float64) {
 		}
 		sb.cnt[k]--
 		sb.sum[k].sub(g)
-		fenAdd(&sb.fc, k, ^uint32(0))
+		sb.bc[k>>3]--
 		if sb.cnt[k] == 0 {
 			sb.occ &^= 1 << k
 		}
@@ -533,8 +575,8 @@ func (s *Sampler) remove(i int, a float64) {
 	st.wb -= b
 	lv.cnt[j]--
 	lv.gsum[j].sub(g)
-	fenAdd(&lv.fb, j, -b)
-	fenAdd(&lv.fc, j, ^uint32(0))
+	lv.bb[j>>3] -= b
+	lv.bc[j>>3]--
 	if lv.cnt[j] == 0 {
 		lv.occ &^= 1 << j
 	}
@@ -874,7 +916,7 @@ func (s *Sampler) Bytes() int {
 	return b
 }
 
-// Check recomputes every count, sum, bound weight, Fenwick tree, bitmap and
+// Check recomputes every count, sum, bound weight, block sum, bitmap and
 // position from the keys and compares; the error names the first broken
 // invariant.
 func (s *Sampler) Check() error {
@@ -971,11 +1013,11 @@ func (s *Sampler) Check() error {
 			if lv.cnt[j] != w.cnt[j] || lv.gsum[j] != w.gsum[j] || held != int(w.cnt[j]) {
 				return fmt.Errorf("levels: level %d group %d count/sum/entries %d/%v/%d, recomputed %d/%v", l, j, lv.cnt[j], lv.gsum[j], held, w.cnt[j], w.gsum[j])
 			}
-			fenAdd(&w.fb, j, uint64(w.cnt[j])*bnd(l, j))
-			fenAdd(&w.fc, j, uint32(w.cnt[j]))
+			w.bb[j>>3] += uint64(w.cnt[j]) * bnd(l, j)
+			w.bc[j>>3] += uint32(w.cnt[j])
 		}
-		if lv.fb != w.fb || lv.fc != w.fc {
-			return fmt.Errorf("levels: level %d Fenwick trees differ from the recomputed ones", l)
+		if lv.bb != w.bb || lv.bc != w.bc {
+			return fmt.Errorf("levels: level %d block sums differ from the recomputed ones", l)
 		}
 	}
 	if idle != s.idle {
@@ -1053,10 +1095,10 @@ func checkSub(l, j int, sb, w *sub, c int) error {
 		if len(sb.ents[k]) != int(sb.cnt[k]) {
 			return fmt.Errorf("levels: level %d group %d sub-bucket %d holds %d entries, count %d", l, j, k, len(sb.ents[k]), sb.cnt[k])
 		}
-		fenAdd(&w.fc, k, uint32(w.cnt[k]))
+		w.bc[k>>3] += uint32(w.cnt[k])
 	}
-	if sb.fc != w.fc {
-		return fmt.Errorf("levels: level %d group %d sub-bucket Fenwick tree differs from the recomputed one", l, j)
+	if sb.bc != w.bc {
+		return fmt.Errorf("levels: level %d group %d sub-bucket block sums differ from the recomputed ones", l, j)
 	}
 	return nil
 }
