@@ -27,8 +27,9 @@
 // exact integer additions and subtractions. No float sum is ever kept and
 // adjusted by differences, which drifts: every float sum is formed afresh
 // from exact integers. Each level also keeps, beside its 64 counts, the
-// sums of each block of eight groups of the counts and of count × upper
-// edge (integers too): an update writes a count and two block sums, and a
+// sums of each block of eight groups of the counts, of count × upper edge
+// and of the keys (integers too): an update writes a count and three block
+// sums, and a
 // group is chosen by reading eight block sums and at most eight counts
 // (a split group's sub-buckets likewise). A bitmap marks the levels that
 // hold items.
@@ -38,8 +39,9 @@
 // function H(t) = ε·Σ_i max(t, a_i) − t, which decreases and vanishes at
 // the cutoff t* = ελ: a key a is among the ρ largest exactly when H(a) ≤ 0.
 // The first level whose edge fails holds t*, or lies wholly below it; among
-// its groups, a binary search over their exact suffix sums finds the first
-// whose lower edge fails: the straddling group. Its count c and exact sum
+// its groups, a binary search over the exact suffix sums of its blocks of
+// eight, then over the groups of one block, finds the first whose lower
+// edge fails: the straddling group. Its count c and exact sum
 // Σ bracket t* before a key is read (with A the sum above and k the count
 // below the group, ε(A + Σ)/(1 − εk) ≤ t* ≤ ε(A + Σ − c·lo)/(1 − ε(k + c))),
 // the bracket being about c/n of the group's width. The keys above the
@@ -72,7 +74,7 @@
 // slice, and merged again below 128 items (the gap stops a key that moves
 // back and forth from splitting and merging each time); Solve walks the
 // straddling group's sub-buckets as it searched the groups, and brackets one
-// sub-bucket, found by binary search over their exact suffix sums. An
+// sub-bucket, found by the same binary searches over their sums. An
 // update of a split group touches one sub-bucket more.
 //
 // Rejection. A draw is one Solve, one table of at most one row per
@@ -159,8 +161,8 @@
 //
 // Set: O(1), a swap-remove and an append, a count and two block sums
 // written in each. Solve: O(occupied levels from the top down to t*) float tests;
-// in the straddling level 64 integer additions and six tests; in a split
-// group 64 more additions and six more tests; in the straddling unit two
+// in the straddling level at most 16 integer additions and six tests; in
+// a split group as many more; in the straddling unit two
 // binary searches and the tests at the keys inside the bracket, O(1)
 // expected, once its sorted copy exists: O(c log c) to build, c ≤ 512
 // unless the keys cannot split, after each write to that unit. An exact

@@ -93,6 +93,7 @@ type level struct {
 	occ  uint64       // groups that hold items
 	bc   [nBlk]uint32 // the count of each block of eight groups
 	bb   [nBlk]uint64 // Σ cnt[j]·bnd(j) over each block of eight groups
+	bs   [nBlk]u128   // Σ gsum[j] over each block of eight groups
 	cnt  [nG]int32
 	gsum [nG]u128
 	ents [nG][]entry // a flat group's entries
@@ -113,6 +114,7 @@ type lstat struct {
 type sub struct {
 	occ  uint64
 	bc   [nBlk]uint32 // the count of each block of eight sub-buckets
+	bs   [nBlk]u128   // the sum of each block of eight sub-buckets
 	cnt  [nG]int32
 	sum  [nG]u128
 	ents [nG][]entry
@@ -472,6 +474,7 @@ func (s *Sampler) insert(i int, a float64) {
 	lv.gsum[j].add(g)
 	lv.bb[j>>3] += b
 	lv.bc[j>>3]++
+	lv.bs[j>>3].add(g)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
 		s.dropUnit(l, j, k, false)
@@ -480,6 +483,7 @@ func (s *Sampler) insert(i int, a float64) {
 		sb.cnt[k]++
 		sb.sum[k].add(g)
 		sb.bc[k>>3]++
+		sb.bs[k>>3].add(g)
 		return
 	}
 	s.dropUnit(l, j, -1, false)
@@ -505,6 +509,7 @@ func (s *Sampler) split(lv *level, l, j int) {
 		sb.cnt[k]++
 		sb.sum[k].add(sig64(e.key()))
 		sb.bc[k>>3]++
+		sb.bs[k>>3].add(sig64(e.key()))
 	}
 	lv.ents[j] = lv.ents[j][:0] // its capacity, kept for a merge
 	lv.sub[j] = sb
@@ -523,7 +528,7 @@ func (s *Sampler) merge(lv *level, l, j int) {
 		}
 		sb.ents[k] = sb.ents[k][:0]
 	}
-	sb.occ, sb.cnt, sb.sum, sb.bc = 0, [nG]int32{}, [nG]u128{}, [nBlk]uint32{}
+	sb.occ, sb.cnt, sb.sum, sb.bc, sb.bs = 0, [nG]int32{}, [nG]u128{}, [nBlk]uint32{}, [nBlk]u128{}
 	lv.ents[j] = es
 	lv.sub[j] = nil
 	s.subs = append(s.subs, sb)
@@ -559,6 +564,7 @@ func (s *Sampler) remove(i int, a float64) {
 		sb.cnt[k]--
 		sb.sum[k].sub(g)
 		sb.bc[k>>3]--
+		sb.bs[k>>3].sub(g)
 		if sb.cnt[k] == 0 {
 			sb.occ &^= 1 << k
 		}
@@ -577,6 +583,7 @@ func (s *Sampler) remove(i int, a float64) {
 	lv.gsum[j].sub(g)
 	lv.bb[j>>3] -= b
 	lv.bc[j>>3]--
+	lv.bs[j>>3].sub(g)
 	if lv.cnt[j] == 0 {
 		lv.occ &^= 1 << j
 	}
@@ -1015,8 +1022,9 @@ func (s *Sampler) Check() error {
 			}
 			w.bb[j>>3] += uint64(w.cnt[j]) * bnd(l, j)
 			w.bc[j>>3] += uint32(w.cnt[j])
+			w.bs[j>>3] = w.bs[j>>3].plus(w.gsum[j])
 		}
-		if lv.bb != w.bb || lv.bc != w.bc {
+		if lv.bb != w.bb || lv.bc != w.bc || lv.bs != w.bs {
 			return fmt.Errorf("levels: level %d block sums differ from the recomputed ones", l)
 		}
 	}
@@ -1096,8 +1104,9 @@ func checkSub(l, j int, sb, w *sub, c int) error {
 			return fmt.Errorf("levels: level %d group %d sub-bucket %d holds %d entries, count %d", l, j, k, len(sb.ents[k]), sb.cnt[k])
 		}
 		w.bc[k>>3] += uint32(w.cnt[k])
+		w.bs[k>>3] = w.bs[k>>3].plus(w.sum[k])
 	}
-	if sb.bc != w.bc {
+	if sb.bc != w.bc || sb.bs != w.bs {
 		return fmt.Errorf("levels: level %d group %d sub-bucket block sums differ from the recomputed ones", l, j)
 	}
 	return nil

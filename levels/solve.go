@@ -116,41 +116,11 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		// t* lies above the level's lower edge: its groups, from the top.
 		o.lvl = l
 		o.theta = scale(1, l-1074) // all of the level, unless a group straddles
-		// The suffix sums of its occupied groups from the top, exact;
-		// H at their lower edges fails from some group on: a binary
-		// search finds it with six tests.
-		var (
-			gs   [nG]int8
-			sums [nG]u128
-			cnts [nG]int
-			acc  u128
-			m    int
-		)
-		c := 0
-		for occ := lv.occ; occ != 0; m++ {
-			j := bits.Len64(occ) - 1
-			occ &^= 1 << j
-			acc = acc.plus(lv.gsum[j])
-			c += int(lv.cnt[j])
-			gs[m], sums[m], cnts[m] = int8(j), acc, c
-		}
-		lo, hi := 0, m // groups before lo pass, from hi on fail
-		for lo < hi {
-			q := (lo + hi) / 2
-			j := int(gs[q])
-			if s.headAt(&o, sAbove+scale(sums[q].float(), f), uint64(nG+j), l-bB, n-above-cnts[q], depth+3, sc, l, sums[q]) {
-				lo = q + 1
-			} else {
-				hi = q
-			}
-		}
-		var part u128 // the exact sum of the groups passed, in level units
-		inLevel := 0
-		if lo > 0 {
-			part, inLevel = sums[lo-1], cnts[lo-1]
-		}
-		if lo < m {
-			o.grp = int(gs[lo])
+		// H at the lower edges of its occupied groups fails from some
+		// group on, the straddling one.
+		j, part, inLevel, _ := s.search(&o, sc, lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, nG, l-bB, l, u128{}, sAbove, above, depth)
+		if j >= 0 {
+			o.grp = j
 			part = s.resolve(&o, sc, lv, l, o.grp, part, sAbove, above+inLevel, depth)
 			inLevel += o.h
 		}
@@ -181,47 +151,104 @@ func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, s
 	if sb == nil {
 		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth)
 	}
-	f := unitShift(l) - o.ts
-	// The exact suffix sums of the occupied sub-buckets from the top; H
-	// fails at their lower edges from some sub-bucket on.
-	var (
-		ks   [nG]int8
-		sums [nG]u128
-		cnts [nG]int
-		acc  u128
-		m, c int
-	)
-	for occ := sb.occ; occ != 0; m++ {
-		k := bits.Len64(occ) - 1
-		occ &^= 1 << k
-		acc = acc.plus(sb.sum[k])
-		c += int(sb.cnt[k])
-		ks[m], sums[m], cnts[m] = int8(k), acc, c
+	// A sub-bucket's lower edge is tm(k) = base + k units of 2^(l−12).
+	base := uint64(nG*nG + nG*j)
+	k, sum, in, pass := s.search(o, sc, sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, base, l-2*bB, l, part, sAbove, above, depth)
+	part = part.plus(sum)
+	if pass >= 0 {
+		o.theta = scale(float64(base+uint64(pass)), l-2*bB-1074)
 	}
-	tm := func(k int) uint64 { return uint64(nG*nG + nG*j + k) } // a sub-bucket's lower edge, in units of 2^(l−12)
-	lo, hi := 0, m
-	for lo < hi {
-		q := (lo + hi) / 2
-		pk := part.plus(sums[q])
-		if s.headAt(o, sAbove+scale(pk.float(), f), tm(int(ks[q])), l-2*bB, o.n-above-cnts[q], depth+3, sc, l, pk) {
-			lo = q + 1
-		} else {
-			hi = q
-		}
-	}
-	in := 0
-	if lo > 0 {
-		part, in = part.plus(sums[lo-1]), cnts[lo-1]
-		o.theta = scale(float64(tm(int(ks[lo-1]))), l-2*bB-1074)
-	}
-	if lo == m {
+	if k < 0 {
 		o.h = in
 		return part
 	}
-	k := int(ks[lo])
-	part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm(k), l-2*bB, scale(float64(tm(k)+1), l-2*bB-1074), l, j, k, part, sAbove, above+in, depth)
+	tm := base + uint64(k)
+	part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, j, k, part, sAbove, above+in, depth)
 	o.h += in
 	return part
+}
+
+// search finds, among the 64 groups of a level (or sub-buckets of a split
+// group) of level l, with bitmap occ, block counts bc and sums bs, counts
+// cnt and sums sums, the highest occupied one whose lower edge (base + j)
+// units of 2^te fails H: the straddling one, −1 if none. part is the exact
+// sum of the level's keys above them, sAbove and above the sum and count of
+// the keys above them. It returns the straddling index, the exact sum and
+// the count of the occupied ones above it (all of them if none fails), and
+// the lowest of those, −1 if none. A binary search over the occupied
+// blocks of eight, with their suffix sums, then over the groups of one
+// block: six tests and at most sixteen additions, not 64.
+func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *[nBlk]u128, cnt *[nG]int32, sums *[nG]u128, base uint64, te, l int, part u128, sAbove float64, above, depth int) (int, u128, int, int) {
+	f := unitShift(l) - o.ts
+	// fails reports whether H fails at the lower edge of group j, with S
+	// and C the sum and count of the groups at or above it.
+	fails := func(j int, S u128, C int) bool {
+		ps := part.plus(S)
+		return !s.headAt(o, sAbove+scale(ps.float(), f), base+uint64(j), te, o.n-above-C, depth+3, sc, l, ps)
+	}
+	lowest := func(b int) int { return b*8 + bits.TrailingZeros64(occ>>(8*b)&0xff) }
+	var (
+		blk  [nBlk]int8
+		bsum [nBlk]u128
+		bcnt [nBlk]int
+		acc  u128
+		c, m int
+	)
+	for b := nBlk - 1; b >= 0; b-- {
+		if occ>>(8*b)&0xff != 0 {
+			acc = acc.plus(bs[b])
+			c += int(bc[b])
+			blk[m], bsum[m], bcnt[m] = int8(b), acc, c
+			m++
+		}
+	}
+	lo, hi := 0, m // blocks before lo pass at their lowest group
+	for lo < hi {
+		q := (lo + hi) / 2
+		if fails(lowest(int(blk[q])), bsum[q], bcnt[q]) {
+			hi = q
+		} else {
+			lo = q + 1
+		}
+	}
+	if lo == m {
+		if m == 0 {
+			return -1, u128{}, 0, -1
+		}
+		return -1, bsum[m-1], bcnt[m-1], lowest(int(blk[m-1]))
+	}
+	var aS u128 // the blocks above
+	aC, pass := 0, -1
+	if lo > 0 {
+		aS, aC, pass = bsum[lo-1], bcnt[lo-1], lowest(int(blk[lo-1]))
+	}
+	b := int(blk[lo])
+	var (
+		gs   [8]int8
+		gsum [8]u128
+		gcnt [8]int
+	)
+	acc, c, m = aS, aC, 0
+	for x := occ >> (8 * b) & 0xff; x != 0; m++ {
+		j := bits.Len64(x) - 1
+		x &^= 1 << j
+		acc = acc.plus(sums[8*b+j])
+		c += int(cnt[8*b+j])
+		gs[m], gsum[m], gcnt[m] = int8(8*b+j), acc, c
+	}
+	lo, hi = 0, m-1 // the block's lowest group fails
+	for lo < hi {
+		q := (lo + hi) / 2
+		if fails(int(gs[q]), gsum[q], gcnt[q]) {
+			hi = q
+		} else {
+			lo = q + 1
+		}
+	}
+	if lo > 0 {
+		return int(gs[lo]), gsum[lo-1], gcnt[lo-1], int(gs[lo-1])
+	}
+	return int(gs[lo]), aS, aC, pass
 }
 
 // bracket finds the head among the keys ents of the straddling group j of
