@@ -550,3 +550,31 @@ func TestUnitFollowsWrites(t *testing.T) {
 		}
 	}
 }
+
+// Property: a published unit serves any Solve whose t* it straddles. With
+// t* inside a split group of about a thousand keys, Solve at bounds ε that
+// move t* across the group, and after writes outside the group that move
+// it (the largest key), gives the exact ρ.
+func TestUnitFollowsCutoff(t *testing.T) {
+	const n = 1200
+	x := 1.0 / 1201
+	rng := rand.New(rand.NewPCG(4, 6))
+	keys := make([]float64, n)
+	keys[0] = 1
+	for i := 1; i < n; i++ {
+		keys[i] = x * (1 + (2*rng.Float64()-1)*0x1p-8)
+	}
+	s := load(t, keys)
+	for step := range 40 {
+		eps := 1 / float64(2*n) * (1 + (rng.Float64()-0.5)*0x1p-6)
+		if step%2 == 1 {
+			keys[0] = 1 + (rng.Float64()-0.5)*0x1p-6
+			require.NoError(t, s.Set(0, keys[0]))
+			eps = 1 / float64(2*n)
+		}
+		rho, _, err := s.Solve(eps)
+		require.NoError(t, err)
+		require.Equal(t, samplertest.Oracle(keys, eps).Rho, rho, "step %d, ε = %v", step, eps)
+		require.NoError(t, s.Check())
+	}
+}
