@@ -816,7 +816,9 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 			return fmt.Errorf("%w: the keys after the batch would sum to more than MaxSum", reweighted.ErrKey)
 		}
 	}
-	s.touch(ch, nk, sc)
+	if n >= touchMin {
+		s.touch(ch, nk, sc)
+	}
 	// In the batch's order of last entries, as Set one by one would.
 	for e := len(ch) - 1; e >= 0; e-- {
 		i, a := ch[e], nk[e]
@@ -826,6 +828,11 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	}
 	return nil
 }
+
+// touchMin is the number of items from which SetBatch touches the memory
+// of its updates first: below, about a megabyte or less, the sampler stays
+// in cache and the touches would only add work.
+const touchMin = 1 << 15
 
 // touch reads, for every change of a batch, the memory its update will
 // read and write: the item's slot and its group's last entry, the slot of
