@@ -48,8 +48,11 @@
 // bracket are in the head, those below in the tail, and the predicate is
 // tested only at the keys inside it, by a binary search over the group's
 // keys sorted: the sorted copy of the straddling group (a unit) is built
-// once, in O(c log c), and then kept for the next Solve until a write
-// changes that group. Every test is a float comparison with a proven error
+// in O(c log c) when a Solve needs it a second time with no write to it in
+// between, and kept for the next Solves until a write changes it; the
+// first time, one pass over the group counts and sums the keys above the
+// bracket and sorts those inside it, as after a batch of updates, which
+// usually writes to the straddling group. Every test is a float comparison with a proven error
 // bound, and exact (big integers from the level sums) inside it, so ρ is
 // exact. The head is then the keys at or above one threshold θ, which Prob
 // and Draw compare against.

@@ -282,6 +282,7 @@ type Sampler struct {
 	spare [smallCaps][][]entry        // small group slices, by capacity
 	cur   [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
 	stale atomic.Bool                 // a read needed a third unit: the next writer drops cur
+	want  atomic.Uint64               // the unit a read last needed and did not find (unitID)
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -1123,7 +1124,9 @@ func checkSub(l, j int, sb, w *sub, c int) error {
 // run concurrently and write nothing shared.
 type scratch struct {
 	x, y, z, w big.Int
-	strad      []entry // the straddling group, sorted by key descending
+	strad      []entry  // the straddling group, sorted by key descending
+	cand       []uint64 // the straddling unit's keys inside t*'s bracket, sorted
+	pre        []u128   // their prefix sums
 	seen       []uint64
 	chItems    []int
 	chKeys     []float64

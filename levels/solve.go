@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/internal/check"
@@ -295,34 +296,69 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	// unit plus a constant: a key is ≥ a whole number g of units exactly
 	// when its bits are ≥ g + off.
 	off := uint64(unitShift(l)) << 52
-	u, shared := s.unitOf(l, j, k, ents)
-	if !shared {
-		defer unitPool.Put(u)
+	tuB, tlB := bitsAtLeast(tu, off), bitsAtLeast(tl, off)
+	// The unit's keys sorted (keys, pre), or, when none is published,
+	// those of one pass: the keys above the bracket counted (na) and summed
+	// (pre[0]), those inside it sorted.
+	var (
+		keys    []uint64
+		pre     []u128
+		na      int
+		minHead uint64 = math.MaxUint64
+	)
+	if u, shared := s.unitOf(l, j, k, ents); u != nil {
+		if !shared {
+			defer unitPool.Put(u)
+		}
+		keys, pre = u.keys, u.pre
+	} else {
+		var head u128
+		keys = sc.cand[:0]
+		for _, e := range ents {
+			b := uint64(e.khi)<<32 | uint64(e.klo)
+			if b >= tuB {
+				head.add(b - off)
+				na++
+				minHead = min(minHead, b)
+			} else if b >= tlB {
+				keys = append(keys, b)
+			}
+		}
+		slices.Sort(keys)
+		slices.Reverse(keys)
+		pre = append(sc.pre[:0], head)
+		for _, b := range keys {
+			head.add(b - off)
+			pre = append(pre, head)
+		}
+		sc.cand, sc.pre = keys, pre
 	}
-	keys := u.keys
 	// keys[:lo] are known head, keys[hi2:] known tail; a test at a key p
 	// counts every key ≥ p, its ties included.
-	lo := countAtLeast(keys, 0, c, bitsAtLeast(tu, off))
-	hi2 := countAtLeast(keys, lo, c, bitsAtLeast(tl, off))
+	lo := countAtLeast(keys, 0, len(keys), tuB)
+	hi2 := countAtLeast(keys, lo, len(keys), tlB)
 	for lo < hi2 {
 		q := int(uint(lo+hi2) >> 1)
 		p := keys[q]
 		first := countAbove(keys, lo, q, p) // the ties of p: keys[first:end]
 		end := countAtLeast(keys, q, hi2, p)
-		sum := part.plus(u.pre[end])
-		if s.headAt(o, sAbove+scale(sum.float(), f), p-off, unitShift(l), o.n-above-end, depth+3, sc, l, sum) {
+		sum := part.plus(pre[end])
+		if s.headAt(o, sAbove+scale(sum.float(), f), p-off, unitShift(l), o.n-above-na-end, depth+3, sc, l, sum) {
 			lo = end
 		} else {
 			hi2 = first
 		}
 	}
-	o.h = lo
-	if lo > 0 {
+	o.h = na + lo
+	switch {
+	case lo > 0:
 		o.theta = math.Float64frombits(keys[lo-1])
-	} else {
+	case na > 0:
+		o.theta = math.Float64frombits(minHead)
+	default:
 		o.theta = hi
 	}
-	return part.plus(u.pre[lo])
+	return part.plus(pre[lo])
 }
 
 // bitsAtLeast returns the least bit pattern g + off over the whole numbers

@@ -29,15 +29,26 @@ type unit struct {
 
 var unitPool = sync.Pool{New: func() any { return new(unit) }}
 
+// unitID returns a nonzero number naming sub-bucket k of group j of level
+// l (k = −1: the flat group).
+func unitID(l, j, k int) uint64 { return uint64(l)<<16 | uint64(j)<<8 | uint64(k+2) }
+
 // unitOf returns the sorted unit of the entries ents, sub-bucket k of group
 // j of level l (k = −1: the flat group), a published one if it is that
 // unit; unless shared, the caller gives it back to unitPool when it has
-// finished with it.
+// finished with it. A unit is sorted only when a read needs it a second
+// time with no write to it in between: nil the first time, when the caller
+// makes one pass over the keys instead. A batch of updates usually writes
+// to the straddling unit, and the next Solve would sort it for one use.
 func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
 	for q := range s.cur {
 		if u := s.cur[q].Load(); u != nil && int(u.l) == l && int(u.j) == j && int(u.k) == k {
 			return u, true
 		}
+	}
+	if id := unitID(l, j, k); s.want.Load() != id {
+		s.want.Store(id)
+		return nil, false
 	}
 	u = unitPool.Get().(*unit)
 	u.l, u.j, u.k = int32(l), int32(j), int32(k)
@@ -71,6 +82,9 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
 // every unit of the group, which is about to split or merge; or all of
 // them if they are stale. Writers only.
 func (s *Sampler) dropUnit(l, j, k int, group bool) {
+	if w := s.want.Load(); w>>8 == uint64(l)<<8|uint64(j) && (group || w == unitID(l, j, k)) {
+		s.want.Store(0)
+	}
 	stale := s.stale.Load()
 	for q := range s.cur {
 		u := s.cur[q].Load()
