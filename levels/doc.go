@@ -49,7 +49,8 @@
 // tested only at the keys inside it, by a binary search over the group's
 // keys sorted: the sorted copy of the straddling group (a unit) is built
 // in O(c log c) when a Solve needs it a second time with no write to it in
-// between, and kept for the next Solves until a write changes it; the
+// between, and kept for the next Solves, a write to it inserting or
+// removing one key in place (a few hundred words moved); the
 // first time, one pass over the group counts and sums the keys above the
 // bracket and sorts those inside it, as after a batch of updates, which
 // usually writes to the straddling group. Every test is a float comparison with a proven error
@@ -58,11 +59,11 @@
 // and Draw compare against.
 //
 // Published units. The sampler keeps the last two units built behind
-// atomic pointers: a unit is immutable once published and shared by the
-// reads that run concurrently; a writer drops the units of the group or
-// sub-bucket it is about to change (and every unit of a group that splits
-// or merges) before anything changes, so a published unit always holds the
-// keys as they are. A read that needs a third unit sorts its own and marks
+// atomic pointers: a unit is immutable to the reads, which share it and
+// may run concurrently; a writer, which runs alone, edits the units of the
+// group or sub-bucket it changes (and drops every unit of a group that
+// splits or merges), so a published unit always holds the keys as they
+// are. A read that needs a third unit sorts its own and marks
 // the two stale, for the next writer to drop. Check compares the published
 // units with the keys. So a draw on keys that crowd the cutoff — 999 of
 // 1,000 keys within a relative 10^-7 of each other just below it, which no

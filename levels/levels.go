@@ -478,7 +478,7 @@ func (s *Sampler) insert(i int, a float64) {
 	lv.bs[j>>3].add(g)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
-		s.dropUnit(l, j, k, false)
+		s.editUnit(l, j, k, math.Float64bits(a), true)
 		s.pos[i] = s.push(&sb.ents[k], e)
 		sb.occ |= 1 << k
 		sb.cnt[k]++
@@ -487,7 +487,7 @@ func (s *Sampler) insert(i int, a float64) {
 		sb.bs[k>>3].add(g)
 		return
 	}
-	s.dropUnit(l, j, -1, false)
+	s.editUnit(l, j, -1, math.Float64bits(a), true)
 	s.pos[i] = s.push(&lv.ents[j], e)
 	if lv.cnt[j] > kSplit && l >= 2*bB {
 		s.split(lv, l, j)
@@ -496,7 +496,7 @@ func (s *Sampler) insert(i int, a float64) {
 
 // split moves the entries of group j of level l into sub-buckets.
 func (s *Sampler) split(lv *level, l, j int) {
-	s.dropUnit(l, j, -1, true)
+	s.dropUnit(l, j, -1, true, false)
 	var sb *sub
 	if k := len(s.subs); k > 0 {
 		sb, s.subs = s.subs[k-1], s.subs[:k-1]
@@ -519,7 +519,7 @@ func (s *Sampler) split(lv *level, l, j int) {
 // merge moves the entries of split group j back into one slice, and
 // keeps the emptied sub-buckets, with their capacity, for the next split.
 func (s *Sampler) merge(lv *level, l, j int) {
-	s.dropUnit(l, j, -1, true)
+	s.dropUnit(l, j, -1, true, false)
 	sb := lv.sub[j]
 	es := lv.ents[j][:0] // the capacity the group had before it split
 	for k := range sb.ents {
@@ -558,7 +558,7 @@ func (s *Sampler) remove(i int, a float64) {
 	g := sig64(a)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
-		s.dropUnit(l, j, k, false)
+		s.editUnit(l, j, k, math.Float64bits(a), false)
 		if moved := s.pop(&sb.ents[k], p); moved >= 0 {
 			s.pos[moved] = p
 		}
@@ -570,7 +570,7 @@ func (s *Sampler) remove(i int, a float64) {
 			sb.occ &^= 1 << k
 		}
 	} else {
-		s.dropUnit(l, j, -1, false)
+		s.editUnit(l, j, -1, math.Float64bits(a), false)
 		if moved := s.pop(&lv.ents[j], p); moved >= 0 {
 			s.pos[moved] = p
 		}

@@ -13,10 +13,11 @@ import (
 //
 // The sampler keeps the last two units built behind atomic pointers (two,
 // so that a cutoff that moves back and forth across the edge of two units
-// finds both): a unit is immutable once published, and reads (Solve, Prob,
-// Draw, …) running concurrently share it. A writer that changes a unit's
-// keys drops it before anything changes, so a published unit always holds
-// its keys as they are; a read that needs another unit builds its own,
+// finds both): a unit is immutable to the reads (Solve, Prob, Draw, …),
+// which share it and may run concurrently. A writer, which runs alone,
+// edits the units whose keys it changes (editUnit), and drops those of a
+// group that splits or merges, so a published unit always holds its keys
+// as they are; a read that needs another unit builds its own,
 // publishes it in a free slot, and if there is none marks the slots stale,
 // for the next writer to empty. Units go back to a pool (a writer is never
 // concurrent with a read, so the units it drops are no longer read), and
@@ -80,21 +81,69 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
 // dropUnit drops the published units of sub-bucket k of group j of level l
 // (k = −1: the flat group), whose keys are about to change, or with group,
 // every unit of the group, which is about to split or merge; or all of
-// them if they are stale. Writers only.
-func (s *Sampler) dropUnit(l, j, k int, group bool) {
+// them if they are stale, and with staleOnly only then. Writers only.
+func (s *Sampler) dropUnit(l, j, k int, group, staleOnly bool) {
 	if w := s.want.Load(); w>>8 == uint64(l)<<8|uint64(j) && (group || w == unitID(l, j, k)) {
 		s.want.Store(0)
 	}
 	stale := s.stale.Load()
+	if staleOnly && !stale {
+		return
+	}
 	for q := range s.cur {
 		u := s.cur[q].Load()
-		if u != nil && (stale || int(u.l) == l && int(u.j) == j && (group || int(u.k) == k)) {
+		if u != nil && (stale || !staleOnly && int(u.l) == l && int(u.j) == j && (group || int(u.k) == k)) {
 			s.cur[q].Store(nil)
 			unitPool.Put(u)
 		}
 	}
 	if stale {
 		s.stale.Store(false)
+	}
+}
+
+// editUnit inserts the key of bit pattern b into the published units of
+// sub-bucket k of group j of level l (k = −1: the flat group), or removes
+// it, keeping their order and prefix sums: a few hundred words moved where
+// a new sort would cost c log c comparisons. A unit without room for one
+// more key is dropped instead, so that editing never allocates; stale
+// units are dropped. Writers only: no read runs concurrently, and the
+// units are immutable to the reads that follow.
+func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
+	s.dropUnit(l, j, k, false, true)
+	g := b - uint64(unitShift(l))<<52
+	for q := range s.cur {
+		u := s.cur[q].Load()
+		if u == nil || int(u.l) != l || int(u.j) != j || int(u.k) != k {
+			continue
+		}
+		keys, pre := u.keys, u.pre
+		p := countAbove(keys, 0, len(keys), b) // the first key ≤ b
+		if insert {
+			if len(keys) == cap(keys) || len(pre) == cap(pre) {
+				s.cur[q].Store(nil)
+				unitPool.Put(u)
+				continue
+			}
+			keys = append(keys, 0)
+			copy(keys[p+1:], keys[p:])
+			keys[p] = b
+			pre = append(pre, u128{})
+			copy(pre[p+2:], pre[p+1:])
+			pre[p+1] = pre[p]
+			for x := p + 1; x < len(pre); x++ {
+				pre[x].add(g)
+			}
+		} else {
+			copy(keys[p:], keys[p+1:])
+			keys = keys[:len(keys)-1]
+			copy(pre[p+1:], pre[p+2:])
+			pre = pre[:len(pre)-1]
+			for x := p + 1; x < len(pre); x++ {
+				pre[x].sub(g)
+			}
+		}
+		u.keys, u.pre = keys, pre
 	}
 }
 
