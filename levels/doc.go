@@ -156,10 +156,10 @@
 // ErrEmpty), and a rejected call changes nothing and uses no randomness.
 // The read methods (Len, Key, Solve, Prob, Probs, Draw, DrawBatch,
 // AttemptProbs) may run concurrently: their scratch comes from a
-// sync.Pool, and the only shared state they write is the published units,
-// through atomic pointers and a flag, a unit immutable once published (the
-// race detector runs the tests); Set, SetBatch and Load may not run
-// concurrently with anything.
+// sync.Pool, and the only shared state they write is which units are
+// published, through atomic pointers, a flag and a word, a published unit
+// read-only until the next write (the race detector runs the tests); Set,
+// SetBatch and Load may not run concurrently with anything.
 //
 // # Costs
 //
