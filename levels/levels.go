@@ -270,19 +270,20 @@ func (s *Sampler) pop(es *[]entry, p int32) int32 {
 // Sampler is a law-exact dynamic sampler of p* (Lemma 1) with O(1)
 // expected time per draw and per update; see the package doc.
 type Sampler struct {
-	keys  []float64
-	pos   []int32 // the slot of each item in its group, or in zeros
-	zeros []int32 // the items whose key is 0
-	lv    []*level
-	ls    []lstat                     // by level
-	occ   [(nLevels + 63) / 64]uint64 // levels that hold items
-	free  []*level                    // emptied levels, kept for reuse by any exponent
-	idle  int                         // emptied levels kept by their exponent
-	subs  []*sub                      // emptied sub-buckets, kept for reuse
-	spare [smallCaps][][]entry        // small group slices, by capacity
-	cur   [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
-	stale atomic.Bool                 // a read needed a third unit: the next writer drops cur
-	want  atomic.Uint64               // the unit a read last needed and did not find (unitID)
+	keys   []float64
+	pos    []int32 // the slot of each item in its group, or in zeros
+	zeros  []int32 // the items whose key is 0
+	lv     []*level
+	ls     []lstat                     // by level
+	occ    [(nLevels + 63) / 64]uint64 // levels that hold items
+	free   []*level                    // emptied levels, kept for reuse by any exponent
+	idle   int                         // emptied levels kept by their exponent
+	subs   []*sub                      // emptied sub-buckets, kept for reuse
+	spare  [smallCaps][][]entry        // small group slices, by capacity
+	cur    [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
+	stale  atomic.Bool                 // a read needed a third unit: the next writer drops cur
+	want   atomic.Uint64               // the unit a read last needed and did not find (unitID)
+	spareU [4]atomic.Pointer[unit]     // units to build, kept across collections (getUnit)
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -928,6 +929,11 @@ func (s *Sampler) Bytes() int {
 			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
 		}
 	}
+	for q := range s.spareU {
+		if u := s.spareU[q].Load(); u != nil {
+			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
+		}
+	}
 	return b
 }
 
@@ -1141,6 +1147,7 @@ var scratchPool = sync.Pool{New: func() any {
 	// that a sampler whose keys reach a new level allocates nothing.
 	sc := new(scratch)
 	sc.strad = make([]entry, 0, 256)
+	sc.cand, sc.pre = make([]uint64, 0, 256), make([]u128, 0, 257)
 	sc.tab.rows = make([]row, 0, 256)
 	sc.tab.heads = make([]int32, 0, 256)
 	sc.tab.tlv = make([]int32, 0, 256)

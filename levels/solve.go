@@ -308,7 +308,7 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	)
 	if u, shared := s.unitOf(l, j, k, ents); u != nil {
 		if !shared {
-			defer unitPool.Put(u)
+			defer s.putUnit(u)
 		}
 		keys, pre = u.keys, u.pre
 	} else {

@@ -1,6 +1,7 @@
 package levels
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -30,13 +31,37 @@ type unit struct {
 
 var unitPool = sync.Pool{New: func() any { return new(unit) }}
 
+// getUnit returns a unit to build, from the sampler's spare ones if any:
+// a sync.Pool loses its contents when the collector runs or GOMAXPROCS
+// changes, and a unit is a few allocations, so the sampler keeps a few
+// units of its own, behind atomic pointers, which reads and writes take
+// and give back.
+func (s *Sampler) getUnit() *unit {
+	for q := range s.spareU {
+		if u := s.spareU[q].Swap(nil); u != nil {
+			return u
+		}
+	}
+	return unitPool.Get().(*unit)
+}
+
+// putUnit gives back a unit that is no longer read.
+func (s *Sampler) putUnit(u *unit) {
+	for q := range s.spareU {
+		if s.spareU[q].CompareAndSwap(nil, u) {
+			return
+		}
+	}
+	unitPool.Put(u)
+}
+
 // unitID returns a nonzero number naming sub-bucket k of group j of level
 // l (k = −1: the flat group).
 func unitID(l, j, k int) uint64 { return uint64(l)<<16 | uint64(j)<<8 | uint64(k+2) }
 
 // unitOf returns the sorted unit of the entries ents, sub-bucket k of group
 // j of level l (k = −1: the flat group), a published one if it is that
-// unit; unless shared, the caller gives it back to unitPool when it has
+// unit; unless shared, the caller gives it back (putUnit) when it has
 // finished with it. A unit is sorted only when a read needs it a second
 // time with no write to it in between: nil the first time, when the caller
 // makes one pass over the keys instead. A batch of updates usually writes
@@ -51,8 +76,16 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
 		s.want.Store(id)
 		return nil, false
 	}
-	u = unitPool.Get().(*unit)
+	u = s.getUnit()
 	u.l, u.j, u.k = int32(l), int32(j), int32(k)
+	// Room for a quarter more keys, edits to come, rounded up to a power of
+	// two, and for 1024 at least, which holds any group that can split
+	// (kSplit): units are pooled and serve groups of any size in turn, and
+	// one that had to grow each time a larger group came would allocate
+	// in steady state.
+	if c := max(1<<bits.Len(uint(len(ents)+len(ents)/4)), 1024); cap(u.keys) < c {
+		u.keys, u.pre = make([]uint64, 0, c), make([]u128, 0, c+1)
+	}
 	keys := u.keys[:0]
 	for _, e := range ents {
 		keys = append(keys, uint64(e.khi)<<32|uint64(e.klo))
@@ -94,7 +127,7 @@ func (s *Sampler) dropUnit(l, j, k int, group, staleOnly bool) {
 		u := s.cur[q].Load()
 		if u != nil && (stale || !staleOnly && int(u.l) == l && int(u.j) == j && (group || int(u.k) == k)) {
 			s.cur[q].Store(nil)
-			unitPool.Put(u)
+			s.putUnit(u)
 		}
 	}
 	if stale {
@@ -122,7 +155,7 @@ func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
 		if insert {
 			if len(keys) == cap(keys) || len(pre) == cap(pre) {
 				s.cur[q].Store(nil)
-				unitPool.Put(u)
+				s.putUnit(u)
 				continue
 			}
 			keys = append(keys, 0)
