@@ -79,11 +79,11 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
 	u = s.getUnit()
 	u.l, u.j, u.k = int32(l), int32(j), int32(k)
 	// Room for a quarter more keys, edits to come, rounded up to a power of
-	// two, and for 1024 at least, which holds any group that can split
-	// (kSplit): units are pooled and serve groups of any size in turn, and
+	// two, and for 1024 at least (or n), which holds any group that can
+	// split (kSplit): units are reused for groups of any size in turn, and
 	// one that had to grow each time a larger group came would allocate
 	// in steady state.
-	if c := max(1<<bits.Len(uint(len(ents)+len(ents)/4)), 1024); cap(u.keys) < c {
+	if c := max(1<<bits.Len(uint(len(ents)+len(ents)/4)), min(1024, 1<<bits.Len(uint(len(s.keys))))); cap(u.keys) < c {
 		u.keys, u.pre = make([]uint64, 0, c), make([]u128, 0, c+1)
 	}
 	keys := u.keys[:0]
