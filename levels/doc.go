@@ -177,21 +177,20 @@
 // # Where the time goes
 //
 // On a 2-core machine shared with other jobs (one process, blocks of
-// 2,000 steps interleaved with gonum's sampleuv.Weighted, medians of 30
-// ratios, load 7–10), one SRG step (Draw at ε = 1/(2n), then Set) took
-// about 1.0 and 2.1 µs at n = 2^16 and 2^20 for Exp(1) keys, 3.1 to 3.6
-// times gonum's Take and Reweight, for Exp(1) and lognormal keys. Gonum
-// needs no Solve; a draw here pays one: a walk from the top level down to
-// t* with a float test at each, the exact suffix sums of the straddling
-// level's groups (and of a split group's sub-buckets), the binary searches
-// in the sorted unit, and the table, before an O(1) attempt; and, after a
-// write to the straddling unit (one step in a few dozen), its sort. A
-// batch step (128 draws without replacement, then their 128 new keys)
-// shares one Solve and took per item 1.1 to 1.4 times gonum's 128 Take and
-// 128 Reweight. At 2^20 the profile is memory: the read of a proposed slot
-// (a fifth of the time) and Set's writes at the end of the new key's group
-// and swap-remove from the old one (a third); the attempts of a chunk and
-// the touches of a batch overlap those misses, which is most of what they
-// gain; below 2^15 items, where the sampler stays in cache, SetBatch does
-// not touch.
+// 2,000 steps interleaved with gonum's sampleuv.Weighted, thread CPU time,
+// medians of 48 ratios, load 8–10), one SRG step (Draw at ε = 1/(2n),
+// then Set) took about 0.9 and 2.0 µs at n = 2^16 and 2^20 for Exp(1)
+// keys, 2.6 to 3.2 times gonum's Take and Reweight, for Exp(1) and
+// lognormal keys. Gonum needs no Solve; a draw here pays one: a walk from
+// the top level down to t* with a float test at each, the binary searches
+// over the straddling level's blocks and groups (and a split group's
+// sub-buckets), those in the sorted unit, and the table, before an O(1)
+// attempt. A batch step (128 draws without replacement, then their 128 new
+// keys) shares one Solve and took per item 0.92 to 1.20 times gonum's 128
+// Take and 128 Reweight. At 2^20 the profile is memory: the read of a
+// proposed slot (a fifth of the time) and Set's writes at the end of the
+// new key's group and swap-remove from the old one (a third); the
+// attempts of a chunk and the touches of a batch overlap those misses,
+// which is most of what they gain; below 2^15 items, where the sampler
+// stays in cache, SetBatch does not touch.
 package levels
