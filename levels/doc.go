@@ -50,13 +50,13 @@
 // keys sorted: the sorted copy of the straddling group (a unit) is built
 // in O(c log c) when a Solve needs it a second time with no write to it in
 // between, and kept for the next Solves, a write to it inserting or
-// removing one key in place (a few hundred words moved); the
-// first time, one pass over the group counts and sums the keys above the
-// bracket and sorts those inside it, as after a batch of updates, which
-// usually writes to the straddling group. Every test is a float comparison with a proven error
-// bound, and exact (big integers from the level sums) inside it, so ρ is
-// exact. The head is then the keys at or above one threshold θ, which Prob
-// and Draw compare against.
+// removing one key in place (a few hundred words moved); the first time,
+// one pass over the group counts and sums the keys above the bracket and
+// sorts those inside it, as after a batch of updates, which usually
+// writes to the straddling group. Every test is a float comparison with a
+// proven error bound, and exact (big integers from the level sums) inside
+// it, so ρ is exact. The head is then the keys at or above one threshold θ,
+// which Prob and Draw compare against.
 //
 // Published units. The sampler keeps the last two units built behind
 // atomic pointers: a unit is immutable to the reads, which share it and

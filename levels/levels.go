@@ -1130,7 +1130,6 @@ func checkSub(l, j int, sb, w *sub, c int) error {
 // run concurrently and write nothing shared.
 type scratch struct {
 	x, y, z, w big.Int
-	strad      []entry  // the straddling group, sorted by key descending
 	cand       []uint64 // the straddling unit's keys inside t*'s bracket, sorted
 	pre        []u128   // their prefix sums
 	seen       []uint64
@@ -1146,7 +1145,6 @@ var scratchPool = sync.Pool{New: func() any {
 	// Room for the tables of a few hundred levels and a large bracket, so
 	// that a sampler whose keys reach a new level allocates nothing.
 	sc := new(scratch)
-	sc.strad = make([]entry, 0, 256)
 	sc.cand, sc.pre = make([]uint64, 0, 256), make([]u128, 0, 257)
 	sc.tab.rows = make([]row, 0, 256)
 	sc.tab.heads = make([]int32, 0, 256)

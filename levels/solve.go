@@ -374,28 +374,6 @@ func bitsAtLeast(x float64, off uint64) uint64 {
 	return uint64(math.Ceil(x)) + off
 }
 
-// partition3 orders es around the key p, descending: keys above p first,
-// then keys equal to p, then keys below; it returns the ends i and j of
-// the middle part.
-func partition3(es []entry, p float64) (i, j int) {
-	i, j = 0, 0
-	k := len(es)
-	for j < k {
-		switch a := es[j].key(); {
-		case a > p:
-			es[i], es[j] = es[j], es[i]
-			i++
-			j++
-		case a < p:
-			k--
-			es[j], es[k] = es[k], es[j]
-		default:
-			j++
-		}
-	}
-	return i, j
-}
-
 // hiEdge returns the smallest float above every key of group j of level l.
 func hiEdge(l, j int) float64 {
 	if l >= bB {
