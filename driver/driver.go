@@ -243,9 +243,13 @@ func checkU(u float64) error {
 	return nil
 }
 
-// Set replaces the key of item i by a.
+// Set replaces the key of item i by a. Errors, in this order: ErrEmpty if
+// there are no items, ErrIndex, ErrKey.
 func (d *Driver) Set(i int, a float64) error {
 	n := d.Len()
+	if n == 0 {
+		return reweighted.ErrEmpty
+	}
 	if err := check.Index(i, n); err != nil {
 		return err
 	}

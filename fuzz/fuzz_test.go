@@ -82,6 +82,8 @@ func FuzzBadInput(f *testing.F) {
 
 			err := s.Set(i, a)
 			switch {
+			case n == 0:
+				require.ErrorIs(t, err, reweighted.ErrEmpty, "%s: Set(%d) with no items", b.Name, i)
 			case i < 0 || i >= n:
 				require.ErrorIs(t, err, reweighted.ErrIndex, "%s: Set(%d)", b.Name, i)
 			case math.IsNaN(a) || math.IsInf(a, 0) || a < 0 || a > reweighted.MaxSum:

@@ -26,26 +26,49 @@
 // level keeps the exact sum of its keys as a 128-bit integer, changed by
 // exact integer additions and subtractions. No float sum is ever kept and
 // adjusted by differences, which drifts: every float sum is formed afresh
-// from exact integers. Each
-// level also keeps two Fenwick trees over its 64 groups, of the counts and
-// of count × upper edge (integers too), so that a group is chosen in six
-// steps and updated in six. A bitmap marks the levels that hold items.
+// from exact integers. Each level also keeps, beside its 64 counts, the
+// sums of each block of eight groups of the counts, of count × upper edge
+// and of the keys (integers too): an update writes a count and three block
+// sums, and a
+// group is chosen by reading eight block sums and at most eight counts
+// (a split group's sub-buckets likewise). A bitmap marks the levels that
+// hold items.
 //
 // Solve walks the occupied levels from the largest, with the exact count
 // and sum of the keys above, and tests at each level's lower edge t the
 // function H(t) = ε·Σ_i max(t, a_i) − t, which decreases and vanishes at
 // the cutoff t* = ελ: a key a is among the ρ largest exactly when H(a) ≤ 0.
 // The first level whose edge fails holds t*, or lies wholly below it; among
-// its groups, a binary search over their exact suffix sums finds the first
-// whose lower edge fails: the straddling group. Its count c and exact sum Σ bracket t* before a key
-// is read (with A the sum above and k the count below the group,
-// ε(A + Σ)/(1 − εk) ≤ t* ≤ ε(A + Σ − c·lo)/(1 − ε(k + c))), the bracket
-// being about c/n of the group's width; one pass over the group puts each
-// key in the head, the tail, or between, and only the keys between are
-// sorted and tested one by one. Every test is a float comparison with a
+// its groups, a binary search over the exact suffix sums of its blocks of
+// eight, then over the groups of one block, finds the first whose lower
+// edge fails: the straddling group. Its count c and exact sum
+// Σ bracket t* before a key is read (with A the sum above and k the count
+// below the group, ε(A + Σ)/(1 − εk) ≤ t* ≤ ε(A + Σ − c·lo)/(1 − ε(k + c))),
+// the bracket being about c/n of the group's width. The keys above the
+// bracket are in the head, those below in the tail, and the predicate is
+// tested only at the keys inside it, by a binary search over the group's
+// keys sorted: the sorted copy of the straddling group (a unit) is built
+// in O(c log c) when a Solve needs it a second time with no write to it in
+// between, and kept for the next Solves, a write to it inserting or
+// removing one key in place (a few hundred words moved); the first time,
+// one pass over the group counts and sums the keys above the bracket and
+// sorts those inside it, as after a batch of updates, which usually
+// writes to the straddling group. Every test is a float comparison with a
 // proven error bound, and exact (big integers from the level sums) inside
 // it, so ρ is exact. The head is then the keys at or above one threshold θ,
 // which Prob and Draw compare against.
+//
+// Published units. The sampler keeps the last two units built behind
+// atomic pointers: a unit is immutable to the reads, which share it and
+// may run concurrently; a writer, which runs alone, edits the units of the
+// group or sub-bucket it changes (and drops every unit of a group that
+// splits or merges), so a published unit always holds the keys as they
+// are. A read that needs a third unit sorts its own and marks
+// the two stale, for the next writer to drop. Check compares the published
+// units with the keys. So a draw on keys that crowd the cutoff — 999 of
+// 1,000 keys within a relative 10^-7 of each other just below it, which no
+// group or sub-bucket can separate — costs what a draw on Exp(1) keys
+// costs (about the same time, measured), not a pass over the 999 keys.
 //
 // Split groups. The straddling group can be large: all keys within a
 // factor 1 + 2^-6 of each other put n keys in one group, and keys spread
@@ -54,8 +77,9 @@
 // sub-buckets by the next six bits, each with its count, exact sum and
 // slice, and merged again below 128 items (the gap stops a key that moves
 // back and forth from splitting and merging each time); Solve walks the
-// straddling group's sub-buckets as it walked the groups, and brackets one
-// sub-bucket. An update of a split group touches one sub-bucket more.
+// straddling group's sub-buckets as it searched the groups, and brackets one
+// sub-bucket, found by the same binary searches over their sums. An
+// update of a split group touches one sub-bucket more.
 //
 // Rejection. A draw is one Solve, one table of at most one row per
 // occupied level, and attempts until one accepts. Every item i has a mass
@@ -63,15 +87,17 @@
 // b_i ≥ m_i; an attempt chooses i with probability b_i/W and accepts it
 // with probability m_i/b_i, so it returns i with probability m_i/W. For a
 // group wholly in the head, b is the group's upper edge: the row chooses
-// the level, the Fenwick tree the group, a uniform slot the item, and the
+// the level, the block sums the group, a uniform slot the item, and the
 // acceptance is at least 64/65. The straddling group is proposed whole,
 // with b = max(t*, upper edge), and each item is tested against its true
 // mass, key or t* as it lies above θ or not: a group whose keys all lie in
 // the tail can have its edge above t*, and accepting its items unchecked
 // would draw them up to 1 + 2^-6 times too often. Every other tail item
 // has b = m = t*: the tail row draws one of them uniformly (through the
-// count Fenwick trees), accepted at once. Overall at least 64/65 of the
-// attempts accept. The rows run from the tail and the lowest level up, and
+// counts and, built only when a tail item is proposed, the
+// cumulative counts of the levels below t*), accepted at once. Overall at
+// least 64/65 of the attempts accept (AttemptProbs, checked), less only by
+// the share, below 10^-300, of the items whose p rounds to 0. The rows run from the tail and the lowest level up, and
 // the row is chosen with a uniform number that keeps 53 significant bits
 // however small it is, so that a level of keys 10^-200 times the largest
 // is drawn with its probability, not 0. An item whose p, as Prob rounds
@@ -79,7 +105,7 @@
 // 2^-1074, and callers divide by p.
 //
 // DrawBatch draws with one Solve and one table, 32 attempts at a time:
-// their choices first, from the tables and Fenwick trees (in cache), then
+// their choices first, from the tables and block sums (in cache), then
 // the reads of their 32 entries, loads that do not depend on each other so
 // that their cache misses overlap, then their tests; the accepted attempts,
 // in order, are independent draws. Without replacement it
@@ -92,12 +118,17 @@
 // Memory. Per item: its key (8 bytes), its slot (4) and its entry (12: the
 // key as two 32-bit halves and the item), plus the groups' spare room: a
 // small group's slice comes from pools of 8 to 64 entries, doubling, and a
-// larger one grows by a quarter. A level costs about 4.8 kB, a split
-// group's sub-buckets about 3 kB. About 36 bytes per item at n = 2^16
-// after 10·n random updates of Exp(1) keys (TestMemory) and 33 at 2^20;
-// keys spread over more binades hold more levels: 45 and 40 for the
-// lognormal keys of the benchmarks (bytes/item); against 16 for gonum's
-// sampleuv.Weighted and 33–40 for package btree. Emptied levels stay with
+// larger one grows by a quarter (to the end of its allocator size class).
+// A level costs about 5 kB, a split group's sub-buckets about 3 kB. Bytes
+// counts what the allocator hands out, and is held within 2% of the heap
+// the sampler grows by (TestBytesMatchesHeap; 0.8% measured at n = 2^16).
+// After 10·n random updates: 37.3 bytes per item at n = 2^16 for Exp(1)
+// keys (heap 37.6) and 37.3 at 2^20 (heap 39.1: at that size about 5% of
+// the heap, pooled slices dropped by a full pool while their block lives
+// on, is not counted); keys spread over more binades hold more levels:
+// 42.3 (heap 42.6) and 42.4 (heap 44.1) for the lognormal keys of the
+// benchmarks; against 16 for gonum's sampleuv.Weighted and 33–40 for
+// package btree. Emptied levels stay with
 // their exponent (up to 32), small slices go back to their pools, new
 // levels come eight at a time and pooled slices in blocks of 512 entries,
 // so that updates in steady state allocate nothing, even while the keys
@@ -121,40 +152,45 @@
 // replacement once every item left has p* = 0); ε == 1/float64(n) is read
 // as exactly 1/n; the MaxSum check is exact (integer sums, in O(1) unless
 // the keys come within a factor n of MaxSum); errors are the root's
-// sentinels in the contract's order, and a rejected call changes nothing
-// and uses no randomness. The read methods (Len, Key, Solve, Prob, Probs,
-// Draw, DrawBatch, AttemptProbs) write nothing shared, their scratch coming
-// from a sync.Pool, and may run concurrently; Set, SetBatch and Load may
-// not run concurrently with anything.
+// sentinels in the contract's order (Set on a sampler of no items:
+// ErrEmpty), and a rejected call changes nothing and uses no randomness.
+// The read methods (Len, Key, Solve, Prob, Probs, Draw, DrawBatch,
+// AttemptProbs) may run concurrently: their scratch comes from a
+// sync.Pool, and the only shared state they write is which units are
+// published, through atomic pointers, a flag and a word, a published unit
+// read-only until the next write (the race detector runs the tests); Set,
+// SetBatch and Load may not run concurrently with anything.
 //
 // # Costs
 //
-// Set: O(1), a swap-remove and an append, six steps in each of two Fenwick
-// trees. Solve: O(occupied levels) float tests; in the straddling level 64
-// integer additions and six tests; in a split group 64 more tests; and a
-// pass over the c keys of the straddling group or sub-bucket (c ≤ 512),
-// of which only those inside the bracket are sorted. An exact decision,
-// when a key or an edge lies within a relative 10^-13 or so of t*, adds
-// big integer products over the occupied levels. A draw: one Solve, then
-// O(1) expected. Probs: O(n). Load: O(n).
+// Set: O(1), a swap-remove and an append, a count and two block sums
+// written in each. Solve: O(occupied levels from the top down to t*) float tests;
+// in the straddling level at most 16 integer additions and six tests; in
+// a split group as many more; in the straddling unit two
+// binary searches and the tests at the keys inside the bracket, O(1)
+// expected, once its sorted copy exists: O(c log c) to build, c ≤ 512
+// unless the keys cannot split, after each write to that unit. An exact
+// decision, when a key or an edge lies within a relative 10^-13 or so of
+// t*, adds big integer products over the occupied levels. A draw: one
+// Solve, then O(1) expected. Probs: O(n). Load: O(n).
 //
 // # Where the time goes
 //
-// On a 2-core machine shared with other jobs (go test ./bench -bench
-// 'Step|BatchStepKeys', 4 runs, medians, load 3–5), one SRG step (Draw at
-// ε = 1/(2n), then Set) took 0.65, 1.5 and 2.1 µs at n = 2^10, 2^16 and
-// 2^20, 4.6 to 5.9 times gonum's sampleuv.Weighted (Take, then Reweight),
-// which needs no Solve: a draw here pays a whole Solve, a walk over the
-// occupied levels (a few dozen for Exp(1) and lognormal keys) with a float
-// test at each, the straddling group's bracket and the table, before an
-// O(1) attempt. A batch step (128 draws without replacement, then their
-// 128 new keys) shares one Solve and took per item 0.31 µs at 2^16 and
-// 0.56 µs at 2^20 for Exp(1) keys, 1.13 and 1.07 times gonum's 128 Take and
-// 128 Reweight, and 1.3 times for lognormal keys; at 2^10, 1.9 to 2.3
-// times, the few heaviest items being drawn again and again and rejected.
-// At 2^20 the profile is memory: the read of a proposed slot (a third of
-// the time),
-// the writes at the end of the new key's group and the swap-remove from
-// the old one; the attempts of a chunk and the touches of a batch overlap
-// those misses, which is most of what they gain.
+// On a 2-core machine shared with other jobs (one process, blocks of
+// 2,000 steps interleaved with gonum's sampleuv.Weighted, thread CPU time,
+// medians of 48 ratios, load 8–10), one SRG step (Draw at ε = 1/(2n),
+// then Set) took about 0.9 and 2.0 µs at n = 2^16 and 2^20 for Exp(1)
+// keys, 2.6 to 3.2 times gonum's Take and Reweight, for Exp(1) and
+// lognormal keys. Gonum needs no Solve; a draw here pays one: a walk from
+// the top level down to t* with a float test at each, the binary searches
+// over the straddling level's blocks and groups (and a split group's
+// sub-buckets), those in the sorted unit, and the table, before an O(1)
+// attempt. A batch step (128 draws without replacement, then their 128 new
+// keys) shares one Solve and took per item 0.92 to 1.20 times gonum's 128
+// Take and 128 Reweight. At 2^20 the profile is memory: the read of a
+// proposed slot (a fifth of the time) and Set's writes at the end of the
+// new key's group and swap-remove from the old one (a third); the
+// attempts of a chunk and the touches of a batch overlap those misses,
+// which is most of what they gain; below 2^15 items, where the sampler
+// stays in cache, SetBatch does not touch.
 package levels

@@ -43,7 +43,7 @@ type table struct {
 	total  float64
 	tstar  float64 // t* = ε·λ
 	strB   float64 // the bound of the straddling group's items
-	partLo uint64  // rowPartial: the Fenwick range [partLo, wb) of its level
+	partLo uint64  // rowPartial: the range [partLo, wb) of its level's bound weight
 	// The tail but the straddling group, in the order a tail draw counts
 	// it: the groups of the straddling level below it, the levels below
 	// (cumulative counts tcum), the zero keys.
@@ -51,6 +51,7 @@ type table struct {
 	lvTail int
 	tlv    []int32
 	tcum   []int
+	tready bool    // tlv and tcum are filled: only a tail proposal needs them
 	heads  []int32 // the levels wholly in the head, top down
 }
 
@@ -58,7 +59,7 @@ type table struct {
 func (s *Sampler) build(o *sol, sc *scratch) *table {
 	t := &sc.tab
 	t.rows, t.heads = t.rows[:0], t.heads[:0]
-	t.tlv, t.tcum = t.tlv[:0], t.tcum[:0]
+	t.tlv, t.tcum, t.tready = t.tlv[:0], t.tcum[:0], false
 	t.lvTail, t.nTail, t.tstar = 0, 0, 0
 	if o.zero || o.uniform {
 		return t // every item is drawn uniformly
@@ -84,15 +85,10 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 			c := int(lv.cnt[o.grp])
 			t.strB = max(t.tstar, scale(float64(bnd(l, o.grp)), l-bB-o.ts))
 			strad = float64(c) * t.strB
-			t.partLo = fenPrefix(&lv.fb, o.grp+1)
+			t.partLo = lv.prefixBound(l, o.grp+1)
 			part = scale(float64(s.ls[l].wb-t.partLo), l-bB-o.ts)
 			t.nTail -= c - o.h
-			t.lvTail = int(fenPrefix(&lv.fc, o.grp))
-		}
-		c := t.lvTail
-		for m := s.nextLevel(l); m >= 0; m = s.nextLevel(m) {
-			c += int(s.ls[m].n)
-			t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
+			t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 		}
 	}
 	add(float64(t.nTail)*t.tstar, -1, rowTail)
@@ -109,6 +105,24 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 	}
 	t.total = w
 	return t
+}
+
+// tailLevels fills t.tlv and t.tcum, the levels below the straddling
+// level and their cumulative counts, once per table: most keys can lie
+// below t*, in levels that only a tail proposal reads.
+func (s *Sampler) tailLevels(o *sol, t *table) {
+	if t.tready {
+		return
+	}
+	t.tready = true
+	if o.lvl < 0 {
+		return
+	}
+	c := t.lvTail
+	for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
+		c += int(s.ls[m].n)
+		t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
+	}
 }
 
 // pick returns the row that x in [0, total) falls in.
@@ -223,7 +237,8 @@ func (s *Sampler) draw(o *sol, t *table, src rand.Source) (int, float64) {
 
 // Draw draws one item with probability p*_i (Lemma 1) for the bound eps
 // and returns it with p*_i, as Prob returns it: one Solve, then attempts
-// of O(1) each, every one accepted with probability at least 1/2, each
+// of O(1) each, every one accepted with probability at least 64/65 (less
+// only by the share, below 10^-300, of items whose p rounds to 0), each
 // using a few numbers of src. An invalid call (ErrEmpty, ErrEpsilon) uses
 // no randomness.
 func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err error) {
@@ -383,7 +398,7 @@ func (s *Sampler) propose(o *sol, t *table, src rand.Source, p *proposal) {
 		if r.kind == rowPartial {
 			lo = t.partLo
 		}
-		j, _ = fenFind(&lv.fb, lo+below(src, s.ls[l].wb-lo))
+		j, _ = lv.findBound(l, lo+below(src, s.ls[l].wb-lo))
 	}
 	p.lv, p.l, p.j = lv, int32(l), int32(j)
 	p.r = int32(below(src, uint64(lv.cnt[j])))
@@ -396,10 +411,11 @@ func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
 	x := int(r)
 	if x < t.lvTail {
 		lv := s.lv[o.lvl]
-		j, b := fenFind(&lv.fc, uint32(x))
+		j, b := findCount(&lv.bc, &lv.cnt, uint32(x))
 		p.lv, p.l, p.j, p.r = lv, int32(o.lvl), int32(j), int32(x-int(b))
 		return
 	}
+	s.tailLevels(o, t)
 	prev := t.lvTail
 	c := t.tcum
 	if len(c) > 0 && x < c[len(c)-1] {
@@ -416,7 +432,7 @@ func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
 			prev = c[lo-1]
 		}
 		lv := s.lv[t.tlv[lo]]
-		j, b := fenFind(&lv.fc, uint32(x-prev))
+		j, b := findCount(&lv.bc, &lv.cnt, uint32(x-prev))
 		p.lv, p.l, p.j, p.r = lv, t.tlv[lo], int32(j), int32(x-prev-int(b))
 		return
 	}
@@ -489,21 +505,48 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 	}
 	t := s.build(&o, sc)
 	// groups spreads a row's share pr over the groups j in [from, to) of
-	// level l by the Fenwick tree f, whose range total is total, and each
-	// group's share over its slots.
-	groups := func(l int, f *[nG + 1]uint32, fb *[nG + 1]uint64, total float64, from, to int, pr float64, tail bool) {
+	// level l, chosen by bound weight, by count, or alone (the straddling
+	// group), whose range total is total, and each group's share over its
+	// slots. A group's weight is the measure of the numbers r that the
+	// choice (findBound, findCount) maps to it, found by binary search over
+	// r: the weights the draws use, whatever the block sums hold.
+	const byBound, byCount, alone = 0, 1, 2
+	groups := func(l int, by int, total float64, from, to int, pr float64, tail bool) {
 		lv := s.lv[l]
+		var end uint64 // the range of r
+		var choose func(r uint64) int
+		switch by {
+		case byBound:
+			end = s.ls[l].wb
+			choose = func(r uint64) int { j, _ := lv.findBound(l, r); return j }
+		case byCount:
+			end = uint64(s.ls[l].n)
+			choose = func(r uint64) int { j, _ := findCount(&lv.bc, &lv.cnt, uint32(r)); return j }
+		}
+		first := func(j int) uint64 { // the least r mapped to j or above
+			lo, hi := uint64(0), end
+			for lo < hi {
+				m := lo + (hi-lo)/2
+				if choose(m) >= j {
+					hi = m
+				} else {
+					lo = m + 1
+				}
+			}
+			return lo
+		}
 		for j := from; j < to; j++ {
 			c := int(lv.cnt[j])
 			if c == 0 {
 				continue
 			}
 			w := 1.0
-			switch {
-			case fb != nil:
-				w = float64(fenPrefix(fb, j+1) - fenPrefix(fb, j))
-			case f != nil:
-				w = float64(fenPrefix(f, j+1) - fenPrefix(f, j))
+			if by != alone {
+				lo := first(j)
+				if by == byBound && j == from && from > 0 {
+					lo = max(lo, t.partLo) // the partial row's range starts there
+				}
+				w = float64(first(j+1)) - float64(lo)
 			}
 			pe := pr * w / total / float64(c)
 			lv.each(j, func(e entry) {
@@ -524,22 +567,19 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		l := int(r.l)
 		switch r.kind {
 		case rowLevel:
-			lv := s.lv[l]
-			groups(l, nil, &lv.fb, float64(s.ls[l].wb), 0, nG, pr, false)
+			groups(l, byBound, float64(s.ls[l].wb), 0, nG, pr, false)
 		case rowPartial:
-			lv := s.lv[l]
-			groups(l, nil, &lv.fb, float64(s.ls[l].wb-t.partLo), o.grp+1, nG, pr, false)
+			groups(l, byBound, float64(s.ls[l].wb-t.partLo), o.grp+1, nG, pr, false)
 		case rowStraddle:
-			groups(l, nil, nil, 1, o.grp, o.grp+1, pr, false)
+			groups(l, alone, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:
+			s.tailLevels(&o, t)
 			if t.lvTail > 0 {
-				lv := s.lv[o.lvl]
-				groups(o.lvl, &lv.fc, nil, float64(t.nTail), 0, o.grp, pr, true)
+				groups(o.lvl, byCount, float64(t.nTail), 0, o.grp, pr, true)
 			}
 			prev := t.lvTail
 			for q, m := range t.tlv {
-				lv := s.lv[m]
-				groups(int(m), &lv.fc, nil, float64(t.nTail), 0, nG, pr, true)
+				groups(int(m), byCount, float64(t.nTail), 0, nG, pr, true)
 				prev = t.tcum[q]
 			}
 			pe := pr / float64(t.nTail)

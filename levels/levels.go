@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/reweighted/reweighted"
@@ -89,13 +90,14 @@ func (x u128) bigInt(z, tmp *big.Int, sh uint) *big.Int {
 // level's unit (2^(ℓ−52) units for normal keys, 1 unit for subnormal ones),
 // so that every key of the level is a whole number of that unit.
 type level struct {
-	occ  uint64 // groups that hold items
+	occ  uint64       // groups that hold items
+	bc   [nBlk]uint32 // the count of each block of eight groups
+	bb   [nBlk]uint64 // Σ cnt[j]·bnd(j) over each block of eight groups
+	bs   [nBlk]u128   // Σ gsum[j] over each block of eight groups
 	cnt  [nG]int32
 	gsum [nG]u128
-	fb   [nG + 1]uint64 // Fenwick tree of cnt[j]·bnd(j)
-	fc   [nG + 1]uint32 // Fenwick tree of cnt[j]
-	ents [nG][]entry    // a flat group's entries
-	sub  [nG]*sub       // a split group's sub-buckets
+	ents [nG][]entry // a flat group's entries
+	sub  [nG]*sub    // a split group's sub-buckets
 }
 
 // lstat is a level's count and sums, kept apart from the level in one
@@ -111,9 +113,10 @@ type lstat struct {
 // mantissa bits after the group's, with their counts and exact sums.
 type sub struct {
 	occ  uint64
+	bc   [nBlk]uint32 // the count of each block of eight sub-buckets
+	bs   [nBlk]u128   // the sum of each block of eight sub-buckets
 	cnt  [nG]int32
 	sum  [nG]u128
-	fc   [nG + 1]uint32 // Fenwick tree of cnt
 	ents [nG][]entry
 }
 
@@ -131,7 +134,7 @@ func subOf(a float64, l int) int {
 // slot r counted through its sub-buckets in turn.
 func (lv *level) at(j, r int) entry {
 	if sb := lv.sub[j]; sb != nil {
-		k, b := fenFind(&sb.fc, uint32(r))
+		k, b := findCount(&sb.bc, &sb.cnt, uint32(r))
 		return sb.ents[k][r-int(b)]
 	}
 	return lv.ents[j][r]
@@ -204,7 +207,9 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 			}
 			y = block[:0:c]
 		} else {
-			y = make([]entry, 0, c)
+			// All of the allocator's block: its size class holds a few
+			// entries more than c, which Bytes then counts.
+			y = slices.Grow([]entry(nil), c)
 		}
 	}
 	y = append(y, x...)
@@ -265,16 +270,20 @@ func (s *Sampler) pop(es *[]entry, p int32) int32 {
 // Sampler is a law-exact dynamic sampler of p* (Lemma 1) with O(1)
 // expected time per draw and per update; see the package doc.
 type Sampler struct {
-	keys  []float64
-	pos   []int32 // the slot of each item in its group, or in zeros
-	zeros []int32 // the items whose key is 0
-	lv    []*level
-	ls    []lstat                     // by level
-	occ   [(nLevels + 63) / 64]uint64 // levels that hold items
-	free  []*level                    // emptied levels, kept for reuse by any exponent
-	idle  int                         // emptied levels kept by their exponent
-	subs  []*sub                      // emptied sub-buckets, kept for reuse
-	spare [smallCaps][][]entry        // small group slices, by capacity
+	keys   []float64
+	pos    []int32 // the slot of each item in its group, or in zeros
+	zeros  []int32 // the items whose key is 0
+	lv     []*level
+	ls     []lstat                     // by level
+	occ    [(nLevels + 63) / 64]uint64 // levels that hold items
+	free   []*level                    // emptied levels, kept for reuse by any exponent
+	idle   int                         // emptied levels kept by their exponent
+	subs   []*sub                      // emptied sub-buckets, kept for reuse
+	spare  [smallCaps][][]entry        // small group slices, by capacity
+	cur    [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
+	stale  atomic.Bool                 // a read needed a third unit: the next writer drops cur
+	want   atomic.Uint64               // the unit a read last needed and did not find (unitID)
+	spareU [4]atomic.Pointer[unit]     // units to build, kept across collections (getUnit)
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -365,34 +374,76 @@ func bndLevel(l, j int) float64 {
 	return math.Ldexp(float64(bnd(l, j)), l-bB-unitShift(l))
 }
 
-// fenAdd adds d to entry j of a Fenwick tree of 64 entries.
-func fenAdd[T uint64 | uint32](f *[nG + 1]T, j int, d T) {
-	for k := j + 1; k <= nG; k += k & -k {
-		f[k] += d
+// The groups of a level (the sub-buckets of a split group) are chosen by
+// count or by bound weight through the sums of their blocks of eight
+// beside the counts: an update writes one count and one block sum, two
+// cache lines, where a Fenwick tree over 64 entries writes up to six, and
+// a choice reads eight block sums and at most eight counts, two lines.
+const nBlk = nG / 8
+
+// findCount returns the index j with prefix(j) ≤ r < prefix(j + 1), r
+// below the total, prefix being the sums of the counts cnt (block sums
+// bc), and prefix(j).
+func findCount(bc *[nBlk]uint32, cnt *[nG]int32, r uint32) (int, uint32) {
+	var below uint32
+	b := 0
+	for ; b < nBlk-1 && r >= bc[b]; b++ {
+		r -= bc[b]
+		below += bc[b]
 	}
+	j := b * 8
+	for ; j < b*8+7 && r >= uint32(cnt[j]); j++ {
+		r -= uint32(cnt[j])
+		below += uint32(cnt[j])
+	}
+	return j, below
 }
 
-// fenPrefix returns the sum of entries 0, …, j − 1.
-func fenPrefix[T uint64 | uint32](f *[nG + 1]T, j int) T {
-	var t T
-	for k := j; k > 0; k -= k & -k {
-		t += f[k]
+// prefixCount returns the sum of the counts cnt[0:j] (block sums bc).
+func prefixCount(bc *[nBlk]uint32, cnt *[nG]int32, j int) uint32 {
+	var t uint32
+	for b := range j >> 3 {
+		t += bc[b]
+	}
+	for k := j &^ 7; k < j; k++ {
+		t += uint32(cnt[k])
 	}
 	return t
 }
 
-// fenFind returns the entry j with prefix(j) ≤ r < prefix(j + 1), for r
-// below the total, and prefix(j).
-func fenFind[T uint64 | uint32](f *[nG + 1]T, r T) (int, T) {
-	k := 0
-	var below T
-	for step := nG; step > 0; step >>= 1 {
-		if k+step <= nG && below+f[k+step] <= r {
-			k += step
-			below += f[k]
-		}
+// findBound returns the group j of level l with prefix(j) ≤ r <
+// prefix(j + 1), r below the level's bound weight wb, prefix being the
+// sums of cnt[j]·bnd(l, j), and prefix(j).
+func (lv *level) findBound(l int, r uint64) (int, uint64) {
+	var below uint64
+	b := 0
+	for ; b < nBlk-1 && r >= lv.bb[b]; b++ {
+		r -= lv.bb[b]
+		below += lv.bb[b]
 	}
-	return k, below
+	j := b * 8
+	for ; j < b*8+7; j++ {
+		w := uint64(lv.cnt[j]) * bnd(l, j)
+		if r < w {
+			break
+		}
+		r -= w
+		below += w
+	}
+	return j, below
+}
+
+// prefixBound returns the sum of cnt[k]·bnd(l, k) over the groups k < j of
+// level l.
+func (lv *level) prefixBound(l, j int) uint64 {
+	var t uint64
+	for b := range j >> 3 {
+		t += lv.bb[b]
+	}
+	for k := j &^ 7; k < j; k++ {
+		t += uint64(lv.cnt[k]) * bnd(l, k)
+	}
+	return t
 }
 
 // insert puts item i with key a in its group; keys[i] is set by the caller.
@@ -423,17 +474,21 @@ func (s *Sampler) insert(i int, a float64) {
 	lv.occ |= 1 << j
 	lv.cnt[j]++
 	lv.gsum[j].add(g)
-	fenAdd(&lv.fb, j, b)
-	fenAdd(&lv.fc, j, 1)
+	lv.bb[j>>3] += b
+	lv.bc[j>>3]++
+	lv.bs[j>>3].add(g)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
+		s.editUnit(l, j, k, math.Float64bits(a), true)
 		s.pos[i] = s.push(&sb.ents[k], e)
 		sb.occ |= 1 << k
 		sb.cnt[k]++
 		sb.sum[k].add(g)
-		fenAdd(&sb.fc, k, 1)
+		sb.bc[k>>3]++
+		sb.bs[k>>3].add(g)
 		return
 	}
+	s.editUnit(l, j, -1, math.Float64bits(a), true)
 	s.pos[i] = s.push(&lv.ents[j], e)
 	if lv.cnt[j] > kSplit && l >= 2*bB {
 		s.split(lv, l, j)
@@ -442,6 +497,7 @@ func (s *Sampler) insert(i int, a float64) {
 
 // split moves the entries of group j of level l into sub-buckets.
 func (s *Sampler) split(lv *level, l, j int) {
+	s.dropUnit(l, j, -1, true, false)
 	var sb *sub
 	if k := len(s.subs); k > 0 {
 		sb, s.subs = s.subs[k-1], s.subs[:k-1]
@@ -454,7 +510,8 @@ func (s *Sampler) split(lv *level, l, j int) {
 		sb.occ |= 1 << k
 		sb.cnt[k]++
 		sb.sum[k].add(sig64(e.key()))
-		fenAdd(&sb.fc, k, 1)
+		sb.bc[k>>3]++
+		sb.bs[k>>3].add(sig64(e.key()))
 	}
 	lv.ents[j] = lv.ents[j][:0] // its capacity, kept for a merge
 	lv.sub[j] = sb
@@ -462,7 +519,8 @@ func (s *Sampler) split(lv *level, l, j int) {
 
 // merge moves the entries of split group j back into one slice, and
 // keeps the emptied sub-buckets, with their capacity, for the next split.
-func (s *Sampler) merge(lv *level, j int) {
+func (s *Sampler) merge(lv *level, l, j int) {
+	s.dropUnit(l, j, -1, true, false)
 	sb := lv.sub[j]
 	es := lv.ents[j][:0] // the capacity the group had before it split
 	for k := range sb.ents {
@@ -472,7 +530,7 @@ func (s *Sampler) merge(lv *level, j int) {
 		}
 		sb.ents[k] = sb.ents[k][:0]
 	}
-	sb.occ, sb.cnt, sb.sum, sb.fc = 0, [nG]int32{}, [nG]u128{}, [nG + 1]uint32{}
+	sb.occ, sb.cnt, sb.sum, sb.bc, sb.bs = 0, [nG]int32{}, [nG]u128{}, [nBlk]uint32{}, [nBlk]u128{}
 	lv.ents[j] = es
 	lv.sub[j] = nil
 	s.subs = append(s.subs, sb)
@@ -492,7 +550,7 @@ func (s *Sampler) remove(i int, a float64) {
 		s.zeros = s.zeros[:last]
 		if c := cap(s.zeros); c > 64 && int(last) < c/4 {
 			// New gives every item a zero key; most leave for good.
-			s.zeros = slices.Clip(slices.Grow(s.zeros[:last:last], int(last)))
+			s.zeros = append([]int32(nil), s.zeros[:last]...)
 		}
 		return
 	}
@@ -501,17 +559,22 @@ func (s *Sampler) remove(i int, a float64) {
 	g := sig64(a)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
+		s.editUnit(l, j, k, math.Float64bits(a), false)
 		if moved := s.pop(&sb.ents[k], p); moved >= 0 {
 			s.pos[moved] = p
 		}
 		sb.cnt[k]--
 		sb.sum[k].sub(g)
-		fenAdd(&sb.fc, k, ^uint32(0))
+		sb.bc[k>>3]--
+		sb.bs[k>>3].sub(g)
 		if sb.cnt[k] == 0 {
 			sb.occ &^= 1 << k
 		}
-	} else if moved := s.pop(&lv.ents[j], p); moved >= 0 {
-		s.pos[moved] = p
+	} else {
+		s.editUnit(l, j, -1, math.Float64bits(a), false)
+		if moved := s.pop(&lv.ents[j], p); moved >= 0 {
+			s.pos[moved] = p
+		}
 	}
 	b := bnd(l, j)
 	st := &s.ls[l]
@@ -520,13 +583,14 @@ func (s *Sampler) remove(i int, a float64) {
 	st.wb -= b
 	lv.cnt[j]--
 	lv.gsum[j].sub(g)
-	fenAdd(&lv.fb, j, -b)
-	fenAdd(&lv.fc, j, ^uint32(0))
+	lv.bb[j>>3] -= b
+	lv.bc[j>>3]--
+	lv.bs[j>>3].sub(g)
 	if lv.cnt[j] == 0 {
 		lv.occ &^= 1 << j
 	}
 	if lv.sub[j] != nil && lv.cnt[j] < kMerge {
-		s.merge(lv, j)
+		s.merge(lv, l, j)
 	}
 	if st.n == 0 {
 		s.occ[l>>6] &^= 1 << (l & 63)
@@ -601,7 +665,13 @@ func (s *Sampler) nextLevel(l int) int {
 
 // Set replaces the key of item i by a: O(1), the item leaves its group by
 // a swap with the group's last entry and joins its new group at the end.
+// Errors, in this order: ErrEmpty if there are no items, ErrIndex, ErrKey
+// (a key that is not finite and ≥ 0, or that would make the exact sum of
+// the keys exceed MaxSum); a rejected call changes nothing.
 func (s *Sampler) Set(i int, a float64) error {
+	if len(s.keys) == 0 {
+		return reweighted.ErrEmpty
+	}
 	if err := check.Index(i, len(s.keys)); err != nil {
 		return err
 	}
@@ -663,9 +733,10 @@ func unitsInt(z *big.Int, a float64) *big.Int {
 	return z.Lsh(z, uint(unitShift(l)))
 }
 
-// Load replaces all keys by keys, one per item, in O(n). It checks every
-// key as Set does and their exact sum against MaxSum; a rejected call
-// changes nothing.
+// Load replaces all keys by keys, one per item, in O(n). Errors: ErrBatch
+// unless len(keys) is the number of items, ErrKey for a key Set would
+// refuse (the first, by index) or keys whose exact sum exceeds MaxSum; a
+// rejected call changes nothing. With no items, Load(nil) does nothing.
 func (s *Sampler) Load(keys []float64) error {
 	n := len(s.keys)
 	if len(keys) != n {
@@ -747,7 +818,9 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 			return fmt.Errorf("%w: the keys after the batch would sum to more than MaxSum", reweighted.ErrKey)
 		}
 	}
-	s.touch(ch, nk, sc)
+	if n >= touchMin {
+		s.touch(ch, nk, sc)
+	}
 	// In the batch's order of last entries, as Set one by one would.
 	for e := len(ch) - 1; e >= 0; e-- {
 		i, a := ch[e], nk[e]
@@ -757,6 +830,11 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	}
 	return nil
 }
+
+// touchMin is the number of items from which SetBatch touches the memory
+// of its updates first: below, about a megabyte or less, the sampler stays
+// in cache and the touches would only add work.
+const touchMin = 1 << 15
 
 // touch reads, for every change of a batch, the memory its update will
 // read and write: the item's slot and its group's last entry, the slot of
@@ -797,20 +875,29 @@ func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
 	sc.sink = sink
 }
 
+// The heap a level and a split group's sub-buckets take: a level comes
+// in a block of eight, a large object whose size is rounded up to whole
+// 8 KiB pages (New's four are single objects of a size class just below
+// that share), and sub-buckets are one object of the 3200-byte size class.
+var (
+	levelAlloc = (int(unsafe.Sizeof([8]level{})) + 8191) / 8192 * 8192 / 8
+	subAlloc   = max(int(unsafe.Sizeof(sub{})), 3200)
+)
+
 // Bytes returns the memory the sampler holds, in bytes: its arrays, its
 // levels (those emptied included, kept for reuse) and their groups'
 // capacity.
 func (s *Sampler) Bytes() int {
 	b := int(unsafe.Sizeof(*s)) + 8*cap(s.keys) + 4*cap(s.pos) + 4*cap(s.zeros) + 8*cap(s.lv) + int(unsafe.Sizeof(lstat{}))*cap(s.ls) + 8*cap(s.free)
 	subBytes := func(sb *sub) int {
-		t := int(unsafe.Sizeof(*sb))
+		t := subAlloc
 		for _, es := range sb.ents {
 			t += int(unsafe.Sizeof(entry{})) * cap(es)
 		}
 		return t
 	}
 	lvBytes := func(lv *level) int {
-		t := int(unsafe.Sizeof(*lv))
+		t := levelAlloc
 		for j, es := range lv.ents {
 			t += int(unsafe.Sizeof(entry{})) * cap(es)
 			if sb := lv.sub[j]; sb != nil {
@@ -837,10 +924,20 @@ func (s *Sampler) Bytes() int {
 	for _, lv := range s.free {
 		b += lvBytes(lv)
 	}
+	for q := range s.cur {
+		if u := s.cur[q].Load(); u != nil {
+			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
+		}
+	}
+	for q := range s.spareU {
+		if u := s.spareU[q].Load(); u != nil {
+			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
+		}
+	}
 	return b
 }
 
-// Check recomputes every count, sum, bound weight, Fenwick tree, bitmap and
+// Check recomputes every count, sum, bound weight, block sum, bitmap and
 // position from the keys and compares; the error names the first broken
 // invariant.
 func (s *Sampler) Check() error {
@@ -937,15 +1034,69 @@ func (s *Sampler) Check() error {
 			if lv.cnt[j] != w.cnt[j] || lv.gsum[j] != w.gsum[j] || held != int(w.cnt[j]) {
 				return fmt.Errorf("levels: level %d group %d count/sum/entries %d/%v/%d, recomputed %d/%v", l, j, lv.cnt[j], lv.gsum[j], held, w.cnt[j], w.gsum[j])
 			}
-			fenAdd(&w.fb, j, uint64(w.cnt[j])*bnd(l, j))
-			fenAdd(&w.fc, j, uint32(w.cnt[j]))
+			w.bb[j>>3] += uint64(w.cnt[j]) * bnd(l, j)
+			w.bc[j>>3] += uint32(w.cnt[j])
+			w.bs[j>>3] = w.bs[j>>3].plus(w.gsum[j])
 		}
-		if lv.fb != w.fb || lv.fc != w.fc {
-			return fmt.Errorf("levels: level %d Fenwick trees differ from the recomputed ones", l)
+		if lv.bb != w.bb || lv.bc != w.bc || lv.bs != w.bs {
+			return fmt.Errorf("levels: level %d block sums differ from the recomputed ones", l)
 		}
 	}
 	if idle != s.idle {
 		return fmt.Errorf("levels: %d idle levels, %d counted", idle, s.idle)
+	}
+	return s.checkUnit()
+}
+
+// checkUnit compares the published sorted units, unless stale, with their
+// keys.
+func (s *Sampler) checkUnit() error {
+	if s.stale.Load() {
+		return nil
+	}
+	for q := range s.cur {
+		if u := s.cur[q].Load(); u != nil {
+			if err := s.checkUnitOf(u); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkUnitOf compares the published unit u with its keys.
+func (s *Sampler) checkUnitOf(u *unit) error {
+	l, j, k := int(u.l), int(u.j), int(u.k)
+	var es []entry
+	if lv := s.lv[l]; lv != nil {
+		es = lv.ents[j]
+		if sb := lv.sub[j]; sb != nil {
+			if k < 0 {
+				return fmt.Errorf("levels: sorted unit of level %d group %d, flat, but the group is split", l, j)
+			}
+			es = sb.ents[k]
+		} else if k >= 0 {
+			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d, but the group is flat", l, j, k)
+		}
+	}
+	want := make([]uint64, 0, len(es))
+	for _, e := range es {
+		want = append(want, math.Float64bits(e.key()))
+	}
+	slices.Sort(want)
+	slices.Reverse(want)
+	if !slices.Equal(u.keys, want) {
+		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d holds %d keys, not the group's %d sorted", l, j, k, len(u.keys), len(want))
+	}
+	var acc u128
+	if len(u.pre) != len(want)+1 || u.pre[0] != acc {
+		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: %d prefix sums for %d keys", l, j, k, len(u.pre), len(want))
+	}
+	for q, b := range want {
+		acc.add(sig64(math.Float64frombits(b)))
+		if u.pre[q+1] != acc {
+			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: prefix sum %d is %v, recomputed %v", l, j, k, q+1, u.pre[q+1], acc)
+		}
 	}
 	return nil
 }
@@ -966,10 +1117,11 @@ func checkSub(l, j int, sb, w *sub, c int) error {
 		if len(sb.ents[k]) != int(sb.cnt[k]) {
 			return fmt.Errorf("levels: level %d group %d sub-bucket %d holds %d entries, count %d", l, j, k, len(sb.ents[k]), sb.cnt[k])
 		}
-		fenAdd(&w.fc, k, uint32(w.cnt[k]))
+		w.bc[k>>3] += uint32(w.cnt[k])
+		w.bs[k>>3] = w.bs[k>>3].plus(w.sum[k])
 	}
-	if sb.fc != w.fc {
-		return fmt.Errorf("levels: level %d group %d sub-bucket Fenwick tree differs from the recomputed one", l, j)
+	if sb.bc != w.bc || sb.bs != w.bs {
+		return fmt.Errorf("levels: level %d group %d sub-bucket block sums differ from the recomputed ones", l, j)
 	}
 	return nil
 }
@@ -978,7 +1130,8 @@ func checkSub(l, j int, sb, w *sub, c int) error {
 // run concurrently and write nothing shared.
 type scratch struct {
 	x, y, z, w big.Int
-	strad      []entry // the straddling group, sorted by key descending
+	cand       []uint64 // the straddling unit's keys inside t*'s bracket, sorted
+	pre        []u128   // their prefix sums
 	seen       []uint64
 	chItems    []int
 	chKeys     []float64
@@ -992,7 +1145,7 @@ var scratchPool = sync.Pool{New: func() any {
 	// Room for the tables of a few hundred levels and a large bracket, so
 	// that a sampler whose keys reach a new level allocates nothing.
 	sc := new(scratch)
-	sc.strad = make([]entry, 0, 256)
+	sc.cand, sc.pre = make([]uint64, 0, 256), make([]u128, 0, 257)
 	sc.tab.rows = make([]row, 0, 256)
 	sc.tab.heads = make([]int32, 0, 256)
 	sc.tab.tlv = make([]int32, 0, 256)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/internal/check"
@@ -116,41 +117,11 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		// t* lies above the level's lower edge: its groups, from the top.
 		o.lvl = l
 		o.theta = scale(1, l-1074) // all of the level, unless a group straddles
-		// The suffix sums of its occupied groups from the top, exact;
-		// H at their lower edges fails from some group on: a binary
-		// search finds it with six tests.
-		var (
-			gs   [nG]int8
-			sums [nG]u128
-			cnts [nG]int
-			acc  u128
-			m    int
-		)
-		c := 0
-		for occ := lv.occ; occ != 0; m++ {
-			j := bits.Len64(occ) - 1
-			occ &^= 1 << j
-			acc = acc.plus(lv.gsum[j])
-			c += int(lv.cnt[j])
-			gs[m], sums[m], cnts[m] = int8(j), acc, c
-		}
-		lo, hi := 0, m // groups before lo pass, from hi on fail
-		for lo < hi {
-			q := (lo + hi) / 2
-			j := int(gs[q])
-			if s.headAt(&o, sAbove+scale(sums[q].float(), f), uint64(nG+j), l-bB, n-above-cnts[q], depth+3, sc, l, sums[q]) {
-				lo = q + 1
-			} else {
-				hi = q
-			}
-		}
-		var part u128 // the exact sum of the groups passed, in level units
-		inLevel := 0
-		if lo > 0 {
-			part, inLevel = sums[lo-1], cnts[lo-1]
-		}
-		if lo < m {
-			o.grp = int(gs[lo])
+		// H at the lower edges of its occupied groups fails from some
+		// group on, the straddling one.
+		j, part, inLevel, _ := s.search(&o, sc, lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, nG, l-bB, l, u128{}, sAbove, above, depth)
+		if j >= 0 {
+			o.grp = j
 			part = s.resolve(&o, sc, lv, l, o.grp, part, sAbove, above+inLevel, depth)
 			inLevel += o.h
 		}
@@ -173,54 +144,136 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 // resolve finds the head of the straddling group j of level l: part is
 // the exact sum of the level's groups above j, sAbove and above the sum and
 // count of the keys above the group. It sets o.h and o.theta and returns
-// part plus the sum of the group's head keys. A split group is walked by
-// its sub-buckets, as the level by its groups, down to the one that
-// straddles t*.
+// part plus the sum of the group's head keys. A split group is searched by
+// its sub-buckets, as the level by its groups, for the one that straddles
+// t*.
 func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth int) u128 {
 	sb := lv.sub[j]
 	if sb == nil {
-		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, part, sAbove, above, depth)
+		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth)
 	}
-	f := unitShift(l) - o.ts
-	in := 0
-	for occ := sb.occ; occ != 0; {
-		k := bits.Len64(occ) - 1
-		occ &^= 1 << k
-		pk := part.plus(sb.sum[k])
-		ck := int(sb.cnt[k])
-		tm := uint64(nG*nG + nG*j + k) // the sub-bucket's lower edge, in units of 2^(l−12)
-		if s.headAt(o, sAbove+scale(pk.float(), f), tm, l-2*bB, o.n-above-in-ck, depth+3, sc, l, pk) {
-			part, in = pk, in+ck
-			o.theta = scale(float64(tm), l-2*bB-1074)
-			continue
-		}
-		part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, part, sAbove, above+in, depth)
-		o.h += in
+	// A sub-bucket's lower edge is tm(k) = base + k units of 2^(l−12).
+	base := uint64(nG*nG + nG*j)
+	k, sum, in, pass := s.search(o, sc, sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, base, l-2*bB, l, part, sAbove, above, depth)
+	part = part.plus(sum)
+	if pass >= 0 {
+		o.theta = scale(float64(base+uint64(pass)), l-2*bB-1074)
+	}
+	if k < 0 {
+		o.h = in
 		return part
 	}
-	o.h = in
+	tm := base + uint64(k)
+	part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, j, k, part, sAbove, above+in, depth)
+	o.h += in
 	return part
 }
 
-// bracket finds the head among the keys es of the straddling group or
-// sub-bucket of level l, of exact sum sum, whose keys lie in [lo, hi),
-// lo = tm·2^te units: part is the exact sum of the level's keys above
-// them, sAbove and above the sum and count of the keys above them. It sets
-// o.h and o.theta and returns part plus the sum of their head keys.
+// search finds, among the 64 groups of a level (or sub-buckets of a split
+// group) of level l, with bitmap occ, block counts bc and sums bs, counts
+// cnt and sums sums, the highest occupied one whose lower edge (base + j)
+// units of 2^te fails H: the straddling one, −1 if none. part is the exact
+// sum of the level's keys above them, sAbove and above the sum and count of
+// the keys above them. It returns the straddling index, the exact sum and
+// the count of the occupied ones above it (all of them if none fails), and
+// the lowest of those, −1 if none. A binary search over the occupied
+// blocks of eight, with their suffix sums, then over the groups of one
+// block: six tests and at most sixteen additions, not 64.
+func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *[nBlk]u128, cnt *[nG]int32, sums *[nG]u128, base uint64, te, l int, part u128, sAbove float64, above, depth int) (int, u128, int, int) {
+	f := unitShift(l) - o.ts
+	// fails reports whether H fails at the lower edge of group j, with S
+	// and C the sum and count of the groups at or above it.
+	fails := func(j int, S u128, C int) bool {
+		ps := part.plus(S)
+		return !s.headAt(o, sAbove+scale(ps.float(), f), base+uint64(j), te, o.n-above-C, depth+3, sc, l, ps)
+	}
+	lowest := func(b int) int { return b*8 + bits.TrailingZeros64(occ>>(8*b)&0xff) }
+	var (
+		blk  [nBlk]int8
+		bsum [nBlk]u128
+		bcnt [nBlk]int
+		acc  u128
+		c, m int
+	)
+	for b := nBlk - 1; b >= 0; b-- {
+		if occ>>(8*b)&0xff != 0 {
+			acc = acc.plus(bs[b])
+			c += int(bc[b])
+			blk[m], bsum[m], bcnt[m] = int8(b), acc, c
+			m++
+		}
+	}
+	lo, hi := 0, m // blocks before lo pass at their lowest group
+	for lo < hi {
+		q := (lo + hi) / 2
+		if fails(lowest(int(blk[q])), bsum[q], bcnt[q]) {
+			hi = q
+		} else {
+			lo = q + 1
+		}
+	}
+	if lo == m {
+		if m == 0 {
+			return -1, u128{}, 0, -1
+		}
+		return -1, bsum[m-1], bcnt[m-1], lowest(int(blk[m-1]))
+	}
+	var aS u128 // the blocks above
+	aC, pass := 0, -1
+	if lo > 0 {
+		aS, aC, pass = bsum[lo-1], bcnt[lo-1], lowest(int(blk[lo-1]))
+	}
+	b := int(blk[lo])
+	var (
+		gs   [8]int8
+		gsum [8]u128
+		gcnt [8]int
+	)
+	acc, c, m = aS, aC, 0
+	for x := occ >> (8 * b) & 0xff; x != 0; m++ {
+		j := bits.Len64(x) - 1
+		x &^= 1 << j
+		acc = acc.plus(sums[8*b+j])
+		c += int(cnt[8*b+j])
+		gs[m], gsum[m], gcnt[m] = int8(8*b+j), acc, c
+	}
+	lo, hi = 0, m-1 // the block's lowest group fails
+	for lo < hi {
+		q := (lo + hi) / 2
+		if fails(int(gs[q]), gsum[q], gcnt[q]) {
+			hi = q
+		} else {
+			lo = q + 1
+		}
+	}
+	if lo > 0 {
+		return int(gs[lo]), gsum[lo-1], gcnt[lo-1], int(gs[lo-1])
+	}
+	return int(gs[lo]), aS, aC, pass
+}
+
+// bracket finds the head among the keys ents of the straddling group j of
+// level l, or of its sub-bucket k (k = −1: the group is flat), of exact sum
+// sig, whose keys lie in [lo, hi), lo = tm·2^te units: part is the exact
+// sum of the level's keys above them, sAbove and above the sum and count of
+// the keys above them. It sets o.h and o.theta and returns part plus the
+// sum of their head keys.
 //
-// The group's count c and exact sum Σ bracket t* before any key is read:
-// with A the sum above and k the count below the group, max(b, t) lies
-// between b and b + (t − lo) for every key b of the group, so
+// The unit's count c and exact sum Σ bracket t* before any key is read:
+// with A the sum above and k the count below the unit, max(b, t) lies
+// between b and b + (t − lo) for every key b of the unit, so
 //
 //	t_L = ε(A + Σ)/(1 − εk) ≤ t* ≤ ε(A + Σ − c·lo)/(1 − ε(k + c)) = t_U.
 //
-// One pass sorts the keys into the head (≥ t_U), the tail (< t_L) and the
-// few between, which alone are sorted and tested; the bracket is about c/n
-// of the group's width wide.
-func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l int, part u128, sAbove float64, above, depth int) u128 {
+// The keys ≥ t_U are in the head and those < t_L in the tail; the unit's
+// sorted keys (unitOf) give both counts by binary search, and the
+// predicate is tested only at keys inside the bracket, by a binary search
+// over them: O(log c) and, the bracket being about c/n of the unit's width,
+// O(1) tests expected.
+func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l, j, k int, part u128, sAbove float64, above, depth int) u128 {
 	c := len(ents)
 	f := unitShift(l) - o.ts
-	k := o.n - above - c
+	kb := o.n - above - c
 	eps := o.eps
 	loInt := tm << max(te-unitShift(l), 0) >> max(unitShift(l)-te, 0) // lo in level units
 	var excess u128                                                   // Σ − c·lo ≥ 0, exactly
@@ -230,85 +283,95 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	excess.hi = sig.hi - clHi - borrow
 	a := sAbove + scale(part.float(), f)
 	// The denominators by FMA, rounded once: 1 − εk may be tiny.
-	tl := eps * (a + scale(sig.float(), f)) / math.FMA(-eps, float64(k), 1)
+	tl := eps * (a + scale(sig.float(), f)) / math.FMA(-eps, float64(kb), 1)
 	tu := math.Inf(1)
-	if d := math.FMA(-eps, float64(k+c), 1); d > 0 {
+	if d := math.FMA(-eps, float64(kb+c), 1); d > 0 {
 		tu = eps * (a + scale(excess.float(), f)) / d
 	}
 	// In level units, widened by far more than their roundings.
 	delta := float64(depth+32) * 0x1p-52
 	tl = scale(tl, -f) * (1 - delta)
 	tu = scale(tu, -f) * (1 + delta)
-	es := sc.strad[:0]
-	var head u128
-	nh := 0
-	minHead := math.Inf(1)
-	for _, e := range ents {
-		g := sig64(e.key())
-		x := float64(g)
-		switch {
-		case x >= tu:
-			head.add(g)
-			nh++
-			minHead = min(minHead, e.key())
-		case x >= tl:
-			es = append(es, e)
+	// Within one level a key's bits are its significand in the level's
+	// unit plus a constant: a key is ≥ a whole number g of units exactly
+	// when its bits are ≥ g + off.
+	off := uint64(unitShift(l)) << 52
+	tuB, tlB := bitsAtLeast(tu, off), bitsAtLeast(tl, off)
+	// The unit's keys sorted (keys, pre), or, when none is published,
+	// those of one pass: the keys above the bracket counted (na) and summed
+	// (pre[0]), those inside it sorted.
+	var (
+		keys    []uint64
+		pre     []u128
+		na      int
+		minHead uint64 = math.MaxUint64
+	)
+	if u, shared := s.unitOf(l, j, k, ents); u != nil {
+		if !shared {
+			defer s.putUnit(u)
+		}
+		keys, pre = u.keys, u.pre
+	} else {
+		var head u128
+		keys = sc.cand[:0]
+		for _, e := range ents {
+			b := uint64(e.khi)<<32 | uint64(e.klo)
+			if b >= tuB {
+				head.add(b - off)
+				na++
+				minHead = min(minHead, b)
+			} else if b >= tlB {
+				keys = append(keys, b)
+			}
+		}
+		slices.Sort(keys)
+		slices.Reverse(keys)
+		pre = append(sc.pre[:0], head)
+		for _, b := range keys {
+			head.add(b - off)
+			pre = append(pre, head)
+		}
+		sc.cand, sc.pre = keys, pre
+	}
+	// keys[:lo] are known head, keys[hi2:] known tail; a test at a key p
+	// counts every key ≥ p, its ties included.
+	lo := countAtLeast(keys, 0, len(keys), tuB)
+	hi2 := countAtLeast(keys, lo, len(keys), tlB)
+	for lo < hi2 {
+		q := int(uint(lo+hi2) >> 1)
+		p := keys[q]
+		first := countAbove(keys, lo, q, p) // the ties of p: keys[first:end]
+		end := countAtLeast(keys, q, hi2, p)
+		sum := part.plus(pre[end])
+		if s.headAt(o, sAbove+scale(sum.float(), f), p-off, unitShift(l), o.n-above-na-end, depth+3, sc, l, sum) {
+			lo = end
+		} else {
+			hi2 = first
 		}
 	}
-	sc.strad = es
-	pre := part.plus(head)
-	o.h = nh
-	if nh > 0 {
-		o.theta = minHead
-	} else {
+	o.h = na + lo
+	switch {
+	case lo > 0:
+		o.theta = math.Float64frombits(keys[lo-1])
+	case na > 0:
+		o.theta = math.Float64frombits(minHead)
+	default:
 		o.theta = hi
 	}
-	// The keys inside the bracket, unordered: the predicate holds on a
-	// prefix of them in decreasing order, so a quickselect finds its end
-	// with O(log b) tests and O(b) expected work, not a sort's O(b log b) —
-	// which dominated when many keys crowd the cutoff. es[:lo] are known
-	// head, es[hi:] known tail; a test at a pivot p counts every key ≥ p,
-	// its ties included.
-	lo, hi2 := 0, len(es)
-	for lo < hi2 {
-		p := es[lo+(hi2-lo)/2].key()
-		i, j := partition3(es[lo:hi2], p)
-		i, j = lo+i, lo+j
-		sum := pre
-		for _, e := range es[lo:j] {
-			sum.add(sig64(e.key()))
-		}
-		if s.headAt(o, sAbove+scale(sum.float(), f), sig64(p), unitShift(l), o.n-above-nh-j, depth+3, sc, l, sum) {
-			lo, pre = j, sum
-			o.h = nh + j
-			o.theta = p
-		} else {
-			hi2 = i
-		}
-	}
-	return pre
+	return part.plus(pre[lo])
 }
 
-// partition3 orders es around the key p, descending: keys above p first,
-// then keys equal to p, then keys below; it returns the ends i and j of
-// the middle part.
-func partition3(es []entry, p float64) (i, j int) {
-	i, j = 0, 0
-	k := len(es)
-	for j < k {
-		switch a := es[j].key(); {
-		case a > p:
-			es[i], es[j] = es[j], es[i]
-			i++
-			j++
-		case a < p:
-			k--
-			es[j], es[k] = es[k], es[j]
-		default:
-			j++
-		}
+// bitsAtLeast returns the least bit pattern g + off over the whole numbers
+// g ≥ x, x in a level's unit: a key of the level is ≥ x exactly when its
+// bits are ≥ it. Past every key, math.MaxUint64.
+func bitsAtLeast(x float64, off uint64) uint64 {
+	switch {
+	case !(x > 0):
+		return off
+	case x >= 0x1p53:
+		return math.MaxUint64
 	}
-	return i, j
+	return uint64(math.Ceil(x)) + off
 }
 
 // hiEdge returns the smallest float above every key of group j of level l.

@@ -345,7 +345,8 @@ func lawEmpty(t TB, newDist NewDist) {
 	require.ErrorIs(t, errProb(s.Prob(-1, math.NaN())), reweighted.ErrEmpty)
 	require.ErrorIs(t, errSolve(reweighted.Draw(s, -1, src)), reweighted.ErrEmpty)
 	require.ErrorIs(t, reweighted.DrawBatch(s, math.NaN(), src, false, make([]int, 1), nil), reweighted.ErrEmpty)
-	require.ErrorIs(t, s.Set(0, 1), reweighted.ErrIndex)
+	require.ErrorIs(t, s.Set(0, 1), reweighted.ErrEmpty)
+	require.ErrorIs(t, s.Set(-1, math.NaN()), reweighted.ErrEmpty)
 	require.ErrorIs(t, reweighted.SetBatch(s, nil, nil), reweighted.ErrEmpty)
 	if b, ok := s.(reweighted.BatchSetter); ok {
 		require.ErrorIs(t, b.SetBatch([]int{0}, nil), reweighted.ErrEmpty)

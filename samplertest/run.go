@@ -36,7 +36,9 @@ func testEmpty(t TB, newSampler New) {
 	require.ErrorIs(t, errSolve(s.Sample(-1, 2)), reweighted.ErrEmpty)
 	require.ErrorIs(t, errProb(s.Prob(0, 0)), reweighted.ErrEmpty)
 	require.ErrorIs(t, errProb(s.Prob(-1, math.NaN())), reweighted.ErrEmpty)
-	require.ErrorIs(t, s.Set(0, 1), reweighted.ErrIndex)
+	// Set too: ErrEmpty before its index and key are checked.
+	require.ErrorIs(t, s.Set(0, 1), reweighted.ErrEmpty)
+	require.ErrorIs(t, s.Set(-1, math.NaN()), reweighted.ErrEmpty)
 }
 
 // Property: a new sampler holds n zero keys, and its distribution is uniform

@@ -158,7 +158,7 @@ func TestBadInputUnchanged(t *testing.T) {
 	require.ErrorIs(t, err, reweighted.ErrEmpty)
 	_, err = empty.Prob(0, 0)
 	require.ErrorIs(t, err, reweighted.ErrEmpty)
-	require.ErrorIs(t, empty.Set(0, 1), reweighted.ErrIndex)
+	require.ErrorIs(t, empty.Set(0, 1), reweighted.ErrEmpty)
 	require.Zero(t, empty.Len())
 	require.NoError(t, empty.Check())
 }
