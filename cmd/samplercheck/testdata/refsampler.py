@@ -60,6 +60,8 @@ class Sampler:
         self.solved = {}  # eps -> its solution, until a Set
 
     def set(self, i, a):
+        if self.n == 0:
+            raise Error("ErrEmpty", "no items")
         if not 0 <= i < self.n:
             raise Error("ErrIndex", f"index {i} not in [0, {self.n})")
         if not (0 <= a <= 2.0 ** 831):  # false for NaN
