@@ -38,7 +38,7 @@ func SetBatch(s Distribution, items []int, keys []float64) error {
 	if len(items) != len(keys) {
 		return fmt.Errorf("%w: %d items but %d keys", ErrBatch, len(items), len(keys))
 	}
-	if b, ok := s.(BatchSetter); ok {
+	if b, ok := any(s).(BatchSetter); ok { // see probe in draw.go
 		return b.SetBatch(items, keys)
 	}
 	n := s.Len()

@@ -68,7 +68,7 @@ func Draw(s Distribution, eps float64, src rand.Source) (i int, p float64, err e
 	if err := check(s, eps); err != nil {
 		return 0, 0, err
 	}
-	switch s := s.(type) {
+	switch s := any(s).(type) { // see probe
 	case Sampler:
 		return s.Sample(eps, uniform(src))
 	case LawSampler:
@@ -76,6 +76,17 @@ func Draw(s Distribution, eps float64, src rand.Source) (i int, p float64, err e
 	}
 	panic(noDraw(s))
 }
+
+// probe: the optional methods are probed on any(s), not on s. The runtime
+// caches the answer of each type switch and assertion per site, looked up
+// by a hash that a value of a non-empty interface type carries in its
+// method table; the table the runtime builds for a conversion between two
+// interfaces (a Sampler passed as a Distribution, in a program that never
+// converts the concrete type to Distribution) carries hash 0, so the
+// lookup misses at every call and the runtime adds the type again, with
+// an allocation, at a random one of a thousand calls or more, again and
+// again. An any holds the type itself, with its hash: the type is cached
+// once, and the probe allocates nothing after.
 
 // noDraw is the panic value for a Distribution that cannot draw.
 func noDraw(s Distribution) string {
@@ -85,7 +96,7 @@ func noDraw(s Distribution) string {
 // sampleMany sets items[k], probs[k] to s.Sample(eps, us[k]) for every k,
 // through the BatchSampler fast path if s has one; probs may be us.
 func sampleMany(s Sampler, eps float64, us []float64, items []int, probs []float64) error {
-	if b, ok := s.(BatchSampler); ok {
+	if b, ok := any(s).(BatchSampler); ok { // see probe
 		return b.SampleBatch(eps, us, items, probs)
 	}
 	for k, u := range us {
@@ -150,7 +161,7 @@ func DrawBatch(s Distribution, eps float64, src rand.Source, replace bool, items
 		return fmt.Errorf("%w: %d items without replacement from %d", ErrBatch, m, n)
 	}
 	var smp Sampler
-	switch t := s.(type) {
+	switch t := any(s).(type) { // see probe
 	case Sampler:
 		smp = t
 	case LawSampler:

@@ -358,6 +358,13 @@ func testBatchZeroAllocs(t TB, newSampler New) {
 	// Sampler pay that once per call site; the count below is of the
 	// steady state.
 	var d reweighted.Distribution = s
+	// The probes of DrawBatch and SetBatch cache the type once (see
+	// probeCalls); the cache is by type: a small sampler fills it.
+	small := newSampler(1)
+	for range probeCalls {
+		_ = reweighted.DrawBatch(small, 0, src, true, items[:1], probs[:1])
+		_ = reweighted.SetBatch(small, nil, nil)
+	}
 	for _, replace := range []bool{false, true} {
 		step := func() {
 			if err := reweighted.DrawBatch(d, eps, src, replace, items, probs); err != nil {
@@ -375,16 +382,6 @@ func testBatchZeroAllocs(t TB, newSampler New) {
 		// makes before counting.
 		for range 4 * n / m {
 			step()
-		}
-		// The runtime fills its cache of a type assertion, such as
-		// DrawBatch's probe, at a random one of about 1000 calls, and
-		// allocates then: make that happen before counting (it fails to
-		// with probability e^-40). The cache is by type: a small sampler
-		// fills it as well.
-		small := newSampler(1)
-		for range 40_000 {
-			_ = reweighted.DrawBatch(small, 0, src, true, items[:1], probs[:1])
-			_ = reweighted.SetBatch(small, nil, nil)
 		}
 		if raceEnabled {
 			// The race detector makes sync.Pool drop items at random, and

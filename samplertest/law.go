@@ -965,12 +965,10 @@ func lawZeroAllocs(t TB, newDist NewDist) {
 	for range 4 * n / m {
 		batch()
 	}
-	// The runtime fills its cache of a type assertion, such as the probes
-	// of Draw, DrawBatch and SetBatch, at a random one of about 1000 calls,
-	// and allocates then: make that happen before counting (as
-	// BatchZeroAllocs does). The cache is by type: a small sampler fills it.
+	// The probes of Draw, DrawBatch and SetBatch cache the type once (see
+	// probeCalls); the cache is by type: a small sampler fills it.
 	small := newDist(1)
-	for range 40_000 {
+	for range probeCalls {
 		_, _, _ = reweighted.Draw(small, 0, src)
 		_ = reweighted.DrawBatch(small, 0, src, false, items[:1], probs[:1])
 		_ = reweighted.SetBatch(small, nil, nil)

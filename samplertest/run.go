@@ -535,6 +535,16 @@ func testZeroAllocs(t TB, newSampler New) {
 	}
 }
 
+// probeCalls is the number of calls on a sampler of one item with which
+// an allocation check fills the runtime's caches of the root package's
+// probes (its type switches and assertions) before it counts. The runtime
+// adds a type to the cache of a probe, with an allocation, once, at a
+// random one of 1024·(size of the cache) calls that miss it. A cache that
+// holds up to 7 types has size at most 16: 2^18 calls fill it but with
+// probability e^-16, and a count of a few thousand calls then sees the
+// allocation with probability below 1e-8.
+const probeCalls = 1 << 18
+
 // allocs returns the number of heap allocations of runs calls of f, after
 // one call to warm up, on one P as testing.AllocsPerRun does.
 func allocs(runs int, f func()) uint64 {
