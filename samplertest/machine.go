@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -354,6 +355,19 @@ func RunStateMachine(t *testing.T, newSampler New, maxN, longN int, long bool) {
 		SetDefaultFlag(t, "rapid.checks", "10")
 	}
 	rapid.Check(t, StateMachineN(newSampler, maxN))
+}
+
+// Sizes sets the sizes of the kit's checks for the duration of the test,
+// unless the command line sets them: rapid's checks of every property
+// (-rapid.checks) and the draws of every χ² test (-samplertest.draws). A
+// module's default test run can run fewer checks than rapid's 100, and its
+// long run, under a -long flag, more checks and draws, such as 1,000 and
+// 10^6; a draws of 0 keeps the kit's default.
+func Sizes(t *testing.T, checks, draws int) {
+	SetDefaultFlag(t, "rapid.checks", strconv.Itoa(checks))
+	if draws > 0 {
+		SetDefaultFlag(t, "samplertest.draws", strconv.Itoa(draws))
+	}
 }
 
 // SetDefaultFlag sets a flag, such as rapid.steps, for the duration of the

@@ -16,6 +16,19 @@ import (
 	"pgregory.net/rapid"
 )
 
+var long = flag.Bool("long", false, "run the kit on the brute-force backend with 1,000 rapid checks a property and 10^6 draws a χ² test")
+
+// kitSizes sets the kit's sizes for a test of the kit on the brute-force
+// backend: checks rapid checks a property and draws draws a χ² test (0:
+// the kit's default) by default, 1,000 and 10^6 with -long.
+func kitSizes(t *testing.T, checks, draws int) {
+	if *long {
+		Sizes(t, 1000, 1_000_000)
+		return
+	}
+	Sizes(t, checks, draws)
+}
+
 // brute is a deliberately simple backend for testing the kit itself: an
 // index that keeps the keys in a sorted slice, moving one at a time, and
 // scans it for ρ, behind the shared driver. Its
@@ -143,6 +156,7 @@ func (x *bruteIndex) Walk(from, to int, f func(int, float64)) {
 // The kit passes on a backend that shares nothing with naive, ost or segtree
 // but the driver.
 func TestRunOnBruteForce(t *testing.T) {
+	kitSizes(t, 30, 0)
 	Run(t, func(n int) reweighted.Sampler { return newBrute(n) })
 }
 
@@ -344,12 +358,14 @@ func TestLocateMatchesItemAt(t *testing.T) {
 }
 
 // Check, the kit outside a test, passes a correct backend and names the
-// checks a mutant fails.
+// checks a mutant fails. TestRunOnBruteForce runs the same checks at more
+// checks a property and draws a χ² test.
 func TestCheckOutsideTests(t *testing.T) {
+	kitSizes(t, 10, 10_000)
 	require.NoError(t, Check(func(n int) reweighted.Sampler { return newBrute(n) }))
 	// The mutant fails many properties; shrinking each for long adds
 	// nothing to which checks fail.
-	SetDefaultFlag(t, "rapid.shrinktime", "1s")
+	SetDefaultFlag(t, "rapid.shrinktime", "100ms")
 	var err error
 	planted(t, func() {
 		err = Check(func(n int) reweighted.Sampler { s := newBrute(n); s.skipRho = true; return s })
