@@ -6,7 +6,9 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -373,12 +375,26 @@ func Sizes(t *testing.T, checks, draws int) {
 // SetDefaultFlag sets a flag, such as rapid.steps, for the duration of the
 // test unless the command line set it: for longer sweeps under a -long flag.
 func SetDefaultFlag(t *testing.T, name, value string) {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	if set {
+	if onCommandLine(name) {
 		return
 	}
 	old := flag.Lookup(name).Value.String()
 	require.NoError(t, flag.Set(name, value))
 	t.Cleanup(func() { require.NoError(t, flag.Set(name, old)) })
+}
+
+// onCommandLine reports whether the command line names the flag. Not
+// flag.Visit, which also lists the flags that an earlier SetDefaultFlag set
+// and restored.
+func onCommandLine(name string) bool {
+	for _, a := range os.Args[1:] {
+		if a == "--" {
+			break
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }

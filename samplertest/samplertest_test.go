@@ -3,6 +3,7 @@ package samplertest
 import (
 	"cmp"
 	"flag"
+	"fmt"
 	"math"
 	"math/big"
 	"path/filepath"
@@ -433,4 +434,19 @@ func planted(t *testing.T, f func()) {
 	after, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
 	require.NoError(t, err)
 	require.Equal(t, before, after, "a run that fails on purpose wrote fail files")
+}
+
+var probe = flag.Int("samplertest.probe", 1, "a flag that TestSetDefaultFlag sets")
+
+// SetDefaultFlag sets a flag for the test that calls it and restores it
+// after, in every test that calls it: a flag that an earlier test set and
+// restored is not taken for one set on the command line.
+func TestSetDefaultFlag(t *testing.T) {
+	for _, v := range []int{2, 3} {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			SetDefaultFlag(t, "samplertest.probe", fmt.Sprint(v))
+			require.Equal(t, v, *probe)
+		})
+		require.Equal(t, 1, *probe, "restored after the test")
+	}
 }
