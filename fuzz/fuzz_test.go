@@ -212,7 +212,7 @@ func FuzzStateMachine(f *testing.F) {
 // levels of a B+-tree, with splits, borrows and merges: its SetBand action
 // crowds a run of items into a narrow band of keys), 20 histories; with
 // -long, 100 such histories, then 10 on up to 3,000 items over histories of
-// about 3,000 steps.
+// about 1,000 steps (-rapid.steps sets their length).
 func TestStateMachines(t *testing.T) {
 	for _, b := range Backends {
 		t.Run(b.Name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 // Backends lists every backend of the module, naive (the reference) first.
 var Backends = backends.All
 
-var long = flag.Bool("long", false, "run the histories at full length, with more of them (10^4 items, 10^5 steps), and more and longer state machines (up to 3,000 items) and cutoff instances; use -timeout 60m")
+var long = flag.Bool("long", false, "run the histories at full length, with more of them (10^4 items, 2·10^4 steps), and more and longer state machines (up to 3,000 items) and cutoff instances (about 15 minutes)")
 
 // TestHistoriesAgree runs Histories on every backend but naive, the
 // reference. All share the driver, so agreement alone cannot catch an error

@@ -346,14 +346,14 @@ func testConcurrentReads(t TB, newSampler New) {
 }
 
 // RunStateMachine checks StateMachineN on up to maxN items, or, with long,
-// on up to longN items over histories of about 3,000 steps (10 of them),
+// on up to longN items over histories of about 1,000 steps (10 of them),
 // unless the command line sets rapid.steps or rapid.checks. Every action
 // that queries runs the exact oracle, O(n log n) in big rationals, which
 // bounds how long a history can be.
 func RunStateMachine(t *testing.T, newSampler New, maxN, longN int, long bool) {
 	if long {
 		maxN = longN
-		SetDefaultFlag(t, "rapid.steps", "3000")
+		SetDefaultFlag(t, "rapid.steps", "1000")
 		SetDefaultFlag(t, "rapid.checks", "10")
 	}
 	rapid.Check(t, StateMachineN(newSampler, maxN))
