@@ -7,8 +7,8 @@ import (
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/btree"
+	"github.com/reweighted/reweighted/levels"
 	"github.com/reweighted/reweighted/naive"
-	"github.com/reweighted/reweighted/ost"
 )
 
 func Example() {
@@ -42,16 +42,17 @@ func Example() {
 	// u = 0.8 draws item 3 with p = 0.1250
 }
 
-// SRG on a toy problem, the loop of the README: minimise the mean of
-// f_i(x) = (x − b_i)²/2, whose minimiser is the mean of b. Each step draws an
-// example from p*, takes the importance-weighted gradient step and stores
-// the example's new gradient norm as its key.
+// SRG on a toy problem, the loop of the README, on the default sampler
+// (levels): minimise the mean of f_i(x) = (x − b_i)²/2, whose minimiser is
+// the mean of b. Each step draws an example from p*, takes the
+// importance-weighted gradient step and stores the example's new gradient
+// norm as its key.
 func Example_srg() {
 	b := []float64{1, 2, 3, 4, 50}
 	n, steps, alpha := len(b), 2000, 0.01
 	x := 0.0
 
-	s := ost.New(n)         // n items, all keys 0: the first draws are uniform
+	s := levels.New(n)      // n items, all keys 0: the first draws are uniform
 	eps := 1 / float64(2*n) // every item keeps probability at least ε
 	src := rand.NewPCG(1, 2)
 	for range steps {

@@ -212,11 +212,20 @@ func FuzzStateMachine(f *testing.F) {
 // TestStateMachines runs the kit's state machine, whose invariant includes
 // each backend's Check after every action, on up to 400 items (two inner
 // levels of a B+-tree, with splits, borrows and merges: its SetBand action
-// crowds a run of items into a narrow band of keys), or with -long on up to
-// 3,000 items over histories of about 3,000 steps.
+// crowds a run of items into a narrow band of keys), 20 histories; with
+// -long, 100 such histories, then 10 on up to 3,000 items over histories of
+// about 1,000 steps (-rapid.steps sets their length).
 func TestStateMachines(t *testing.T) {
 	for _, b := range Backends {
-		t.Run(b.Name, func(t *testing.T) { samplertest.RunStateMachine(t, b.New, 400, 3000, *long) })
+		t.Run(b.Name, func(t *testing.T) {
+			if *long {
+				t.Run("n=400", func(t *testing.T) { samplertest.RunStateMachine(t, b.New, 400, 0, false) })
+				t.Run("n=3000", func(t *testing.T) { samplertest.RunStateMachine(t, b.New, 400, 3000, true) })
+				return
+			}
+			samplertest.SetDefaultFlag(t, "rapid.checks", "20")
+			samplertest.RunStateMachine(t, b.New, 400, 3000, false)
+		})
 	}
 }
 
@@ -237,10 +246,13 @@ func fits(n, i int, a float64) bool {
 // return the exact ρ and the same item for 64 spread u and the edges and
 // midpoints of every exact interval; an item that differs is excused only
 // within the contract's tolerance of an interval's edge. The exact oracle
-// judges every answer (Verify).
+// judges every answer (Verify). 100 instances, 3,000 with -long.
 func TestBackendsAgreeNearCutoff(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	instances, samples, edges := 300, 0, 0
+	instances, samples, edges := 100, 0, 0
+	if *long {
+		instances = 3000
+	}
 	for k := range instances {
 		n := 2 + rng.IntN(40)
 		in := samplertest.NearCutoffFromBits(n, rng.Uint64)

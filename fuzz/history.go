@@ -51,8 +51,12 @@ func historyRuns(long bool) []run {
 		{50, 2000, floats}, {1000, 1000, floats}, {50, 2000, ties}, {1000, 1000, ties}, {300, 3000, band},
 	}
 	if long {
-		runs = append(runs, run{10_000, 100_000, randomKey}, run{2000, 100_000, randomKey},
-			run{10_000, 100_000, floats}, run{10_000, 100_000, ties})
+		return append(runs, run{10_000, 20_000, randomKey}, run{2000, 20_000, randomKey},
+			run{10_000, 20_000, floats}, run{10_000, 20_000, ties})
+	}
+	// The default run: every size and kind of key, a third of the steps.
+	for k := range runs {
+		runs[k].steps = max(200, runs[k].steps/3)
 	}
 	return runs
 }
@@ -98,8 +102,9 @@ func historyStep(t *testing.T, rng *rand.Rand, r run, tr reweighted.Distribution
 // both), λ and probabilities, and the same item but where u sits within
 // samplertest.UDist of an exact interval's edge. It also checks the sampler
 // against the exact oracle (samplertest.Verify) at regular steps and its
-// invariants (a Check() error method, if it has one) on the way. With long,
-// it adds histories of 10^4 items and 10^5 steps (minutes).
+// invariants (a Check() error method, if it has one) on the way. Without
+// long each history runs a third of its steps (at least 200); with long,
+// all of them, and histories of 10^4 items and 2·10^4 steps (minutes).
 func Histories(t *testing.T, newSampler func(int) reweighted.Sampler, long bool) {
 	for k, r := range historyRuns(long) {
 		rng := rand.New(rand.NewPCG(uint64(k), 0x5eed))
@@ -157,7 +162,7 @@ func Histories(t *testing.T, newSampler func(int) reweighted.Sampler, long bool)
 // it checks the sampler against the exact oracle, its draws and per-attempt
 // law included (samplertest.VerifyLaw), and draws a batch without
 // replacement: distinct items, each with p > 0 and the p that Prob returns.
-// Its Check, if it has one, runs on the way.
+// Its Check, if it has one, runs on the way. long is Histories'.
 func LawHistories(t *testing.T, newDist func(int) reweighted.Distribution, long bool) {
 	for k, r := range historyRuns(long) {
 		rng := rand.New(rand.NewPCG(uint64(k), 0x5eed))

@@ -12,7 +12,7 @@ import (
 // Backends lists every backend of the module, naive (the reference) first.
 var Backends = backends.All
 
-var long = flag.Bool("long", false, "run the long state machines (up to 3,000 items) and histories (10^4 items, 10^5 steps); use -timeout 60m")
+var long = flag.Bool("long", false, "run the histories at full length, with more of them (10^4 items, 2·10^4 steps), and more and longer state machines (up to 3,000 items) and cutoff instances (about 15 minutes)")
 
 // TestHistoriesAgree runs Histories on every backend but naive, the
 // reference. All share the driver, so agreement alone cannot catch an error
@@ -38,13 +38,16 @@ func TestLawHistoriesAgree(t *testing.T) {
 }
 
 // TestLawStateMachines runs the kit's law-mode state machine on every
-// law-exact backend, on up to 64 items, or 1,000 with -long.
+// law-exact backend, on up to 64 items, 30 histories; or, with -long, 100
+// histories on up to 1,000 items.
 func TestLawStateMachines(t *testing.T) {
 	for _, b := range backends.Law {
 		t.Run(b.Name, func(t *testing.T) {
 			maxN := 64
 			if *long {
 				maxN = 1000
+			} else {
+				samplertest.SetDefaultFlag(t, "rapid.checks", "30")
 			}
 			rapid.Check(t, samplertest.LawStateMachineN(b.Dist, maxN))
 		})

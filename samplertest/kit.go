@@ -207,14 +207,12 @@ func LawChecks() []NamedLawCheck {
 	return out
 }
 
-// mapDraws is the number of draws of each χ² test of the map mode.
-var mapDraws = 200_000
-
-// SetDraws sets the number of draws of the χ² tests of both modes, which
-// by default is 200,000 (20,000 for the law mode under the race detector),
-// for a sampler whose draws are costly, such as one in another process;
-// fewer draws test the law with less power. Calls must not run while
-// checks do.
+// SetDraws sets the number of draws of each χ² test of both modes, as the
+// flag -samplertest.draws does (10^5 by default, 20,000 under the race
+// detector), for a program that runs the checks outside go test, such as
+// one whose sampler lives in another process and draws slowly; fewer draws
+// test the law with less power, and fewer than 1000 fail the χ² checks.
+// Calls must not run while checks do.
 func SetDraws(n int) {
-	mapDraws, lawDraws = n, n
+	*drawsFlag = n
 }

@@ -129,16 +129,23 @@ func TestVerifyLawCatchesOverdraw(t *testing.T) {
 	}
 }
 
-// The χ² tests catch an over-draw hidden from AttemptProbs.
-func TestLawChiSquareCatchesHiddenOverdraw(t *testing.T) {
-	nd := func(n int) reweighted.Distribution {
-		s := newLawRef(n)
-		s.overdraw, s.hidden = 1.33, true
-		return s
+// The χ² tests have the power the default -samplertest.draws promises: at
+// 10^5 draws BatchChiSquare catches an over-draw of 5% of the items at ε
+// hidden from AttemptProbs, and ChiSquare (a tenth of the draws) one of
+// 10%; both pass the same sampler without the bug.
+func TestLawChiSquareHasPower(t *testing.T) {
+	old := *drawsFlag
+	*drawsFlag = 100_000
+	defer func() { *drawsFlag = old }()
+	hidden := func(over float64) NewDist {
+		return func(n int) reweighted.Distribution {
+			s := newLawRef(n)
+			s.overdraw, s.hidden = over, true
+			return s
+		}
 	}
-	require.NotEmpty(t, lawFailures("BatchChiSquare", lawBatchChiSquare, nd))
-	require.NotEmpty(t, lawFailures("ChiSquare", lawChiSquare, nd))
-	// And pass the same sampler without the bug.
+	require.NotEmpty(t, lawFailures("BatchChiSquare", lawBatchChiSquare, hidden(1.05)))
+	require.NotEmpty(t, lawFailures("ChiSquare", lawChiSquare, hidden(1.1)))
 	require.Empty(t, lawFailures("ChiSquare", lawChiSquare, func(n int) reweighted.Distribution { return newLawRef(n) }))
 }
 

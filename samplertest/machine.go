@@ -6,6 +6,9 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -343,28 +346,55 @@ func testConcurrentReads(t TB, newSampler New) {
 }
 
 // RunStateMachine checks StateMachineN on up to maxN items, or, with long,
-// on up to longN items over histories of about 3,000 steps (10 of them),
+// on up to longN items over histories of about 1,000 steps (10 of them),
 // unless the command line sets rapid.steps or rapid.checks. Every action
 // that queries runs the exact oracle, O(n log n) in big rationals, which
 // bounds how long a history can be.
 func RunStateMachine(t *testing.T, newSampler New, maxN, longN int, long bool) {
 	if long {
 		maxN = longN
-		SetDefaultFlag(t, "rapid.steps", "3000")
+		SetDefaultFlag(t, "rapid.steps", "1000")
 		SetDefaultFlag(t, "rapid.checks", "10")
 	}
 	rapid.Check(t, StateMachineN(newSampler, maxN))
 }
 
+// Sizes sets the sizes of the kit's checks for the duration of the test,
+// unless the command line sets them: rapid's checks of every property
+// (-rapid.checks) and the draws of every χ² test (-samplertest.draws). A
+// module's default test run can run fewer checks than rapid's 100, and its
+// long run, under a -long flag, more checks and draws, such as 1,000 and
+// 10^6; a draws of 0 keeps the kit's default.
+func Sizes(t *testing.T, checks, draws int) {
+	SetDefaultFlag(t, "rapid.checks", strconv.Itoa(checks))
+	if draws > 0 {
+		SetDefaultFlag(t, "samplertest.draws", strconv.Itoa(draws))
+	}
+}
+
 // SetDefaultFlag sets a flag, such as rapid.steps, for the duration of the
 // test unless the command line set it: for longer sweeps under a -long flag.
 func SetDefaultFlag(t *testing.T, name, value string) {
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	if set {
+	if onCommandLine(name) {
 		return
 	}
 	old := flag.Lookup(name).Value.String()
 	require.NoError(t, flag.Set(name, value))
 	t.Cleanup(func() { require.NoError(t, flag.Set(name, old)) })
+}
+
+// onCommandLine reports whether the command line names the flag. Not
+// flag.Visit, which also lists the flags that an earlier SetDefaultFlag set
+// and restored.
+func onCommandLine(name string) bool {
+	for _, a := range os.Args[1:] {
+		if a == "--" {
+			break
+		}
+		a = strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
 }

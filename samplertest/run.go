@@ -459,10 +459,11 @@ func requireSameDistribution(t require.TestingT, s1, s2 reweighted.Sampler, perm
 }
 
 // Property: draws with uniform u follow p* (chi-square goodness of fit at a
-// fixed seed), and items with p = 0 are never drawn.
+// fixed seed, -samplertest.draws draws at each bound), and items with p = 0
+// are never drawn.
 func testChiSquare(t TB, newSampler New) {
 	const n = 40
-	draws := mapDraws
+	draws := float64(chiDraws(t))
 	rng := rand.New(rand.NewPCG(1, 2))
 	keys := make([]float64, n)
 	for i := range keys {
@@ -474,7 +475,7 @@ func testChiSquare(t TB, newSampler New) {
 	for _, eps := range []float64{0, 1 / float64(2*n), 1 / float64(n)} {
 		ex := Oracle(keys, eps)
 		counts := make([]float64, n)
-		for range draws {
+		for range int(draws) {
 			i, p, err := s.Sample(eps, rng.Float64())
 			require.NoError(t, err)
 			require.Positive(t, p, "Sample returned item %d", i)

@@ -3,6 +3,7 @@ package samplertest
 import (
 	"cmp"
 	"flag"
+	"fmt"
 	"math"
 	"math/big"
 	"path/filepath"
@@ -15,6 +16,19 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
+
+var long = flag.Bool("long", false, "run the kit on the brute-force backend with 1,000 rapid checks a property and 10^6 draws a χ² test")
+
+// kitSizes sets the kit's sizes for a test of the kit on the brute-force
+// backend: checks rapid checks a property and draws draws a χ² test (0:
+// the kit's default) by default, 1,000 and 10^6 with -long.
+func kitSizes(t *testing.T, checks, draws int) {
+	if *long {
+		Sizes(t, 1000, 1_000_000)
+		return
+	}
+	Sizes(t, checks, draws)
+}
 
 // brute is a deliberately simple backend for testing the kit itself: an
 // index that keeps the keys in a sorted slice, moving one at a time, and
@@ -143,6 +157,7 @@ func (x *bruteIndex) Walk(from, to int, f func(int, float64)) {
 // The kit passes on a backend that shares nothing with naive, ost or segtree
 // but the driver.
 func TestRunOnBruteForce(t *testing.T) {
+	kitSizes(t, 30, 0)
 	Run(t, func(n int) reweighted.Sampler { return newBrute(n) })
 }
 
@@ -344,12 +359,14 @@ func TestLocateMatchesItemAt(t *testing.T) {
 }
 
 // Check, the kit outside a test, passes a correct backend and names the
-// checks a mutant fails.
+// checks a mutant fails. TestRunOnBruteForce runs the same checks at more
+// checks a property and draws a χ² test.
 func TestCheckOutsideTests(t *testing.T) {
+	kitSizes(t, 10, 10_000)
 	require.NoError(t, Check(func(n int) reweighted.Sampler { return newBrute(n) }))
 	// The mutant fails many properties; shrinking each for long adds
 	// nothing to which checks fail.
-	SetDefaultFlag(t, "rapid.shrinktime", "1s")
+	SetDefaultFlag(t, "rapid.shrinktime", "100ms")
 	var err error
 	planted(t, func() {
 		err = Check(func(n int) reweighted.Sampler { s := newBrute(n); s.skipRho = true; return s })
@@ -417,4 +434,19 @@ func planted(t *testing.T, f func()) {
 	after, err := filepath.Glob(filepath.Join("testdata", "rapid", "*", "*.fail"))
 	require.NoError(t, err)
 	require.Equal(t, before, after, "a run that fails on purpose wrote fail files")
+}
+
+var probe = flag.Int("samplertest.probe", 1, "a flag that TestSetDefaultFlag sets")
+
+// SetDefaultFlag sets a flag for the test that calls it and restores it
+// after, in every test that calls it: a flag that an earlier test set and
+// restored is not taken for one set on the command line.
+func TestSetDefaultFlag(t *testing.T) {
+	for _, v := range []int{2, 3} {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			SetDefaultFlag(t, "samplertest.probe", fmt.Sprint(v))
+			require.Equal(t, v, *probe)
+		})
+		require.Equal(t, 1, *probe, "restored after the test")
+	}
 }

@@ -1,8 +1,8 @@
 package backends_test
 
 import (
+	"flag"
 	"math"
-
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,9 +12,23 @@ import (
 	"github.com/reweighted/reweighted/samplertest"
 )
 
+var long = flag.Bool("long", false, "run the conformance kit with 1,000 rapid checks a property and 10^6 draws a χ² test (minutes)")
+
+// kitSizes sets the sizes of the conformance kit: 40 rapid checks a
+// property and its default χ² draws (10^5) in the default run, which checks
+// every backend in both modes; 1,000 checks and 10^6 draws with -long.
+func kitSizes(t *testing.T) {
+	if *long {
+		samplertest.Sizes(t, 1000, 1_000_000)
+		return
+	}
+	samplertest.Sizes(t, 40, 0)
+}
+
 // TestConformance runs the conformance kit on every listed backend: a
 // backend added to All is checked against the whole contract here.
 func TestConformance(t *testing.T) {
+	kitSizes(t)
 	for _, b := range backends.All {
 		t.Run(b.Name, func(t *testing.T) { samplertest.Run(t, b.New) })
 	}
@@ -97,6 +111,7 @@ func TestIssue20NeverDrawsProbZero(t *testing.T) {
 // either kind: the map-exact backends keep every promise of a law-exact
 // one too.
 func TestLawConformance(t *testing.T) {
+	kitSizes(t)
 	for _, b := range backends.Every() {
 		t.Run(b.Name, func(t *testing.T) { samplertest.RunLaw(t, b.Dist) })
 	}
