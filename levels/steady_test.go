@@ -1,6 +1,7 @@
 package levels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -148,4 +149,60 @@ func (s *Sampler) splitGroups() map[[2]int]bool {
 		}
 	}
 	return m
+}
+
+// checkCapacity returns an error unless every group and sub-bucket slice
+// is empty of capacity when it holds no entry (but the flat slice a split
+// group keeps for its merge) and holds at most max(85, 20·entries), and
+// the pool of large slices holds at most bigBudget entries, as it counts.
+func (s *Sampler) checkCapacity() error {
+	bad := func(es []entry) bool {
+		return len(es) == 0 && cap(es) > 0 || cap(es) > max(85, 20*len(es))
+	}
+	for l, lv := range s.lv {
+		if lv == nil {
+			continue
+		}
+		for j, es := range lv.ents {
+			sb := lv.sub[j]
+			if sb == nil && bad(es) || sb != nil && len(es) > 0 {
+				return fmt.Errorf("level %d group %d: %d entries in a slice of %d", l, j, len(es), cap(es))
+			}
+			if sb == nil {
+				continue
+			}
+			for k, es := range sb.ents {
+				if bad(es) {
+					return fmt.Errorf("level %d group %d sub-bucket %d: %d entries in a slice of %d", l, j, k, len(es), cap(es))
+				}
+			}
+		}
+	}
+	held := 0
+	for _, l := range s.big {
+		for _, x := range l {
+			held += cap(x)
+		}
+	}
+	if held != s.bigHeld || held > s.bigBudget() {
+		return fmt.Errorf("pool of large slices holds %d entries, counts %d, budget %d", held, s.bigHeld, s.bigBudget())
+	}
+	return nil
+}
+
+// Property: over a long history of drifting keys, every group holds at
+// most max(85, 20 × its entries) of capacity and none once empty, and the
+// pool of large slices at most n/2 + 4096 entries: the memory of the
+// groups is O(n) whatever the history, not the sum of each group's
+// high-water mark, which drifting keys keep raising.
+func TestCapacityBounded(t *testing.T) {
+	w := newSRGLoop(1 << 13)
+	for step := range 8000 {
+		w.step()
+		if step%50 == 0 {
+			require.NoError(t, w.s.checkCapacity(), "after step %d", step)
+		}
+	}
+	require.NoError(t, w.err)
+	require.NoError(t, w.s.Check())
 }
