@@ -118,22 +118,34 @@
 // Memory. Per item: its key (8 bytes), its slot (4) and its entry (12: the
 // key as two 32-bit halves and the item), plus the groups' spare room: a
 // small group's slice comes from pools of 8 to 64 entries, doubling, and a
-// larger one grows by a quarter (to the end of its allocator size class).
-// A level costs about 5 kB, a split group's sub-buckets about 3 kB. Bytes
-// counts what the allocator hands out, and is held within 2% of the heap
-// the sampler grows by (TestBytesMatchesHeap; 0.8% measured at n = 2^16).
-// After 10·n random updates: 37.3 bytes per item at n = 2^16 for Exp(1)
-// keys (heap 37.6) and 37.3 at 2^20 (heap 39.1: at that size about 5% of
-// the heap, pooled slices dropped by a full pool while their block lives
-// on, is not counted); keys spread over more binades hold more levels:
-// 42.3 (heap 42.6) and 42.4 (heap 44.1) for the lognormal keys of the
-// benchmarks; against 16 for gonum's sampleuv.Weighted and 33–40 for
-// package btree. Emptied levels stay with
-// their exponent (up to 32), small slices go back to their pools, new
-// levels come eight at a time and pooled slices in blocks of 512 entries,
-// so that updates in steady state allocate nothing, even while the keys
-// still reach new exponents and new group sizes now and then (the kit's
-// ZeroAllocs).
+// larger one climbs a ladder of capacities a quarter apart (each the end
+// of an allocator size class) when full and steps down a rung when a
+// quarter full. A large slice a group leaves goes to a pool by rung, of at
+// most n/2 + 4096 entries, the largest giving way when it is full, from
+// which the next group to need that size (or up to three rungs more)
+// takes it; a group that finds nothing to step down to keeps its slice
+// until it holds 16 times its entries, and an emptied group gives its
+// slice back. So the groups hold at most about 16 times their entries
+// (or 64 each), and with the pool the memory is O(n) whatever the
+// history; a group that kept its largest slice for good would hold the
+// sum of its sizes' high-water marks, which keys that drift, as gradient
+// norms do, push up for
+// hundreds of epochs. A level costs about 5 kB, a split group's
+// sub-buckets about 3 kB (their slices go back to the pools when it
+// merges). Bytes counts what the allocator hands out, and is held within
+// 2% of the heap the sampler grows by (TestBytesMatchesHeap). After 10·n
+// random updates at n = 2^16: 41.6 bytes per item for Exp(1) keys (heap
+// 41.7), 4.4 of them the pool of large slices left by the groups'
+// first growth, and 42.2 (heap 42.2) for the lognormal keys of the
+// benchmarks, whose keys spread over more binades hold more levels;
+// against 16 for gonum's sampleuv.Weighted and 33–40 for package btree.
+// Emptied levels stay with their exponent (up to 32), small slices go
+// back to their pools, new levels come eight at a time and pooled slices
+// in blocks of 512 entries, so that updates in steady state allocate
+// nothing, even while the keys still reach new exponents and new group
+// sizes now and then (the kit's ZeroAllocs), and an SRG-like loop of
+// DrawBatch and SetBatch on drifting keys allocates nothing once warm
+// (TestZeroAllocsSRGLoop).
 //
 // # Guarantees
 //
@@ -155,8 +167,9 @@
 // sentinels in the contract's order (Set on a sampler of no items:
 // ErrEmpty), and a rejected call changes nothing and uses no randomness.
 // The read methods (Len, Key, Solve, Prob, Probs, Draw, DrawBatch,
-// AttemptProbs) may run concurrently: their scratch comes from a
-// sync.Pool, and the only shared state they write is which units are
+// AttemptProbs) may run concurrently: their scratch is the sampler's own
+// if no other call holds it (so that it survives the collections that
+// empty a sync.Pool), else from a sync.Pool, and the only shared state they write is which units are
 // published, through atomic pointers, a flag and a word, a published unit
 // read-only until the next write (the race detector runs the tests); Set,
 // SetBatch and Load may not run concurrently with anything.

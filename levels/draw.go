@@ -245,8 +245,8 @@ func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err erro
 	if err := s.validate(eps); err != nil {
 		return 0, 0, err
 	}
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	o := s.solve(eps, sc)
 	t := s.build(&o, sc)
 	i, p = s.draw(&o, t, src)
@@ -285,8 +285,8 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	if m == 0 {
 		return nil
 	}
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	o := s.solve(eps, sc)
 	t := s.build(&o, sc)
 	st := &sc.st
@@ -494,8 +494,8 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 	}
 	n := len(s.keys)
 	dst = append(dst[:0], make([]float64, n)...)
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	o := s.solve(eps, sc)
 	if o.zero || o.uniform {
 		for i := range dst {

@@ -206,6 +206,19 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 				s.spare[k] = append(s.spare[k], block[q*c:q*c:q*c+c])
 			}
 			y = block[:0:c]
+		} else if k := rung(c); k >= 0 && ladder()[k] == c {
+			// A rung: from the pool, or the allocator's block, which holds
+			// exactly the rung's capacity.
+			if y = s.takeBig(k, c > cap(x)); y == nil {
+				if c < cap(x) && 16*len(x) > cap(x) {
+					// A step down frees memory for others; with nothing
+					// pooled to step down to, the group keeps its slice
+					// rather than allocate, and tries again as it shrinks,
+					// unless it would hold 16 times its entries.
+					return x
+				}
+				y = slices.Grow([]entry(nil), c)
+			}
 		} else {
 			// All of the allocator's block: its size class holds a few
 			// entries more than c, which Bytes then counts.
@@ -220,9 +233,110 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 // release gives x to its pool, unless the pool is full (growing it would
 // allocate) or x is not of a pooled size.
 func (s *Sampler) release(x []entry) {
+	if cap(x) > maxSmall {
+		s.releaseBig(x)
+		return
+	}
 	if k := capClass(cap(x)); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
 		s.spare[k] = append(s.spare[k], x[:0])
 	}
+}
+
+// A slice of more than 64 entries has a capacity of the ladder: 85, 106,
+// 149, …, each the allocator's block for a quarter more entries than the
+// one below. A group's slice climbs it when full and steps down when a
+// quarter full, and the slice it leaves goes to a pool by rung, from
+// which the next group to need that rung takes it: the large groups of a
+// sampler in steady state wander too, one growing as another shrinks,
+// and a group that kept its largest slice for good would make the
+// groups' capacity the sum of their sizes' high-water marks, not O(n).
+// The pool holds at most n/2 + 4096 entries (bigBudget); beyond, slices
+// go to the collector.
+const nBig = 96
+
+// ladder is the capacities of the large slices, increasing, up to more
+// than math.MaxInt32 entries: ladder[0] holds 80 entries or more, and
+// ladder[k+1] is the capacity the allocator gives a slice made for
+// ladder[k] + ladder[k]/4 entries, found once by making them (up to 32 KiB,
+// the largest size class; beyond, an allocation is whole 8 KiB pages).
+var ladder = sync.OnceValue(func() *[nBig]int {
+	var l [nBig]int
+	c := maxSmall + maxSmall/4
+	for k := range l {
+		if sz := c * int(unsafe.Sizeof(entry{})); sz <= 32<<10 {
+			c = cap(slices.Grow([]entry(nil), c))
+		} else {
+			c = (sz + 8191) / 8192 * 8192 / int(unsafe.Sizeof(entry{}))
+		}
+		l[k] = c
+		c += c / 4
+	}
+	return &l
+})
+
+// rung returns the rung of the ladder of a capacity c > maxSmall: the
+// highest whose capacity is at most c, or −1 if c is below the first.
+func rung(c int) int {
+	l := ladder()
+	k, _ := slices.BinarySearch(l[:], c+1)
+	return k - 1
+}
+
+// bigBudget returns the most entries the pool of large slices holds.
+func (s *Sampler) bigBudget() int { return len(s.keys)/2 + 4096 }
+
+// takeBig returns an empty pooled slice of rung k, or nil. A group that
+// climbs (up) takes one of up to three rungs higher if rung k has none, a
+// group that steps down one of up to two rungs lower: the pool holds
+// what groups left as they wandered, and a slice that serves a
+// neighbouring rung is not one to allocate.
+func (s *Sampler) takeBig(k int, up bool) []entry {
+	order := [4]int{k, k + 1, k + 2, k + 3}
+	if !up {
+		order = [4]int{k, k - 1, k - 2, -1}
+	}
+	for _, q := range order {
+		if q < 0 || q >= nBig {
+			continue
+		}
+		m := len(s.big[q]) - 1
+		if m < 0 {
+			continue
+		}
+		y := s.big[q][m]
+		s.big[q][m] = nil
+		s.big[q] = s.big[q][:m]
+		s.bigHeld -= cap(y)
+		return y[:0]
+	}
+	return nil
+}
+
+// releaseBig gives a slice of more than maxSmall entries to the pool,
+// unless the pool is full: under its rung, so that whoever takes it finds
+// at least the rung's capacity (a slice that grew by append, in a merge,
+// may lie between two rungs).
+func (s *Sampler) releaseBig(x []entry) {
+	k := rung(cap(x))
+	if k < 0 {
+		return
+	}
+	// Full: the largest pooled slices give way to a smaller one, which
+	// more groups come to need.
+	for top := nBig - 1; s.bigHeld+cap(x) > s.bigBudget(); {
+		for top > k && len(s.big[top]) == 0 {
+			top--
+		}
+		if top <= k {
+			return
+		}
+		m := len(s.big[top]) - 1
+		s.bigHeld -= cap(s.big[top][m])
+		s.big[top][m] = nil
+		s.big[top] = s.big[top][:m]
+	}
+	s.big[k] = append(s.big[k], x[:0])
+	s.bigHeld += cap(x)
 }
 
 // push appends e to *es and returns its slot. A slice of up to 64 entries
@@ -234,7 +348,7 @@ func (s *Sampler) push(es *[]entry, e entry) int32 {
 	if len(x) == cap(x) {
 		c := max(2*len(x), minCap)
 		if len(x) >= maxSmall {
-			c = len(x) + len(x)/4
+			c = ladder()[rung(len(x))+1]
 		}
 		x = s.resize(x, c)
 	}
@@ -254,14 +368,20 @@ func (s *Sampler) pop(es *[]entry, p int32) int32 {
 		moved = x[p].item
 	}
 	x = x[:last]
-	if c := cap(x); c <= maxSmall && len(x) <= c/4 {
-		if len(x) == 0 {
-			// An empty group gives its slice back.
-			s.release(x)
-			x = nil
-		} else if c > minCap {
-			x = s.resize(x, c/2)
+	if c := cap(x); len(x) == 0 {
+		// An empty group gives its slice back.
+		s.release(x)
+		x = nil
+	} else if c > maxSmall && len(x) <= c/4 {
+		// A large slice a quarter full steps down the ladder (to a pooled
+		// 64 from its first rung), giving its own to the pool.
+		nc := maxSmall
+		if k := rung(c); k > 0 {
+			nc = ladder()[k-1]
 		}
+		x = s.resize(x, nc)
+	} else if c > minCap && len(x) <= c/4 {
+		x = s.resize(x, c/2)
 	}
 	*es = x
 	return moved
@@ -270,20 +390,23 @@ func (s *Sampler) pop(es *[]entry, p int32) int32 {
 // Sampler is a law-exact dynamic sampler of p* (Lemma 1) with O(1)
 // expected time per draw and per update; see the package doc.
 type Sampler struct {
-	keys   []float64
-	pos    []int32 // the slot of each item in its group, or in zeros
-	zeros  []int32 // the items whose key is 0
-	lv     []*level
-	ls     []lstat                     // by level
-	occ    [(nLevels + 63) / 64]uint64 // levels that hold items
-	free   []*level                    // emptied levels, kept for reuse by any exponent
-	idle   int                         // emptied levels kept by their exponent
-	subs   []*sub                      // emptied sub-buckets, kept for reuse
-	spare  [smallCaps][][]entry        // small group slices, by capacity
-	cur    [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
-	stale  atomic.Bool                 // a read needed a third unit: the next writer drops cur
-	want   atomic.Uint64               // the unit a read last needed and did not find (unitID)
-	spareU [4]atomic.Pointer[unit]     // units to build, kept across collections (getUnit)
+	keys    []float64
+	pos     []int32 // the slot of each item in its group, or in zeros
+	zeros   []int32 // the items whose key is 0
+	lv      []*level
+	ls      []lstat                     // by level
+	occ     [(nLevels + 63) / 64]uint64 // levels that hold items
+	free    []*level                    // emptied levels, kept for reuse by any exponent
+	idle    int                         // emptied levels kept by their exponent
+	subs    []*sub                      // emptied sub-buckets, kept for reuse
+	spare   [smallCaps][][]entry        // small group slices, by capacity
+	cur     [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
+	stale   atomic.Bool                 // a read needed a third unit: the next writer drops cur
+	want    atomic.Uint64               // the unit a read last needed and did not find (unitID)
+	spareU  [4]atomic.Pointer[unit]     // units to build, kept across collections (getUnit)
+	spareSc atomic.Pointer[scratch]     // a call's working memory, kept across collections (getScratch)
+	big     [nBig][][]entry             // large group slices no group holds, by capacity class (bigClass)
+	bigHeld int                         // the entries of capacity in big
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -528,7 +651,10 @@ func (s *Sampler) merge(lv *level, l, j int) {
 			s.pos[e.item] = int32(len(es))
 			es = append(es, e)
 		}
-		sb.ents[k] = sb.ents[k][:0]
+		// Back to the pools: a sub-bucket that kept its slice would hold
+		// it, idle, until the next split, and its high-water mark for good.
+		s.release(sb.ents[k])
+		sb.ents[k] = nil
 	}
 	sb.occ, sb.cnt, sb.sum, sb.bc, sb.bs = 0, [nG]int32{}, [nG]u128{}, [nBlk]uint32{}, [nBlk]u128{}
 	lv.ents[j] = es
@@ -704,8 +830,8 @@ func (s *Sampler) fits(old, a float64) bool {
 	if top+1+bits.Len(uint(len(s.keys))) <= maxSumLevel {
 		return true
 	}
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	t := s.exactTotal(&sc.x, &sc.y, &sc.z)
 	t.Sub(t, unitsInt(&sc.y, old))
 	t.Add(t, unitsInt(&sc.y, a))
@@ -742,8 +868,8 @@ func (s *Sampler) Load(keys []float64) error {
 	if len(keys) != n {
 		return fmt.Errorf("%w: %d keys for %d items", reweighted.ErrBatch, len(keys), n)
 	}
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	total := sc.x.SetUint64(0)
 	for i, a := range keys {
 		a, err := check.Key(a)
@@ -782,8 +908,8 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	if m == 0 {
 		return nil
 	}
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	// The last entry of each item, met first from the end, in a bit set of
 	// n bits cleared again below.
 	seen := sc.seenBits(n)
@@ -913,6 +1039,10 @@ func (s *Sampler) Bytes() int {
 			b += int(unsafe.Sizeof(entry{})) * cap(x)
 		}
 	}
+	for _, l := range s.big {
+		b += 24 * cap(l)
+	}
+	b += int(unsafe.Sizeof(entry{})) * s.bigHeld
 	for _, sb := range s.subs {
 		b += subBytes(sb)
 	}
@@ -928,6 +1058,9 @@ func (s *Sampler) Bytes() int {
 		if u := s.cur[q].Load(); u != nil {
 			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
 		}
+	}
+	if sc := s.spareSc.Load(); sc != nil {
+		b += sc.bytes()
 	}
 	for q := range s.spareU {
 		if u := s.spareU[q].Load(); u != nil {
@@ -1153,7 +1286,33 @@ var scratchPool = sync.Pool{New: func() any {
 	return sc
 }}
 
-func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+// getScratch returns working memory for a call: the sampler's own if no
+// other call holds it, else one from the pool. A collection empties a
+// sync.Pool, and SRG's loop, which allocates, runs one every so often; the
+// sampler keeps one scratch across collections, so that a loop of calls
+// one at a time allocates nothing, and concurrent reads take the others
+// from the pool.
+func (s *Sampler) getScratch() *scratch {
+	if sc := s.spareSc.Swap(nil); sc != nil {
+		return sc
+	}
+	return scratchPool.Get().(*scratch)
+}
+
+// putScratch gives back the scratch of a call that has finished with it.
+func (s *Sampler) putScratch(sc *scratch) {
+	if !s.spareSc.CompareAndSwap(nil, sc) {
+		scratchPool.Put(sc)
+	}
+}
+
+// bytes returns the memory sc holds, its big integers aside.
+func (sc *scratch) bytes() int {
+	t := &sc.tab
+	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
+		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 8*cap(sc.probs) +
+		int(unsafe.Sizeof(row{}))*cap(t.rows) + 4*cap(t.heads) + 4*cap(t.tlv) + 8*cap(t.tcum)
+}
 
 // seenBits returns a clear bit set of n bits.
 func (sc *scratch) seenBits(n int) []uint64 {

@@ -459,8 +459,8 @@ func (s *Sampler) Solve(eps float64) (rho int, lambda float64, err error) {
 	if err := s.validate(eps); err != nil {
 		return 0, 0, err
 	}
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	o := s.solve(eps, sc)
 	if o.zero {
 		return o.n, 0, nil
@@ -483,8 +483,8 @@ func (s *Sampler) Prob(i int, eps float64) (float64, error) {
 	if err := s.validate(eps); err != nil {
 		return 0, err
 	}
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	o := s.solve(eps, sc)
 	return o.prob(s.keys[i]), nil
 }
@@ -495,8 +495,8 @@ func (s *Sampler) Probs(eps float64, dst []float64) ([]float64, error) {
 	if err := s.validate(eps); err != nil {
 		return dst, err
 	}
-	sc := getScratch()
-	defer scratchPool.Put(sc)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	o := s.solve(eps, sc)
 	dst = dst[:0]
 	for _, a := range s.keys {

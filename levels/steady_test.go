@@ -1,0 +1,208 @@
+package levels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// srgLoop is a workload shaped like SRG's: each step draws a batch of 128
+// without replacement at ε = 1/(2n) and sets new keys for the items drawn,
+// as gradient norms, that drift. A third of the items sit in a cluster a
+// relative 10^-5 wide, a split group, whose centre moves across group
+// edges, so that groups split and merge; every key follows a scale that
+// wanders over two binades (two incommensurate periods), so that groups of
+// every size grow and shrink, levels empty and fill, and the cutoff moves.
+type srgLoop struct {
+	s           *Sampler
+	rng         *rand.Rand
+	src         rand.Source
+	base        []float64
+	items       []int
+	probs, keys []float64
+	t           int
+	err         error
+}
+
+func newSRGLoop(n int) *srgLoop {
+	w := &srgLoop{s: New(n), rng: rand.New(rand.NewPCG(11, 12)), src: rand.NewPCG(13, 14), base: make([]float64, n),
+		items: make([]int, 128), probs: make([]float64, 128), keys: make([]float64, 128)}
+	for i := range w.base {
+		if i%6 == 0 {
+			w.base[i] = -1 // in the cluster
+		} else {
+			w.base[i] = w.rng.ExpFloat64()
+		}
+	}
+	init := make([]float64, n)
+	for i := range init {
+		init[i] = w.key(i)
+	}
+	if err := w.s.Load(init); err != nil {
+		panic(err)
+	}
+	return w
+}
+
+// key returns item i's key at the current step.
+func (w *srgLoop) key(i int) float64 {
+	x := float64(w.t)
+	scale := math.Exp2(math.Sin(x/397) + 0.6*math.Sin(x/89))
+	if w.base[i] < 0 {
+		return scale * (1.3 + 0.05*math.Sin(x/61)) * (1 + 1e-5*w.rng.Float64())
+	}
+	return scale * w.base[i] * math.Exp(0.1*w.rng.NormFloat64())
+}
+
+func (w *srgLoop) step() {
+	n := w.s.Len()
+	eps := 1 / float64(2*n)
+	if err := w.s.DrawBatch(eps, w.src, false, w.items, w.probs); err != nil && w.err == nil {
+		w.err = err
+	}
+	for k, i := range w.items {
+		w.keys[k] = w.key(i)
+	}
+	if err := w.s.SetBatch(w.items, w.keys); err != nil && w.err == nil {
+		w.err = err
+	}
+	w.t++
+}
+
+// mallocs returns the number of heap allocations of f.
+func mallocs(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.Mallocs - before.Mallocs
+}
+
+// Property: once warm, an SRG-like loop (DrawBatch without replacement,
+// then SetBatch of drifting keys, over groups that split and merge and a
+// cutoff that moves) allocates nothing per step, counted with the
+// collector off, and nothing either in a step that follows two
+// collections, which empty every sync.Pool: what a step needs the sampler
+// keeps.
+func TestZeroAllocsSRGLoop(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	w := newSRGLoop(1 << 13)
+	// The workload does what it claims: groups split and merge, and the
+	// cutoff moves over more than a factor 2.
+	splits, merges := 0, 0
+	was := w.s.splitGroups()
+	lo, hi := math.Inf(1), 0.0
+	for range 6000 {
+		w.step()
+		now := w.s.splitGroups()
+		for g := range now {
+			if !was[g] {
+				splits++
+			}
+		}
+		for g := range was {
+			if !now[g] {
+				merges++
+			}
+		}
+		was = now
+		_, lambda, err := w.s.Solve(1 / float64(2*w.s.Len()))
+		require.NoError(t, err)
+		lo, hi = min(lo, lambda), max(hi, lambda)
+	}
+	require.NoError(t, w.err)
+	t.Logf("%d splits, %d merges, λ from %.3g to %.3g", splits, merges, lo, hi)
+	require.Greater(t, splits, 2)
+	require.Greater(t, merges, 2)
+	require.Greater(t, hi, 2*lo)
+	require.NoError(t, w.s.Check())
+	var total uint64
+	for range 2000 {
+		total += mallocs(w.step)
+	}
+	require.Zero(t, total, "allocations in 2,000 steps after warm-up")
+	for range 40 {
+		runtime.GC()
+		runtime.GC()
+		total += mallocs(w.step)
+		w.step()
+	}
+	require.NoError(t, w.err)
+	require.Zero(t, total, "allocations in 40 steps, each after two collections")
+	require.NoError(t, w.s.Check())
+}
+
+// splitGroups returns the split groups, by level and group.
+func (s *Sampler) splitGroups() map[[2]int]bool {
+	m := map[[2]int]bool{}
+	for l := s.topLevel(); l >= 0; l = s.nextLevel(l) {
+		for j, sb := range s.lv[l].sub {
+			if sb != nil {
+				m[[2]int{l, j}] = true
+			}
+		}
+	}
+	return m
+}
+
+// checkCapacity returns an error unless every group and sub-bucket slice
+// is empty of capacity when it holds no entry (but the flat slice a split
+// group keeps for its merge) and holds at most max(85, 20·entries), and
+// the pool of large slices holds at most bigBudget entries, as it counts.
+func (s *Sampler) checkCapacity() error {
+	bad := func(es []entry) bool {
+		return len(es) == 0 && cap(es) > 0 || cap(es) > max(85, 20*len(es))
+	}
+	for l, lv := range s.lv {
+		if lv == nil {
+			continue
+		}
+		for j, es := range lv.ents {
+			sb := lv.sub[j]
+			if sb == nil && bad(es) || sb != nil && len(es) > 0 {
+				return fmt.Errorf("level %d group %d: %d entries in a slice of %d", l, j, len(es), cap(es))
+			}
+			if sb == nil {
+				continue
+			}
+			for k, es := range sb.ents {
+				if bad(es) {
+					return fmt.Errorf("level %d group %d sub-bucket %d: %d entries in a slice of %d", l, j, k, len(es), cap(es))
+				}
+			}
+		}
+	}
+	held := 0
+	for _, l := range s.big {
+		for _, x := range l {
+			held += cap(x)
+		}
+	}
+	if held != s.bigHeld || held > s.bigBudget() {
+		return fmt.Errorf("pool of large slices holds %d entries, counts %d, budget %d", held, s.bigHeld, s.bigBudget())
+	}
+	return nil
+}
+
+// Property: over a long history of drifting keys, every group holds at
+// most max(85, 20 × its entries) of capacity and none once empty, and the
+// pool of large slices at most n/2 + 4096 entries: the memory of the
+// groups is O(n) whatever the history, not the sum of each group's
+// high-water mark, which drifting keys keep raising.
+func TestCapacityBounded(t *testing.T) {
+	w := newSRGLoop(1 << 13)
+	for step := range 8000 {
+		w.step()
+		if step%50 == 0 {
+			require.NoError(t, w.s.checkCapacity(), "after step %d", step)
+		}
+	}
+	require.NoError(t, w.err)
+	require.NoError(t, w.s.Check())
+}
