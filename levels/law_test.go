@@ -258,7 +258,9 @@ func TestConcurrentReads(t *testing.T) {
 }
 
 // Bytes reports the memory the sampler holds: the heap it grew by, from
-// New through n Set calls and 10·n more of random items, keys included.
+// New through n Set calls and 10·n more of random items, keys included,
+// for Exp(1) and lognormal keys and for Exp(1) keys a third of which are
+// in a cluster, a split group.
 // Bytes counts what the sampler's slices and structures hold, not the
 // allocator's rounding of a block up to its size class (at most 1/8 of a
 // small block, and a page for a large one), so the heap may exceed it by a
@@ -269,11 +271,18 @@ func TestBytesMatchesHeap(t *testing.T) {
 		t.Skip("the race detector adds its own heap")
 	}
 	n := 1 << 16
-	for _, law := range []string{"exp", "lognormal"} {
+	for _, law := range []string{"exp", "lognormal", "cluster"} {
 		t.Run(law, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 6))
 			key := func() float64 {
-				if law == "exp" {
+				switch {
+				case law == "exp":
+					return rng.ExpFloat64()
+				case law == "cluster" && rng.IntN(3) == 0:
+					// A third of the keys within a relative 10^-5: a
+					// split group, most of them in one sub-bucket.
+					return 1.3 * (1 + 1e-5*rng.Float64())
+				case law == "cluster":
 					return rng.ExpFloat64()
 				}
 				return math.Exp(3 * rng.NormFloat64())
@@ -295,6 +304,9 @@ func TestBytesMatchesHeap(t *testing.T) {
 			heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
 			b := float64(s.Bytes())
 			runtime.KeepAlive(s)
+			if law == "cluster" {
+				require.Positive(t, splitGroups(s), "the cluster's group is split")
+			}
 			t.Logf("Bytes %.1f, heap %.1f bytes per item", b/float64(n), heap/float64(n))
 			require.GreaterOrEqual(t, heap, b*0.995, "Bytes counts more than the heap holds")
 			require.LessOrEqual(t, heap, b*1.02, "the heap holds more than Bytes counts")
