@@ -258,7 +258,9 @@ func TestConcurrentReads(t *testing.T) {
 }
 
 // Bytes reports the memory the sampler holds: the heap it grew by, from
-// New through n Set calls and 10·n more of random items, keys included.
+// New through n Set calls and 10·n more of random items, keys included,
+// for Exp(1) and lognormal keys and for Exp(1) keys a third of which are
+// in a cluster, a split group.
 // Bytes counts what the sampler's slices and structures hold, not the
 // allocator's rounding of a block up to its size class (at most 1/8 of a
 // small block, and a page for a large one), so the heap may exceed it by a
@@ -269,11 +271,18 @@ func TestBytesMatchesHeap(t *testing.T) {
 		t.Skip("the race detector adds its own heap")
 	}
 	n := 1 << 16
-	for _, law := range []string{"exp", "lognormal"} {
+	for _, law := range []string{"exp", "lognormal", "cluster"} {
 		t.Run(law, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 6))
 			key := func() float64 {
-				if law == "exp" {
+				switch {
+				case law == "exp":
+					return rng.ExpFloat64()
+				case law == "cluster" && rng.IntN(3) == 0:
+					// A third of the keys within a relative 10^-5: a
+					// split group, most of them in one sub-bucket.
+					return 1.3 * (1 + 1e-5*rng.Float64())
+				case law == "cluster":
 					return rng.ExpFloat64()
 				}
 				return math.Exp(3 * rng.NormFloat64())
@@ -295,9 +304,65 @@ func TestBytesMatchesHeap(t *testing.T) {
 			heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
 			b := float64(s.Bytes())
 			runtime.KeepAlive(s)
+			if law == "cluster" {
+				require.Positive(t, splitGroups(s), "the cluster's group is split")
+			}
 			t.Logf("Bytes %.1f, heap %.1f bytes per item", b/float64(n), heap/float64(n))
 			require.GreaterOrEqual(t, heap, b*0.995, "Bytes counts more than the heap holds")
 			require.LessOrEqual(t, heap, b*1.02, "the heap holds more than Bytes counts")
 		})
 	}
+}
+
+// Bytes counts, besides the groups, what the reads keep: the sorted units,
+// published and spare, and the sampler's own scratch. An SRG-like loop of
+// DrawBatch and SetBatch over a cluster that the cutoff crosses (sorted
+// units built, edited and dropped) grows the heap by what Bytes reports
+// plus the loop's own arrays, within the tolerance of TestBytesMatchesHeap.
+// At n = 2^10 the units and the scratch are most of the memory (measured:
+// 0.7% above), and a few kB allocated by the rest of the test binary would
+// be a few percent: the run that grew the heap least of three counts, as
+// others can only add.
+func TestBytesMatchesHeapAfterReads(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector adds its own heap")
+	}
+	heap, b := math.Inf(1), 0.0
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		w := newSRGLoop(1 << 10)
+		for range 1500 {
+			w.step()
+		}
+		require.NoError(t, w.err)
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		// The loop's arrays, which the sampler does not hold.
+		own := 8*cap(w.base) + 8*cap(w.items) + 8*cap(w.probs) + 8*cap(w.keys)
+		heap = min(heap, float64(after.HeapAlloc)-float64(before.HeapAlloc)-float64(own))
+		b = float64(w.s.Bytes())
+		runtime.KeepAlive(w)
+		units, spare := 0, 0
+		for q := range w.s.cur {
+			if w.s.cur[q].Load() != nil {
+				units++
+			}
+		}
+		for q := range w.s.spareU {
+			if w.s.spareU[q].Load() != nil {
+				spare++
+			}
+		}
+		// The workload does what it claims: the reads keep units of both
+		// kinds.
+		require.Positive(t, units, "units published")
+		require.Positive(t, spare, "spare units")
+	}
+	t.Logf("Bytes %.0f, heap %.0f", b, heap)
+	require.GreaterOrEqual(t, heap, b*0.995, "Bytes counts more than the heap holds")
+	require.LessOrEqual(t, heap, b*1.02, "the heap holds more than Bytes counts")
 }

@@ -578,3 +578,50 @@ func TestUnitFollowsCutoff(t *testing.T) {
 		require.NoError(t, s.Check())
 	}
 }
+
+// Property: at n ≥ touchMin, where SetBatch first reads the memory its
+// updates will touch, a batch (repeated items, zero keys, keys into groups
+// that hold others) leaves every item with the key of its last entry, as
+// a plain slice of keys updated in order does, and Prob within total
+// variation 1e-9 of the exact oracle's p* for those keys.
+func TestSetBatchLarge(t *testing.T) {
+	n := touchMin
+	rng := rand.New(rand.NewPCG(21, 22))
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = rng.ExpFloat64()
+	}
+	s := load(t, keys)
+	for range 2 {
+		items, nk := make([]int, 2000), make([]float64, 2000)
+		for e := range items {
+			items[e] = rng.IntN(n / 2) // so that items repeat
+			switch e % 10 {
+			case 0:
+				nk[e] = 0
+			case 1:
+				nk[e] = keys[rng.IntN(n)] // a key already held
+			default:
+				nk[e] = rng.ExpFloat64()
+			}
+		}
+		require.NoError(t, s.SetBatch(items, nk))
+		for e, i := range items {
+			keys[i] = nk[e]
+		}
+		for i, a := range keys {
+			require.Equal(t, math.Float64bits(a), math.Float64bits(s.Key(i)), "key of item %d", i)
+		}
+		eps := 1 / float64(2*n)
+		ex := samplertest.Oracle(keys, eps)
+		probs, err := s.Probs(eps, nil)
+		require.NoError(t, err)
+		tv := 0.0
+		for i, p := range probs {
+			q, _ := ex.P[i].Float64()
+			tv += math.Abs(p - q)
+		}
+		require.LessOrEqual(t, tv/2, 1e-9, "total variation of Probs")
+	}
+	require.NoError(t, s.Check())
+}

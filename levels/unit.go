@@ -82,9 +82,10 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
 	// two, and for 1024 at least (or n), which holds any group that can
 	// split (kSplit): units are reused for groups of any size in turn, and
 	// one that had to grow each time a larger group came would allocate
-	// in steady state.
+	// in steady state. Grown, not made, so that the capacities include the
+	// allocator's rounding up to a size class, which Bytes then counts.
 	if c := max(1<<bits.Len(uint(len(ents)+len(ents)/4)), min(1024, 1<<bits.Len(uint(len(s.keys))))); cap(u.keys) < c {
-		u.keys, u.pre = make([]uint64, 0, c), make([]u128, 0, c+1)
+		u.keys, u.pre = slices.Grow([]uint64(nil), c), slices.Grow([]u128(nil), c+1)
 	}
 	keys := u.keys[:0]
 	for _, e := range ents {
