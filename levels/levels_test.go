@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -624,4 +625,32 @@ func TestSetBatchLarge(t *testing.T) {
 		require.LessOrEqual(t, tv/2, 1e-9, "total variation of Probs")
 	}
 	require.NoError(t, s.Check())
+}
+
+// Property: at ε = 1/n, Solve, Prob and the draws are the exact oracle's
+// when the largest keys fill a split group. ρ is then the number of keys
+// equal to the largest, which Solve counted in the group's flat slice,
+// empty once the group is split: it returned ρ = 0 for more than 512
+// tied largest keys (found by fuzz's law histories on 10^4 items).
+func TestUniformBoundSplitTop(t *testing.T) {
+	for _, top := range []int{513, 600} {
+		for _, n := range []int{top + 1, 2 * top} {
+			keys := make([]float64, n)
+			for i := range keys {
+				keys[i] = float64(i % 3)
+				if i < top {
+					keys[i] = 3
+				}
+			}
+			s := New(n)
+			for i, a := range keys {
+				require.NoError(t, s.Set(i, a))
+			}
+			l := s.topLevel()
+			require.NotNil(t, s.lv[l].sub[bits.Len64(s.lv[l].occ)-1], "the top group is split (top=%d, n=%d)", top, n)
+			for _, eps := range []float64{1 / float64(n), 0.5 / float64(n), 0} {
+				require.NoError(t, samplertest.VerifyLaw(s, keys, eps), "top=%d, n=%d, ε=%v", top, n, eps)
+			}
+		}
+	}
 }

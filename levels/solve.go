@@ -434,12 +434,17 @@ func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *s
 }
 
 // solveUniform is Solve at ε = 1/n: ρ is the number of keys equal to the
-// largest, found in the top group.
+// largest, found in the top group (its top sub-bucket, if it is split).
 func (s *Sampler) solveUniform(o *sol) {
 	lv := s.lv[o.top]
 	j := bits.Len64(lv.occ) - 1
+	es := lv.ents[j]
+	if sb := lv.sub[j]; sb != nil {
+		// A split group's largest keys lie in its top sub-bucket.
+		es = sb.ents[bits.Len64(sb.occ)-1]
+	}
 	top, cnt := 0.0, 0
-	for _, e := range lv.ents[j] {
+	for _, e := range es {
 		switch {
 		case e.key() > top:
 			top, cnt = e.key(), 1
