@@ -75,6 +75,16 @@ func edgeCases() map[string][]float64 {
 	for k := range 40 {
 		geo = append(geo, math.Pow(0.7, float64(k)))
 	}
+	// More tied largest keys than a bucket holds before it splits (512 in
+	// levels), above keys of three smaller values: at ε = 1/n, ρ is the
+	// number of ties, which levels once counted as 0 in a split bucket.
+	crowd := make([]float64, 700)
+	for i := range crowd {
+		crowd[i] = 3
+		if i%5 == 4 {
+			crowd[i] = float64(i % 3)
+		}
+	}
 	return map[string][]float64{
 		"one":            {0.5},
 		"one zero":       {0},
@@ -87,6 +97,7 @@ func edgeCases() map[string][]float64 {
 		"huge":           {math.Ldexp(1, top), math.Ldexp(1, top), math.Ldexp(1, top-3)},
 		"huge and tiny":  mixed,
 		"geometric":      geo,
+		"crowded top":    crowd,
 		"one big":        {1e6, 1, 1, 1, 1, 1, 1, 1, 1, 1},
 		// Found by the state machine: a sum of 2^-1073 once made the
 		// power-of-two scale of the target overflow to +Inf.
