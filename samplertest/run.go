@@ -102,7 +102,7 @@ func edgeCases() map[string][]float64 {
 		// Found by the state machine: a sum of 2^-1073 once made the
 		// power-of-two scale of the target overflow to +Inf.
 		"two smallest": {5e-324, 5e-324},
-		// Issue 20: the key 1e-323 at the bottom of the head has p* about
+		// A regression: the key 1e-323 at the bottom of the head has p* about
 		// 1.8e-324, which rounds to 0; at ε = 0 the u below 1 once drew it.
 		"subnormal last":   {0, 2.1286503010020037, 0, 0.503301709312354, 0, 1e-323, 0.375656445219138, 1, 0, 1.5062268981686218, 0},
 		"subnormal bottom": {5e-324, 1, 0x1p-1022, 3e-323, 0.5},

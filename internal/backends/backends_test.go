@@ -79,7 +79,7 @@ func TestList(t *testing.T) {
 // u, with the p Prob returns. The second and third key vectors are the
 // first that TinyKeys drew on which btree and segtree, and ost, returned
 // p = 0 without the fix; the last two hold other subnormal keys.
-func TestIssue20NeverDrawsProbZero(t *testing.T) {
+func TestNeverDrawsProbZero(t *testing.T) {
 	cases := [][]float64{
 		{0, 2.1286503010020037, 0, 0.503301709312354, 0, 1e-323, 0.375656445219138, 1, 0, 1.5062268981686218, 0},
 		{1.043817185873235, 0.28004137973858634, 0.3706941883833663, 5e-324, 1.0311971326354983},
