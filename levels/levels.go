@@ -1272,6 +1272,8 @@ type scratch struct {
 	probs      []float64
 	st         stream // DrawBatch's attempts
 	sink       int32  // what touch read, kept so that its loads stay
+	hint       hint   // where the last Solve with this scratch found t*
+	tests      int    // predicate tests made, which the tests count
 }
 
 var scratchPool = sync.Pool{New: func() any {

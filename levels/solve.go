@@ -29,7 +29,19 @@ type sol struct {
 	theta   float64
 	lvl     int
 	grp     int
+	sub     int // the straddling sub-bucket of a split grp, −1 if none
 	h       int
+}
+
+// hint is where the last Solve found t*: its level, group and sub-bucket
+// (−1: none straddles). The next Solve checks it with two tests per tier
+// and starts there if it holds, else it walks from the top: keys that
+// change a few at a time move t* little, and the walk and the binary
+// searches down to it are most of a Solve. It is a guess, never trusted:
+// a Solve's answer is the same whatever the hint.
+type hint struct {
+	l, j, k int32
+	ok      bool
 }
 
 // c returns 1 − (n − ρ)ε, the mass of the head (ρ/n when uniform).
@@ -80,7 +92,7 @@ func (s *Sampler) validate(eps float64) error {
 // group.
 func (s *Sampler) solve(eps float64, sc *scratch) sol {
 	n := len(s.keys)
-	o := sol{n: n, eps: eps, uniform: eps == 1/float64(n), lvl: -1, grp: -1}
+	o := sol{n: n, eps: eps, uniform: eps == 1/float64(n), lvl: -1, grp: -1, sub: -1}
 	if len(s.zeros) == n {
 		o.zero, o.rho = true, n
 		return o
@@ -103,7 +115,16 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		sAbove float64 // their sum, in the top level's unit
 		depth  int     // roundings in sAbove
 	)
-	for l := o.top; l >= 0; l = s.nextLevel(l) {
+	start, h := o.top, sc.hint
+	sc.hint.ok = false
+	if eps > 0 && h.ok {
+		if a, sA, d, ok := s.skipTo(&o, sc, int(h.l)); ok {
+			start, above, sAbove, depth = int(h.l), a, sA, d
+		} else {
+			h.ok = false
+		}
+	}
+	for l := start; l >= 0; l = s.nextLevel(l) {
 		lv := s.lv[l]
 		f := unitShift(l) - o.ts
 		st := &s.ls[l]
@@ -119,10 +140,18 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		o.theta = scale(1, l-1074) // all of the level, unless a group straddles
 		// H at the lower edges of its occupied groups fails from some
 		// group on, the straddling one.
-		j, part, inLevel, _ := s.search(&o, sc, lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, nG, l-bB, l, u128{}, sAbove, above, depth)
+		hj := -2
+		if h.ok && l == int(h.l) {
+			hj = int(h.j)
+		}
+		j, part, inLevel, _ := s.search(&o, sc, lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, nG, l-bB, l, u128{}, sAbove, above, depth, hj)
 		if j >= 0 {
 			o.grp = j
-			part = s.resolve(&o, sc, lv, l, o.grp, part, sAbove, above+inLevel, depth)
+			hk := -2
+			if hj == j {
+				hk = int(h.k)
+			}
+			part = s.resolve(&o, sc, lv, l, o.grp, part, sAbove, above+inLevel, depth, hk)
 			inLevel += o.h
 		}
 		above += inLevel
@@ -131,6 +160,7 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 	}
 	o.rho = above
 	if eps > 0 {
+		sc.hint = hint{l: int32(o.lvl), j: int32(o.grp), k: int32(o.sub), ok: o.lvl >= 0}
 		// Zero keys are in the tail for ε > 0 (0 ≥ ε·S fails), and ε = 0
 		// puts every key in the head.
 	} else {
@@ -141,20 +171,48 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 	return o
 }
 
+// skipTo returns the count, sum (in the top level's unit) and roundings
+// of the levels above l, as solve's walk sums them, and true if l is
+// occupied and the lowest occupied level above it passes at its lower edge
+// (so do all above it, H being decreasing): solve's walk would reach l.
+func (s *Sampler) skipTo(o *sol, sc *scratch, l int) (int, float64, int, bool) {
+	if l < 0 || l >= o.top || s.occ[l>>6]>>(l&63)&1 == 0 {
+		return 0, 0, 0, false
+	}
+	var (
+		above  int
+		sAbove float64
+		depth  int
+		u      = -1
+	)
+	for m := o.top; m > l; m = s.nextLevel(m) {
+		st := &s.ls[m]
+		above += int(st.n)
+		sAbove += scale(st.sum.float(), unitShift(m)-o.ts)
+		depth += 3
+		u = m
+	}
+	if !s.headAt(o, sAbove, 1, u, o.n-above, depth, sc, u, s.ls[u].sum) {
+		return 0, 0, 0, false
+	}
+	return above, sAbove, depth, true
+}
+
 // resolve finds the head of the straddling group j of level l: part is
 // the exact sum of the level's groups above j, sAbove and above the sum and
 // count of the keys above the group. It sets o.h and o.theta and returns
 // part plus the sum of the group's head keys. A split group is searched by
 // its sub-buckets, as the level by its groups, for the one that straddles
 // t*.
-func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth int) u128 {
+func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth, hk int) u128 {
 	sb := lv.sub[j]
 	if sb == nil {
 		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth)
 	}
 	// A sub-bucket's lower edge is tm(k) = base + k units of 2^(l−12).
 	base := uint64(nG*nG + nG*j)
-	k, sum, in, pass := s.search(o, sc, sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, base, l-2*bB, l, part, sAbove, above, depth)
+	k, sum, in, pass := s.search(o, sc, sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, base, l-2*bB, l, part, sAbove, above, depth, hk)
+	o.sub = k
 	part = part.plus(sum)
 	if pass >= 0 {
 		o.theta = scale(float64(base+uint64(pass)), l-2*bB-1074)
@@ -179,7 +237,12 @@ func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, s
 // the lowest of those, −1 if none. A binary search over the occupied
 // blocks of eight, with their suffix sums, then over the groups of one
 // block: six tests and at most sixteen additions, not 64.
-func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *[nBlk]u128, cnt *[nG]int32, sums *[nG]u128, base uint64, te, l int, part u128, sAbove float64, above, depth int) (int, u128, int, int) {
+//
+// hint is the group a previous Solve found (−1: none failed; −2: no
+// hint): if it still holds — it fails and the next occupied group above
+// it passes, or, for −1, the lowest occupied group passes — the answer
+// costs two tests and the sums of the groups above it.
+func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *[nBlk]u128, cnt *[nG]int32, sums *[nG]u128, base uint64, te, l int, part u128, sAbove float64, above, depth, hint int) (int, u128, int, int) {
 	f := unitShift(l) - o.ts
 	// fails reports whether H fails at the lower edge of group j, with S
 	// and C the sum and count of the groups at or above it.
@@ -188,6 +251,40 @@ func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *
 		return !s.headAt(o, sAbove+scale(ps.float(), f), base+uint64(j), te, o.n-above-C, depth+3, sc, l, ps)
 	}
 	lowest := func(b int) int { return b*8 + bits.TrailingZeros64(occ>>(8*b)&0xff) }
+	switch {
+	case hint == -1 && occ != 0:
+		var S u128
+		C := 0
+		for b := range nBlk {
+			S = S.plus(bs[b])
+			C += int(bc[b])
+		}
+		if low := bits.TrailingZeros64(occ); !fails(low, S, C) {
+			return -1, S, C, low
+		}
+	case hint >= 0 && hint < nG && occ>>hint&1 != 0:
+		// The sums of the groups above the hint: the blocks above its
+		// block, then the groups above it in its block.
+		var S u128
+		C := 0
+		b := hint / 8
+		for q := nBlk - 1; q > b; q-- {
+			S = S.plus(bs[q])
+			C += int(bc[q])
+		}
+		for x := occ >> (8 * b) & 0xff &^ (1<<(hint%8+1) - 1); x != 0; x &= x - 1 {
+			g := 8*b + bits.TrailingZeros64(x)
+			S = S.plus(sums[g])
+			C += int(cnt[g])
+		}
+		pass := -1
+		if up := occ &^ (1<<(hint+1) - 1); up != 0 {
+			pass = bits.TrailingZeros64(up)
+		}
+		if (pass < 0 || !fails(pass, S, C)) && fails(hint, S.plus(sums[hint]), C+int(cnt[hint])) {
+			return hint, S, C, pass
+		}
+	}
 	var (
 		blk  [nBlk]int8
 		bsum [nBlk]u128
@@ -399,6 +496,7 @@ func scale(x float64, k int) float64 {
 // decided exactly from the level sums: the levels above l, plus part (in
 // l's unit) for level l.
 func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *scratch, l int, part u128) bool {
+	sc.tests++
 	tSc := scale(float64(tm), te-o.ts)
 	q := o.eps * (sSc + tSc*float64(k))
 	// Relative errors below slack − 1, and absolute ones, from values
