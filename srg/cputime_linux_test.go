@@ -3,16 +3,19 @@ package srg
 import (
 	"syscall"
 	"time"
+	"unsafe"
 )
 
-// threadCPU returns the CPU time consumed by the calling OS thread (Linux
-// RUSAGE_THREAD), which, unlike wall time, does not grow when other
-// processes compete for the cores.
+// threadCPU returns the CPU time consumed by the calling OS thread, from
+// clock_gettime(CLOCK_THREAD_CPUTIME_ID), to the nanosecond: unlike wall
+// time, it does not grow when other processes hold the core, and unlike
+// getrusage's thread times, which some kernels count in scheduler ticks,
+// it resolves a round of a few milliseconds.
 func threadCPU() (time.Duration, bool) {
-	const rusageThread = 1
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+	const clockThreadCPUTime = 3
+	var ts syscall.Timespec
+	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
 		return 0, false
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+	return time.Duration(ts.Nano()), true
 }
