@@ -165,6 +165,11 @@ func fineUniform(src rand.Source) float64 {
 		// x·2^(e−64), its leading bit lz below bit 63: keep 53 bits from
 		// it, taking k more from the next word if x has too few.
 		k := bits.LeadingZeros64(x) - 11
+		if k <= 0 && e == 0 {
+			// The usual case, a leading one in the first word: 53 bits
+			// times 2^(−64−k), a normal power of two, exact, as Ldexp.
+			return float64(x>>-k) * math.Float64frombits(uint64(1023-64-k)<<52)
+		}
 		if k <= 0 {
 			return math.Ldexp(float64(x>>-k), e-64-k)
 		}

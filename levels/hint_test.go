@@ -2,6 +2,7 @@ package levels
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -120,4 +121,64 @@ func TestHintSavesTests(t *testing.T) {
 	t.Logf("predicate tests: %d from the top, %d from the hint", cold, warm)
 	require.Less(t, 2*warm, cold)
 	require.Equal(t, samplertest.Oracle(keys, eps).Rho, got.rho)
+}
+
+// words is a rand.Source that returns its words in turn.
+type words struct {
+	w []uint64
+	k int
+}
+
+func (s *words) Uint64() uint64 { s.k++; return s.w[s.k-1] }
+
+// Property: fineUniform returns the number whose binary digits are those
+// of its words read in turn, 0.w₀w₁…, cut after the 53rd digit from the
+// leading one (exactly, by big integers), and reads the words that takes.
+func TestFineUniformDigits(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		zeros := rapid.IntRange(0, 20).Draw(t, "zeros")
+		lead := rapid.IntRange(0, 63).Draw(t, "lead") // leading zeros of the first nonzero word
+		w := make([]uint64, zeros, zeros+2)
+		first := rapid.Uint64().Draw(t, "first")>>lead | 1<<(63-lead)
+		w = append(w, first, rapid.Uint64().Draw(t, "next"))
+		src := &words{w: w}
+		got := fineUniform(src)
+		// The digits as one integer V of 64·len(w) bits: the number is
+		// V·2^(−64·len(w)), cut to 53 digits from its leading one.
+		v := new(big.Int)
+		for _, x := range w {
+			v.Lsh(v, 64)
+			v.Or(v, new(big.Int).SetUint64(x))
+		}
+		drop := v.BitLen() - 53
+		v.Rsh(v, uint(drop))
+		// Rounded to nearest, as Ldexp rounds a subnormal result; exact
+		// for a normal one.
+		want, acc := new(big.Float).SetMantExp(new(big.Float).SetInt(v), drop-64*len(w)).Float64()
+		if want >= 0x1p-1022 {
+			require.Equal(t, big.Exact, acc)
+		}
+		if zeros >= 19 {
+			want = 0 // 19 zero words: fineUniform gives up, below 2^-1152
+		}
+		require.Equal(t, math.Float64bits(want), math.Float64bits(got), "words %x", w)
+		reads := min(zeros, 19)
+		if zeros < 19 {
+			reads++
+			if lead > 11 {
+				reads++
+			}
+		}
+		require.Equal(t, reads, src.k, "words read")
+	})
+}
+
+// bndLevel is the bound of group j of level l in the level's unit, the
+// integer bnd(l, j)·2^(l − 6 − unitShift(l)), at every level.
+func TestBndLevelExact(t *testing.T) {
+	for l := range nLevels {
+		for _, j := range []int{0, 1, 31, nG - 1} {
+			require.Equal(t, math.Ldexp(float64(bnd(l, j)), l-bB-unitShift(l)), bndLevel(l, j), "level %d group %d", l, j)
+		}
+	}
 }

@@ -494,7 +494,9 @@ func bnd(l, j int) uint64 {
 // bndLevel returns the bound of group j of level l in the level's unit,
 // exactly: an integer below 2^53.
 func bndLevel(l, j int) float64 {
-	return math.Ldexp(float64(bnd(l, j)), l-bB-unitShift(l))
+	// 2^(l − 6 − unitShift(l)) lies in [2^-6, 2^46]: a normal power of
+	// two, so the product is exact, as Ldexp's.
+	return float64(bnd(l, j)) * math.Float64frombits(uint64(l-bB-unitShift(l)+1023)<<52)
 }
 
 // The groups of a level (the sub-buckets of a split group) are chosen by

@@ -144,6 +144,13 @@ func (s *Sampler) dropUnit(l, j, k int, group, staleOnly bool) {
 // units are dropped. Writers only: no read runs concurrently, and the
 // units are immutable to the reads that follow.
 func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
+	// Most updates touch no published unit: say so in a few loads.
+	u0, u1 := s.cur[0].Load(), s.cur[1].Load()
+	if !s.stale.Load() && (u0 == nil || int(u0.l) != l || int(u0.j) != j) && (u1 == nil || int(u1.l) != l || int(u1.j) != j) {
+		if w := s.want.Load(); w>>8 != uint64(l)<<8|uint64(j) {
+			return
+		}
+	}
 	s.dropUnit(l, j, k, false, true)
 	g := b - uint64(unitShift(l))<<52
 	for q := range s.cur {

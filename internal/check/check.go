@@ -13,13 +13,20 @@ import (
 // Key validates a key for Set and returns it with −0 turned into 0:
 // ErrKey for NaN, ±Inf, a negative key or one above MaxSum.
 func Key(a float64) (float64, error) {
-	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
-		return 0, fmt.Errorf("%w: %v", reweighted.ErrKey, a)
-	}
-	if a > reweighted.MaxSum {
-		return 0, fmt.Errorf("%w: %v exceeds MaxSum", reweighted.ErrKey, a)
+	// NaN fails both comparisons, +Inf the second: one test for the keys
+	// that pass, inlined into every Set.
+	if !(a >= 0 && a <= reweighted.MaxSum) {
+		return 0, keyError(a)
 	}
 	return a + 0, nil // a + 0 turns −0 into +0
+}
+
+// keyError is the error of a key that Key refuses.
+func keyError(a float64) error {
+	if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
+		return fmt.Errorf("%w: %v", reweighted.ErrKey, a)
+	}
+	return fmt.Errorf("%w: %v exceeds MaxSum", reweighted.ErrKey, a)
 }
 
 // Index returns ErrIndex unless 0 ≤ i < n.
@@ -39,12 +46,18 @@ func Batch(items []int, keys []float64, n int) error {
 		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, len(items), len(keys))
 	}
 	for k, i := range items {
-		if err := Index(i, n); err != nil {
-			return fmt.Errorf("batch entry %d: %w", k, err)
-		}
-		if _, err := Key(keys[k]); err != nil {
-			return fmt.Errorf("batch entry %d: %w", k, err)
+		if a := keys[k]; uint(i) >= uint(n) || !(a >= 0 && a <= reweighted.MaxSum) {
+			return batchError(k, i, a, n)
 		}
 	}
 	return nil
+}
+
+// batchError is the error of batch entry k, item i with key a, which Batch
+// refuses: its index first.
+func batchError(k, i int, a float64, n int) error {
+	if err := Index(i, n); err != nil {
+		return fmt.Errorf("batch entry %d: %w", k, err)
+	}
+	return fmt.Errorf("batch entry %d: %w", k, keyError(a))
 }
