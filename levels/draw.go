@@ -46,27 +46,36 @@ type table struct {
 	partLo uint64  // rowPartial: the range [partLo, wb) of its level's bound weight
 	// The tail but the straddling group, in the order a tail draw counts
 	// it: the groups of the straddling level below it, the levels below
-	// (cumulative counts tcum), the zero keys.
+	// (tails), the zero keys.
 	nTail  int
 	lvTail int
-	tlv    []int32
-	tcum   []int
-	tready bool    // tlv and tcum are filled: only a tail proposal needs them
 	heads  []int32 // the levels wholly in the head, top down
 }
 
-// build fills sc.tab for the solution o.
-func (s *Sampler) build(o *sol, sc *scratch) *table {
-	t := &sc.tab
-	t.rows, t.heads = t.rows[:0], t.heads[:0]
-	t.tlv, t.tcum, t.tready = t.tlv[:0], t.tcum[:0], false
-	t.lvTail, t.nTail, t.tstar = 0, 0, 0
+// tails is the levels below the straddling level and their cumulative
+// counts, for the tail draws of one call: built when the first tail item
+// is proposed (most keys can lie below t*, in levels that only a tail
+// proposal reads), then searched. A call without one (a Draw with the
+// kept table, which reads may not write) walks the levels instead.
+type tails struct {
+	tlv   []int32
+	tcum  []int
+	ready bool
+}
+
+// build fills t for the solution o and returns it.
+func (s *Sampler) build(o *sol, t *table) *table {
+	// The slices in locals, stored back once: t may live in the heap,
+	// where storing a slice header costs a write barrier's check.
+	rows, heads := t.rows[:0], t.heads[:0]
+	*t = table{}
+	defer func() { t.rows, t.heads = rows, heads }()
 	if o.zero || o.uniform {
 		return t // every item is drawn uniformly
 	}
 	add := func(x float64, l int, kind uint8) {
 		if x > 0 {
-			t.rows = append(t.rows, row{w: x, l: int32(l), kind: kind})
+			rows = append(rows, row{w: x, l: int32(l), kind: kind})
 		}
 	}
 	if o.eps > 0 {
@@ -74,19 +83,19 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 		t.nTail = o.n - o.rho
 	}
 	for l := o.top; l >= 0 && l > o.lvl; l = s.nextLevel(l) {
-		t.heads = append(t.heads, int32(l))
+		heads = append(heads, int32(l))
 	}
 	var strad, part float64
 	if l := o.lvl; l >= 0 {
 		lv := s.lv[l]
 		if o.grp < 0 {
-			t.heads = append(t.heads, int32(l))
+			heads = append(heads, int32(l))
 		} else {
 			c := int(lv.cnt[o.grp])
-			t.strB = max(t.tstar, scale(float64(bnd(l, o.grp)), l-bB-o.ts))
+			t.strB = max(t.tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
 			strad = float64(c) * t.strB
 			t.partLo = lv.prefixBound(l, o.grp+1)
-			part = scale(float64(s.ls[l].wb-t.partLo), l-bB-o.ts)
+			part = scaleDown(float64(s.ls[l].wb-t.partLo), l-bB-o.ts)
 			t.nTail -= c - o.h
 			t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 		}
@@ -94,35 +103,34 @@ func (s *Sampler) build(o *sol, sc *scratch) *table {
 	add(float64(t.nTail)*t.tstar, -1, rowTail)
 	add(strad, o.lvl, rowStraddle)
 	add(part, o.lvl, rowPartial)
-	for k := len(t.heads) - 1; k >= 0; k-- {
-		l := int(t.heads[k])
-		add(scale(float64(s.ls[l].wb), l-bB-o.ts), l, rowLevel)
+	for k := len(heads) - 1; k >= 0; k-- {
+		l := int(heads[k])
+		add(scaleDown(float64(s.ls[l].wb), l-bB-o.ts), l, rowLevel)
 	}
 	w := 0.0
-	for k := range t.rows {
-		w += t.rows[k].w
-		t.rows[k].cum = w
+	for k := range rows {
+		w += rows[k].w
+		rows[k].cum = w
 	}
 	t.total = w
 	return t
 }
 
-// tailLevels fills t.tlv and t.tcum, the levels below the straddling
-// level and their cumulative counts, once per table: most keys can lie
-// below t*, in levels that only a tail proposal reads.
-func (s *Sampler) tailLevels(o *sol, t *table) {
-	if t.tready {
+// tailLevels fills tl for the solution o and its table t, once.
+func (s *Sampler) tailLevels(o *sol, t *table, tl *tails) {
+	if tl.ready {
 		return
 	}
-	t.tready = true
-	if o.lvl < 0 {
-		return
+	tl.ready = true
+	tlv, tcum := tl.tlv[:0], tl.tcum[:0]
+	if o.lvl >= 0 {
+		c := t.lvTail
+		for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
+			c += int(s.ls[m].n)
+			tlv, tcum = append(tlv, int32(m)), append(tcum, c)
+		}
 	}
-	c := t.lvTail
-	for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
-		c += int(s.ls[m].n)
-		t.tlv, t.tcum = append(t.tlv, int32(m)), append(t.tcum, c)
-	}
+	tl.tlv, tl.tcum = tlv, tcum
 }
 
 // pick returns the row that x in [0, total) falls in.
@@ -187,7 +195,7 @@ func fineUniform(src rand.Source) float64 {
 func accept(o *sol, t *table, l, j int, a float64) (m, b float64) {
 	if l == o.lvl && j == o.grp {
 		if o.inHead(a) {
-			return scale(float64(sig64(a)), unitShift(l)-o.ts), t.strB
+			return scaleDown(float64(sig64(a)), unitShift(l)-o.ts), t.strB
 		}
 		return t.tstar, t.strB
 	}
@@ -197,9 +205,9 @@ func accept(o *sol, t *table, l, j int, a float64) (m, b float64) {
 // attempt makes one attempt of a draw and returns the item and its p, or
 // −1 if it rejected: propose, read the entry, decide, as DrawBatch's
 // chunks do.
-func (s *Sampler) attempt(o *sol, t *table, src rand.Source) (int, float64) {
+func (s *Sampler) attempt(o *sol, t *table, tl *tails, src rand.Source) (int, float64) {
 	var p proposal
-	s.propose(o, t, src, &p)
+	s.propose(o, t, tl, src, &p)
 	var e entry
 	if p.lv != nil {
 		e = p.lv.at(int(p.j), int(p.r))
@@ -232,9 +240,9 @@ func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry) (int, float64) 
 }
 
 // draw makes attempts until one accepts.
-func (s *Sampler) draw(o *sol, t *table, src rand.Source) (int, float64) {
+func (s *Sampler) draw(o *sol, t *table, tl *tails, src rand.Source) (int, float64) {
 	for {
-		if i, p := s.attempt(o, t, src); i >= 0 {
+		if i, p := s.attempt(o, t, tl, src); i >= 0 {
 			return i, p
 		}
 	}
@@ -250,11 +258,16 @@ func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err erro
 	if err := s.validate(eps); err != nil {
 		return 0, 0, err
 	}
+	if k := s.keptFor(eps); k != nil {
+		i, p = s.draw(&k.o, &k.tab, nil, src)
+		return i, p, nil
+	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	o := s.solve(eps, sc)
-	t := s.build(&o, sc)
-	i, p = s.draw(&o, t, src)
+	o := &sc.o
+	*o = s.solve(eps, sc)
+	sc.tails.ready = false
+	i, p = s.draw(o, s.build(o, &sc.tab), &sc.tails, src)
 	return i, p, nil
 }
 
@@ -292,13 +305,13 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	o := s.solve(eps, sc)
-	t := s.build(&o, sc)
+	o, t := s.solution(eps, sc)
+	sc.tails.ready = false
 	st := &sc.st
 	st.reset()
 	if replace {
 		for k := range items {
-			items[k], probs[k] = s.next(&o, t, src, sc)
+			items[k], probs[k] = s.next(o, t, src, sc)
 		}
 		return nil
 	}
@@ -308,9 +321,9 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		var i int
 		var p float64
 		if rejections == maxRejections {
-			i, p = s.drawRest(&o, sc, seen, k, uniform(src))
+			i, p = s.drawRest(o, sc, seen, k, uniform(src))
 		} else {
-			i, p = s.next(&o, t, src, sc)
+			i, p = s.next(o, t, src, sc)
 			if seen[i>>6]&(1<<(i&63)) != 0 {
 				rejections++
 				continue
@@ -364,7 +377,7 @@ func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch) (int, flo
 	for st.at == st.n {
 		st.at, st.n = 0, 0
 		for k := range st.props {
-			s.propose(o, t, src, &st.props[k])
+			s.propose(o, t, &sc.tails, src, &st.props[k])
 		}
 		for k := range st.props {
 			if p := &st.props[k]; p.lv != nil {
@@ -383,7 +396,7 @@ func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch) (int, flo
 }
 
 // propose makes the choices of one attempt, as attempt does, into p.
-func (s *Sampler) propose(o *sol, t *table, src rand.Source, p *proposal) {
+func (s *Sampler) propose(o *sol, t *table, tl *tails, src rand.Source, p *proposal) {
 	*p = proposal{}
 	if o.zero || o.uniform {
 		p.item = int32(below(src, uint64(o.n)))
@@ -392,7 +405,7 @@ func (s *Sampler) propose(o *sol, t *table, src rand.Source, p *proposal) {
 	r := t.rows[t.pick(fineUniform(src)*t.total)]
 	if r.kind == rowTail {
 		p.tail = true
-		s.tailLoc(o, t, below(src, uint64(t.nTail)), p)
+		s.tailLoc(o, t, tl, below(src, uint64(t.nTail)), p)
 		return
 	}
 	l := int(r.l)
@@ -411,8 +424,9 @@ func (s *Sampler) propose(o *sol, t *table, src rand.Source, p *proposal) {
 }
 
 // tailLoc sets p to the tail item of index r in the table's order: a slot
-// of a group, or a zero key's item.
-func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
+// of a group, or a zero key's item; with tl, by binary search over the
+// levels' cumulative counts, without, by a walk down the levels.
+func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 	x := int(r)
 	if x < t.lvTail {
 		lv := s.lv[o.lvl]
@@ -420,9 +434,25 @@ func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
 		p.lv, p.l, p.j, p.r = lv, int32(o.lvl), int32(j), int32(x-int(b))
 		return
 	}
-	s.tailLevels(o, t)
 	prev := t.lvTail
-	c := t.tcum
+	if tl == nil {
+		if o.lvl >= 0 {
+			for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
+				c := prev + int(s.ls[m].n)
+				if x < c {
+					lv := s.lv[m]
+					j, b := findCount(&lv.bc, &lv.cnt, uint32(x-prev))
+					p.lv, p.l, p.j, p.r = lv, int32(m), int32(j), int32(x-prev-int(b))
+					return
+				}
+				prev = c
+			}
+		}
+		p.item = s.zeros[x-prev]
+		return
+	}
+	s.tailLevels(o, t, tl)
+	c := tl.tcum
 	if len(c) > 0 && x < c[len(c)-1] {
 		lo, hi := 0, len(c)-1
 		for lo < hi {
@@ -436,9 +466,9 @@ func (s *Sampler) tailLoc(o *sol, t *table, r uint64, p *proposal) {
 		if lo > 0 {
 			prev = c[lo-1]
 		}
-		lv := s.lv[t.tlv[lo]]
+		lv := s.lv[tl.tlv[lo]]
 		j, b := findCount(&lv.bc, &lv.cnt, uint32(x-prev))
-		p.lv, p.l, p.j, p.r = lv, t.tlv[lo], int32(j), int32(x-prev-int(b))
+		p.lv, p.l, p.j, p.r = lv, tl.tlv[lo], int32(j), int32(x-prev-int(b))
 		return
 	}
 	if len(c) > 0 {
@@ -501,14 +531,13 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 	dst = append(dst[:0], make([]float64, n)...)
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	o := s.solve(eps, sc)
+	o, t := s.solution(eps, sc)
 	if o.zero || o.uniform {
 		for i := range dst {
 			dst[i] = 1 / float64(n)
 		}
 		return dst, nil
 	}
-	t := s.build(&o, sc)
 	// groups spreads a row's share pr over the groups j in [from, to) of
 	// level l, chosen by bound weight, by count, or alone (the straddling
 	// group), whose range total is total, and each group's share over its
@@ -562,7 +591,7 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 				if o.prob(e.key()) == 0 {
 					return
 				}
-				m, b := accept(&o, t, l, j, e.key())
+				m, b := accept(o, t, l, j, e.key())
 				dst[e.item] += pe * (m / b)
 			})
 		}
@@ -578,14 +607,16 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		case rowStraddle:
 			groups(l, alone, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:
-			s.tailLevels(&o, t)
+			tl := &sc.tails
+			tl.ready = false
+			s.tailLevels(o, t, tl)
 			if t.lvTail > 0 {
 				groups(o.lvl, byCount, float64(t.nTail), 0, o.grp, pr, true)
 			}
 			prev := t.lvTail
-			for q, m := range t.tlv {
+			for q, m := range tl.tlv {
 				groups(int(m), byCount, float64(t.nTail), 0, nG, pr, true)
-				prev = t.tcum[q]
+				prev = tl.tcum[q]
 			}
 			pe := pr / float64(t.nTail)
 			if t.nTail > prev {

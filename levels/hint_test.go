@@ -182,3 +182,13 @@ func TestBndLevelExact(t *testing.T) {
 		}
 	}
 }
+
+// Property: scaleDown is scale, bit for bit, for every k ≤ 1023 it is
+// called with, normal, subnormal and zero results alike.
+func TestScaleDownIsScale(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		x := math.Float64frombits(rapid.Uint64Range(0, math.Float64bits(math.MaxFloat64)).Draw(t, "x"))
+		k := rapid.IntRange(-2200, 1023).Draw(t, "k")
+		require.Equal(t, math.Float64bits(math.Ldexp(x, k)), math.Float64bits(scaleDown(x, k)), "x = %v, k = %d", x, k)
+	})
+}

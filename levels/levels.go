@@ -407,6 +407,11 @@ type Sampler struct {
 	spareSc atomic.Pointer[scratch]     // a call's working memory, kept across collections (getScratch)
 	big     [nBig][][]entry             // large group slices no group holds, by capacity class (bigClass)
 	bigHeld int                         // the entries of capacity in big
+	kept    kept                        // the solution for the ε reads last asked for, kept by writers
+	asked   struct {
+		eps atomic.Uint64 // the bits of the ε a read last asked for, plus 1 (0: none)
+		hot atomic.Bool   // a read came since the last write
+	}
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -817,6 +822,7 @@ func (s *Sampler) Set(i int, a float64) error {
 	s.remove(i, old)
 	s.insert(i, a)
 	s.keys[i] = a
+	s.keep(true, nil)
 	return nil
 }
 
@@ -891,6 +897,7 @@ func (s *Sampler) Load(keys []float64) error {
 		s.keys[i] = a
 		s.insert(i, a)
 	}
+	s.keep(false, sc)
 	return nil
 }
 
@@ -955,6 +962,9 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 		s.remove(i, s.keys[i])
 		s.insert(i, a)
 		s.keys[i] = a
+	}
+	if len(ch) > 0 {
+		s.keep(false, sc)
 	}
 	return nil
 }
@@ -1064,6 +1074,7 @@ func (s *Sampler) Bytes() int {
 	if sc := s.spareSc.Load(); sc != nil {
 		b += sc.bytes()
 	}
+	b += s.kept.tab.bytes()
 	for q := range s.spareU {
 		if u := s.spareU[q].Load(); u != nil {
 			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
@@ -1180,7 +1191,10 @@ func (s *Sampler) Check() error {
 	if idle != s.idle {
 		return fmt.Errorf("levels: %d idle levels, %d counted", idle, s.idle)
 	}
-	return s.checkUnit()
+	if err := s.checkUnit(); err != nil {
+		return err
+	}
+	return s.checkKept()
 }
 
 // checkUnit compares the published sorted units, unless stale, with their
@@ -1271,11 +1285,14 @@ type scratch struct {
 	chItems    []int
 	chKeys     []float64
 	tab        table
+	tails      tails
 	probs      []float64
 	st         stream // DrawBatch's attempts
 	sink       int32  // what touch read, kept so that its loads stay
 	hint       hint   // where the last Solve with this scratch found t*
 	tests      int    // predicate tests made, which the tests count
+	o          sol    // a solution made for one call
+	quiet      bool   // the call reads no published unit and publishes none (Check)
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -1285,8 +1302,8 @@ var scratchPool = sync.Pool{New: func() any {
 	sc.cand, sc.pre = make([]uint64, 0, 256), make([]u128, 0, 257)
 	sc.tab.rows = make([]row, 0, 256)
 	sc.tab.heads = make([]int32, 0, 256)
-	sc.tab.tlv = make([]int32, 0, 256)
-	sc.tab.tcum = make([]int, 0, 256)
+	sc.tails.tlv = make([]int32, 0, 256)
+	sc.tails.tcum = make([]int, 0, 256)
 	return sc
 }}
 
@@ -1312,10 +1329,13 @@ func (s *Sampler) putScratch(sc *scratch) {
 
 // bytes returns the memory sc holds, its big integers aside.
 func (sc *scratch) bytes() int {
-	t := &sc.tab
 	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
-		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 8*cap(sc.probs) +
-		int(unsafe.Sizeof(row{}))*cap(t.rows) + 4*cap(t.heads) + 4*cap(t.tlv) + 8*cap(t.tcum)
+		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 8*cap(sc.probs) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum)
+}
+
+// bytes returns the memory of t's slices.
+func (t *table) bytes() int {
+	return int(unsafe.Sizeof(row{}))*cap(t.rows) + 4*cap(t.heads)
 }
 
 // seenBits returns a clear bit set of n bits.

@@ -128,7 +128,7 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		lv := s.lv[l]
 		f := unitShift(l) - o.ts
 		st := &s.ls[l]
-		sl := sAbove + scale(st.sum.float(), f)
+		sl := sAbove + scaleDown(st.sum.float(), f)
 		if eps == 0 || s.headAt(&o, sl, 1, l, int(int64(n)-int64(above)-st.n), depth+3, sc, l, st.sum) {
 			above += int(st.n)
 			sAbove = sl
@@ -155,7 +155,7 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 			inLevel += o.h
 		}
 		above += inLevel
-		sAbove += scale(part.float(), f)
+		sAbove += scaleDown(part.float(), f)
 		break
 	}
 	o.rho = above
@@ -167,7 +167,7 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		o.rho = n
 	}
 	o.sSc = sAbove
-	o.s = scale(sAbove, o.ts-1074)
+	o.s = scaleDown(sAbove, o.ts-1074)
 	return o
 }
 
@@ -188,7 +188,7 @@ func (s *Sampler) skipTo(o *sol, sc *scratch, l int) (int, float64, int, bool) {
 	for m := o.top; m > l; m = s.nextLevel(m) {
 		st := &s.ls[m]
 		above += int(st.n)
-		sAbove += scale(st.sum.float(), unitShift(m)-o.ts)
+		sAbove += scaleDown(st.sum.float(), unitShift(m)-o.ts)
 		depth += 3
 		u = m
 	}
@@ -248,7 +248,7 @@ func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *
 	// and C the sum and count of the groups at or above it.
 	fails := func(j int, S u128, C int) bool {
 		ps := part.plus(S)
-		return !s.headAt(o, sAbove+scale(ps.float(), f), base+uint64(j), te, o.n-above-C, depth+3, sc, l, ps)
+		return !s.headAt(o, sAbove+scaleDown(ps.float(), f), base+uint64(j), te, o.n-above-C, depth+3, sc, l, ps)
 	}
 	lowest := func(b int) int { return b*8 + bits.TrailingZeros64(occ>>(8*b)&0xff) }
 	switch {
@@ -263,20 +263,7 @@ func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *
 			return -1, S, C, low
 		}
 	case hint >= 0 && hint < nG && occ>>hint&1 != 0:
-		// The sums of the groups above the hint: the blocks above its
-		// block, then the groups above it in its block.
-		var S u128
-		C := 0
-		b := hint / 8
-		for q := nBlk - 1; q > b; q-- {
-			S = S.plus(bs[q])
-			C += int(bc[q])
-		}
-		for x := occ >> (8 * b) & 0xff &^ (1<<(hint%8+1) - 1); x != 0; x &= x - 1 {
-			g := 8*b + bits.TrailingZeros64(x)
-			S = S.plus(sums[g])
-			C += int(cnt[g])
-		}
+		S, C := sumAbove(occ, bc, bs, cnt, sums, hint)
 		pass := -1
 		if up := occ &^ (1<<(hint+1) - 1); up != 0 {
 			pass = bits.TrailingZeros64(up)
@@ -378,12 +365,12 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	var borrow uint64
 	excess.lo, borrow = bits.Sub64(sig.lo, clLo, 0)
 	excess.hi = sig.hi - clHi - borrow
-	a := sAbove + scale(part.float(), f)
+	a := sAbove + scaleDown(part.float(), f)
 	// The denominators by FMA, rounded once: 1 − εk may be tiny.
-	tl := eps * (a + scale(sig.float(), f)) / math.FMA(-eps, float64(kb), 1)
+	tl := eps * (a + scaleDown(sig.float(), f)) / math.FMA(-eps, float64(kb), 1)
 	tu := math.Inf(1)
 	if d := math.FMA(-eps, float64(kb+c), 1); d > 0 {
-		tu = eps * (a + scale(excess.float(), f)) / d
+		tu = eps * (a + scaleDown(excess.float(), f)) / d
 	}
 	// In level units, widened by far more than their roundings.
 	delta := float64(depth+32) * 0x1p-52
@@ -403,7 +390,7 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		na      int
 		minHead uint64 = math.MaxUint64
 	)
-	if u, shared := s.unitOf(l, j, k, ents); u != nil {
+	if u, shared := s.unitOf(l, j, k, ents, sc); u != nil {
 		if !shared {
 			defer s.putUnit(u)
 		}
@@ -440,7 +427,7 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		first := countAbove(keys, lo, q, p) // the ties of p: keys[first:end]
 		end := countAtLeast(keys, q, hi2, p)
 		sum := part.plus(pre[end])
-		if s.headAt(o, sAbove+scale(sum.float(), f), p-off, unitShift(l), o.n-above-na-end, depth+3, sc, l, sum) {
+		if s.headAt(o, sAbove+scaleDown(sum.float(), f), p-off, unitShift(l), o.n-above-na-end, depth+3, sc, l, sum) {
 			lo = end
 		} else {
 			hi2 = first
@@ -480,6 +467,16 @@ func hiEdge(l, j int) float64 {
 	return scale(float64(v+1), -1074)
 }
 
+// scaleDown returns x·2^k for k ≤ 1023, as scale does, inlined: the sums
+// of a Solve are scaled to the top level's unit, k ≤ 0, and the weights
+// of the proposal table by at most 2^46.
+func scaleDown(x float64, k int) float64 {
+	if k >= -1022 {
+		return x * math.Float64frombits(uint64(k+1023)<<52)
+	}
+	return scale(x, k)
+}
+
 // scale returns x·2^k, by a multiplication where 2^k is a normal float.
 func scale(x float64, k int) float64 {
 	if k >= -1022 && k <= 1023 {
@@ -497,7 +494,7 @@ func scale(x float64, k int) float64 {
 // l's unit) for level l.
 func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *scratch, l int, part u128) bool {
 	sc.tests++
-	tSc := scale(float64(tm), te-o.ts)
+	tSc := scaleDown(float64(tm), te-o.ts)
 	q := o.eps * (sSc + tSc*float64(k))
 	// Relative errors below slack − 1, and absolute ones, from values
 	// that underflowed, far below 2^-1000 (at most 2^32 of them, each
@@ -564,7 +561,7 @@ func (s *Sampler) Solve(eps float64) (rho int, lambda float64, err error) {
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	o := s.solve(eps, sc)
+	o := s.solved(eps, sc)
 	if o.zero {
 		return o.n, 0, nil
 	}
@@ -588,8 +585,7 @@ func (s *Sampler) Prob(i int, eps float64) (float64, error) {
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	o := s.solve(eps, sc)
-	return o.prob(s.keys[i]), nil
+	return s.solved(eps, sc).prob(s.keys[i]), nil
 }
 
 // Probs appends p*_i of every item i, in index order, to dst[:0] and
@@ -600,7 +596,7 @@ func (s *Sampler) Probs(eps float64, dst []float64) ([]float64, error) {
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	o := s.solve(eps, sc)
+	o := s.solved(eps, sc)
 	dst = dst[:0]
 	for _, a := range s.keys {
 		dst = append(dst, o.prob(a))

@@ -60,13 +60,17 @@ func (s *Sampler) putUnit(u *unit) {
 func unitID(l, j, k int) uint64 { return uint64(l)<<16 | uint64(j)<<8 | uint64(k+2) }
 
 // unitOf returns the sorted unit of the entries ents, sub-bucket k of group
-// j of level l (k = −1: the flat group), a published one if it is that
+// j of level l (k = −1: the flat group), none for a quiet scratch (sc's
+// call must not change what is published), a published one if it is that
 // unit; unless shared, the caller gives it back (putUnit) when it has
 // finished with it. A unit is sorted only when a read needs it a second
 // time with no write to it in between: nil the first time, when the caller
 // makes one pass over the keys instead. A batch of updates usually writes
 // to the straddling unit, and the next Solve would sort it for one use.
-func (s *Sampler) unitOf(l, j, k int, ents []entry) (u *unit, shared bool) {
+func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, shared bool) {
+	if sc.quiet {
+		return nil, false
+	}
 	for q := range s.cur {
 		if u := s.cur[q].Load(); u != nil && int(u.l) == l && int(u.j) == j && int(u.k) == k {
 			return u, true

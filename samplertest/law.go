@@ -746,30 +746,56 @@ func chiDraws(t TB) int {
 
 // Property: the law of Draw is p* (χ² goodness of fit against the exact
 // oracle, a tenth of -samplertest.draws, 10^4 by default, on each boundary
-// class and bound; BatchChiSquare has the power), and no item with p* = 0
-// is drawn.
+// class and bound; BatchChiSquare has the power), both from a sampler that
+// was only filled and from one that draws and updates have left holding
+// the same keys (warm), and no item with p* = 0 is drawn.
 func lawChiSquare(t TB, newDist NewDist) {
 	draws := chiDraws(t) / 10
 	for k, c := range lawCases() {
 		s := fillDist(t, newDist, c.keys)
 		for j, eps := range c.eps {
 			ex := Oracle(c.keys, eps)
-			counts := make([]float64, len(c.keys))
-			src := rand.NewPCG(uint64(k), uint64(j))
-			for range draws {
-				i, _, err := reweighted.Draw(s, eps, src)
-				require.NoError(t, err)
-				counts[i]++
+			for _, warmed := range []bool{false, true} {
+				src := rand.NewPCG(uint64(k), uint64(j))
+				if warmed {
+					warm(t, s, c.keys, eps, src)
+				}
+				counts := make([]float64, len(c.keys))
+				for range draws {
+					i, _, err := reweighted.Draw(s, eps, src)
+					require.NoError(t, err)
+					counts[i]++
+				}
+				pv := chiSquared(t, ex, counts, draws, fmt.Sprintf("%s at ε = %v%s", c.name, eps, warmText[warmed]))
+				require.Greater(t, pv, minPValue, "%s at ε = %v%s: Draw's law is not p*", c.name, eps, warmText[warmed])
 			}
-			pv := chiSquared(t, ex, counts, draws, fmt.Sprintf("%s at ε = %v", c.name, eps))
-			require.Greater(t, pv, minPValue, "%s at ε = %v: Draw's law is not p*", c.name, eps)
 		}
+	}
+}
+
+// warmText names the state a χ² test draws from.
+var warmText = map[bool]string{false: "", true: ", after draws and updates"}
+
+// warm draws from s, which holds keys, at eps, changes the key of item 0
+// and draws again, then sets it back: s holds keys again, in the state
+// that draws and updates leave, so that a sampler that keeps something
+// from one call to the next (a solution, a table) is drawn from with it.
+func warm(t TB, s reweighted.Distribution, keys []float64, eps float64, src rand.Source) {
+	other := keys[0] / 2
+	if keys[0] == 0 {
+		other = math.SmallestNonzeroFloat64
+	}
+	for _, a := range []float64{other, keys[0]} {
+		_, _, err := reweighted.Draw(s, eps, src)
+		require.NoError(t, err)
+		require.NoError(t, s.Set(0, a))
 	}
 }
 
 // Property: DrawBatch with replacement draws independently from p* (χ² of
 // -samplertest.draws draws, 10^5 by default, in batches of 64 on each
-// boundary class and bound: the test's power), and without replacement its
+// boundary class and bound: the test's power; the second half of the
+// batches after draws and updates, warm), and without replacement its
 // first item follows p* (χ² of the first items of a quarter as many
 // batches of 3, at ε = 1/(2n)).
 func lawBatchChiSquare(t TB, newDist NewDist) {
@@ -782,7 +808,10 @@ func lawBatchChiSquare(t TB, newDist NewDist) {
 			ex := Oracle(c.keys, eps)
 			src := rand.NewPCG(uint64(k), uint64(77+j))
 			counts := make([]float64, n)
-			for range lawDraws / 64 {
+			for b := range lawDraws / 64 {
+				if b == lawDraws/128 {
+					warm(t, s, c.keys, eps, src) // half the batches after draws and updates
+				}
 				require.NoError(t, reweighted.DrawBatch(s, eps, src, true, items, probs))
 				for _, i := range items {
 					counts[i]++

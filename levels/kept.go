@@ -1,0 +1,225 @@
+package levels
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// kept is the solution of Lemma 1 and the proposal table for the bound ε
+// that the reads last asked for, kept up to date by the writers, so that a
+// Draw after a Set pays neither a Solve nor a table.
+//
+// A read that finds no kept solution for its ε solves as before and
+// records ε and that it read (asked); a read that finds one uses it and
+// records that it read. A writer that changed keys, if a read came
+// since the last write, brings the solution up to date: after one Set,
+// by following it (follow), when t* stays between the same two keys of
+// the straddling unit, else by a Solve from the hint; then the table. If
+// no read came since the last write, the writer only drops it, so that a
+// run of updates without reads pays nothing. The kept solution is, bit
+// for bit, what a Solve from the top returns (Check compares them), so
+// every read returns the same answer with it or without it.
+//
+// Reads only read it; writers, which run alone, write it. A read may
+// store asked, which is atomic.
+type kept struct {
+	ok  bool
+	eps float64 // compared bit for bit
+	o   sol
+	tab table
+	// The updates followed, and those that needed a Solve: for the tests.
+	followed, solved int
+}
+
+// keptFor returns the kept solution if it is for eps, or nil, and records
+// that a read asked for eps.
+func (s *Sampler) keptFor(eps float64) *kept {
+	w := math.Float64bits(eps) + 1 // 0: no read yet
+	if s.asked.eps.Load() != w {
+		s.asked.eps.Store(w)
+	}
+	if !s.asked.hot.Load() {
+		s.asked.hot.Store(true)
+	}
+	if k := &s.kept; k.ok && math.Float64bits(k.eps)+1 == w {
+		return k
+	}
+	return nil
+}
+
+// solution returns the solution for a valid eps and its proposal table:
+// the kept ones, or new ones made with sc.
+func (s *Sampler) solution(eps float64, sc *scratch) (*sol, *table) {
+	if k := s.keptFor(eps); k != nil {
+		return &k.o, &k.tab
+	}
+	o := &sc.o
+	*o = s.solve(eps, sc)
+	return o, s.build(o, &sc.tab)
+}
+
+// solved returns the solution for a valid eps: the kept one, or one made
+// with sc.
+func (s *Sampler) solved(eps float64, sc *scratch) *sol {
+	if k := s.keptFor(eps); k != nil {
+		return &k.o
+	}
+	o := &sc.o
+	*o = s.solve(eps, sc)
+	return o
+}
+
+// keep brings the kept solution up to date after a write that changed
+// keys, with the writer's scratch sc if it holds one (nil: its own); one is
+// the change of a single key (Set), which it tries to follow.
+func (s *Sampler) keep(one bool, sc *scratch) {
+	k := &s.kept
+	if !s.asked.hot.Load() {
+		k.ok = false
+		return
+	}
+	s.asked.hot.Store(false)
+	w := s.asked.eps.Load()
+	eps := math.Float64frombits(w - 1)
+	if w == 0 || s.validate(eps) != nil {
+		k.ok = false
+		return
+	}
+	if sc == nil {
+		sc = s.getScratch()
+		defer s.putScratch(sc)
+	}
+	if one && k.ok && math.Float64bits(k.eps) == w-1 && s.follow(&k.o, sc) {
+		k.followed++
+	} else {
+		k.ok = false
+		k.o, k.eps = s.solve(eps, sc), eps
+		k.solved++
+	}
+	if k.tab.rows == nil {
+		// Room for the rows of 64 levels: the table grows past them only
+		// when the keys reach more, and then keeps its capacity.
+		k.tab.rows = make([]row, 0, 64)
+		k.tab.heads = make([]int32, 0, 64)
+	}
+	s.build(&k.o, &k.tab)
+	k.ok = true
+}
+
+// follow updates o, the solution before one key changed, to the solution
+// after, and reports whether it could: when t* still lies among the keys
+// of o's straddling unit, at least one of them in the head and one in the
+// tail. It forms the sums above the unit as a Solve forms them and finds
+// the head in the unit as a Solve does (bracket); a key of the unit that
+// passes the predicate and one that fails decide the level, group and
+// sub-bucket a Solve finds as well (every edge above the first lies above
+// it, every edge below the second below it), so the answer is a Solve's,
+// bit for bit, without the walk from the top and the searches.
+func (s *Sampler) follow(o *sol, sc *scratch) bool {
+	n := len(s.keys)
+	l, j, k := o.lvl, o.grp, o.sub
+	if o.zero || o.uniform || o.eps == 0 || l < 0 || j < 0 || len(s.zeros) == n {
+		return false
+	}
+	if s.occ[l>>6]>>(l&63)&1 == 0 {
+		return false
+	}
+	lv := s.lv[l]
+	sb := lv.sub[j]
+	if (sb != nil) != (k >= 0) {
+		return false // the group split or merged
+	}
+	no := *o
+	no.top = s.topLevel()
+	no.ts = unitShift(no.top)
+	// The levels above, summed as Solve's walk sums them, then the
+	// groups and sub-buckets above the unit, exactly.
+	var (
+		above  int
+		sAbove float64
+		depth  int
+	)
+	for m := no.top; m > l; m = s.nextLevel(m) {
+		st := &s.ls[m]
+		above += int(st.n)
+		sAbove += scaleDown(st.sum.float(), unitShift(m)-no.ts)
+		depth += 3
+	}
+	part, c := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
+	above += c
+	var in u128
+	if sb == nil {
+		if lv.cnt[j] < 2 {
+			return false
+		}
+		in = s.bracket(&no, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth)
+		if no.h == 0 || no.h == int(lv.cnt[j]) {
+			return false
+		}
+	} else {
+		ps, pc := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, k)
+		part, above = part.plus(ps), above+pc
+		if sb.cnt[k] < 2 {
+			return false
+		}
+		tm := uint64(nG*nG+nG*j) + uint64(k)
+		in = s.bracket(&no, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, j, k, part, sAbove, above, depth)
+		if no.h == 0 || no.h == int(sb.cnt[k]) {
+			return false
+		}
+		above -= pc
+		no.h += pc
+	}
+	no.rho = above + no.h
+	no.sSc = sAbove + scaleDown(in.float(), unitShift(l)-no.ts)
+	no.s = scaleDown(no.sSc, no.ts-1074)
+	*o = no
+	return true
+}
+
+// sumAbove returns the exact sum and the count of the groups (or
+// sub-buckets) above j, from the bitmap occ, the block counts bc and sums
+// bs and the counts cnt and sums sums: the blocks above j's, then the
+// groups above j in its block.
+func sumAbove(occ uint64, bc *[nBlk]uint32, bs *[nBlk]u128, cnt *[nG]int32, sums *[nG]u128, j int) (u128, int) {
+	var S u128
+	C := 0
+	b := j / 8
+	for q := nBlk - 1; q > b; q-- {
+		S = S.plus(bs[q])
+		C += int(bc[q])
+	}
+	for x := occ >> (8 * b) & 0xff &^ (1<<(j%8+1) - 1); x != 0; x &= x - 1 {
+		g := 8*b + bits.TrailingZeros64(x)
+		S = S.plus(sums[g])
+		C += int(cnt[g])
+	}
+	return S, C
+}
+
+// checkKept compares the kept solution and table, if any, with those a
+// Solve from the top and a new table give.
+func (s *Sampler) checkKept() error {
+	k := &s.kept
+	if !k.ok {
+		return nil
+	}
+	if s.validate(k.eps) != nil {
+		return fmt.Errorf("levels: a solution kept for ε = %v, not a valid bound", k.eps)
+	}
+	sc := &scratch{quiet: true} // a Solve that leaves the published units as they are
+	o := s.solve(k.eps, sc)
+	if o != k.o {
+		return fmt.Errorf("levels: the solution kept for ε = %v is %+v, a Solve gives %+v", k.eps, k.o, o)
+	}
+	t := s.build(&o, &sc.tab)
+	kt := &k.tab
+	if !slices.Equal(kt.rows, t.rows) || !slices.Equal(kt.heads, t.heads) ||
+		kt.total != t.total || kt.tstar != t.tstar || kt.strB != t.strB || kt.partLo != t.partLo ||
+		kt.nTail != t.nTail || kt.lvTail != t.lvTail {
+		return fmt.Errorf("levels: the table kept for ε = %v differs from a new one", k.eps)
+	}
+	return nil
+}

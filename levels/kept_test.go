@@ -1,0 +1,173 @@
+package levels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/samplertest"
+)
+
+// Property: after any history of draws, updates, batches and loads at a
+// few bounds, the solution and table a sampler keeps are those a Solve
+// from the top and a new table give (Check compares them, bit for bit),
+// and Solve and Prob answer, bit for bit, as a sampler just loaded with
+// the same keys, which keeps nothing.
+func TestKeptIsASolve(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		keys, eps0 := hintState(t)
+		n := len(keys)
+		s := load(t, keys)
+		epss := []float64{eps0, 1 / float64(2*n), 0, 1 / float64(n)}
+		src := rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 1)
+		eps := eps0
+		move := func(t *rapid.T, i int) float64 {
+			a := keys[i]
+			switch rapid.IntRange(0, 4).Draw(t, "move") {
+			case 0:
+				return math.Nextafter(a, math.Inf(1))
+			case 1:
+				return math.Nextafter(a, 0)
+			case 2:
+				return a * rapid.SampledFrom([]float64{0, 0.5, 0.99, 1.01, 4}).Draw(t, "factor")
+			case 3:
+				return keys[rapid.IntRange(0, n-1).Draw(t, "like")]
+			}
+			return keys[0] * rapid.Float64Range(0, 2).Draw(t, "scale")
+		}
+		t.Repeat(map[string]func(*rapid.T){
+			"": func(t *rapid.T) {
+				require.NoError(t, s.Check())
+				fresh := load(t, keys)
+				rho, lambda, err := s.Solve(eps)
+				require.NoError(t, err)
+				frho, flambda, err := fresh.Solve(eps)
+				require.NoError(t, err)
+				require.Equal(t, frho, rho, "ρ at ε = %v", eps)
+				require.Equal(t, math.Float64bits(flambda), math.Float64bits(lambda), "λ at ε = %v", eps)
+				i := rapid.IntRange(0, n-1).Draw(t, "probe")
+				p, err := s.Prob(i, eps)
+				require.NoError(t, err)
+				fp, err := fresh.Prob(i, eps)
+				require.NoError(t, err)
+				require.Equal(t, math.Float64bits(fp), math.Float64bits(p), "Prob(%d) at ε = %v", i, eps)
+			},
+			"Eps": func(t *rapid.T) { eps = rapid.SampledFrom(epss).Draw(t, "eps") },
+			"Draw": func(t *rapid.T) {
+				i, p, err := s.Draw(eps, src)
+				require.NoError(t, err)
+				q, err := s.Prob(i, eps)
+				require.NoError(t, err)
+				require.Equal(t, math.Float64bits(q), math.Float64bits(p), "the p of a draw is Prob's")
+			},
+			"DrawSet": func(t *rapid.T) {
+				for range rapid.IntRange(1, 8).Draw(t, "steps") {
+					i, _, err := s.Draw(eps, src)
+					require.NoError(t, err)
+					a := move(t, i)
+					if s.Set(i, a) == nil {
+						keys[i] = a
+					}
+					require.NoError(t, s.Check())
+				}
+			},
+			"Set": func(t *rapid.T) {
+				i := rapid.IntRange(0, n-1).Draw(t, "i")
+				a := move(t, i)
+				if s.Set(i, a) == nil {
+					keys[i] = a
+				}
+			},
+			"SetBatch": func(t *rapid.T) {
+				m := rapid.IntRange(1, 6).Draw(t, "m")
+				items, ks := make([]int, m), make([]float64, m)
+				for k := range items {
+					items[k] = rapid.IntRange(0, n-1).Draw(t, "item")
+					ks[k] = move(t, items[k])
+				}
+				if s.SetBatch(items, ks) == nil {
+					for k, i := range items {
+						keys[i] = ks[k]
+					}
+				}
+			},
+			"DrawBatch": func(t *rapid.T) {
+				m := rapid.IntRange(1, min(n, 8)).Draw(t, "m")
+				items, probs := make([]int, m), make([]float64, m)
+				require.NoError(t, s.DrawBatch(eps, src, rapid.Bool().Draw(t, "replace"), items, probs))
+			},
+		})
+	})
+}
+
+// Draws and updates one at a time on 2^14 Exp(1) keys at ε = 1/(2n): the
+// sampler keeps the solution through nearly every update by following it
+// (t* moves among the keys of its straddling unit), not by a new Solve,
+// and what it keeps is a Solve's (Check), with the exact ρ of the oracle.
+func TestKeptFollowsUpdates(t *testing.T) {
+	const n, steps = 1 << 14, 3000
+	rng := rand.New(rand.NewPCG(5, 6))
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = rng.ExpFloat64()
+	}
+	s := load(t, keys)
+	eps := 1 / float64(2*n)
+	src := rand.NewPCG(7, 8)
+	for step := range steps {
+		i, _, err := reweighted.Draw(s, eps, src)
+		require.NoError(t, err)
+		keys[i] = rng.ExpFloat64()
+		require.NoError(t, s.Set(i, keys[i]))
+		require.True(t, s.kept.ok, "step %d: a draw came, the solution is kept", step)
+		if step%100 == 0 {
+			require.NoError(t, s.Check())
+		}
+	}
+	require.NoError(t, s.Check())
+	rho, _, err := s.Solve(eps)
+	require.NoError(t, err)
+	require.Equal(t, samplertest.Oracle(keys, eps).Rho, rho)
+	t.Logf("%d updates followed, %d solved", s.kept.followed, s.kept.solved)
+	require.Greater(t, s.kept.followed, 9*s.kept.solved)
+	// Updates without draws keep nothing, and cost no Solve.
+	solved := s.kept.solved
+	for range 100 {
+		i := rng.IntN(n)
+		keys[i] = rng.ExpFloat64()
+		require.NoError(t, s.Set(i, keys[i]))
+	}
+	require.False(t, s.kept.ok)
+	require.LessOrEqual(t, s.kept.solved, solved+1, "Sets with no draw between them solve at most once")
+}
+
+// The largest key alone in the top level moves up a level, then down
+// two: the top level changes under a followed update, and the sums above
+// t* are formed from the new top, as a Solve forms them (Check).
+func TestKeptFollowsTheTop(t *testing.T) {
+	const n = 1 << 16
+	rng := rand.New(rand.NewPCG(9, 10))
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = rng.ExpFloat64()
+	}
+	keys[0] = 100
+	s := load(t, keys)
+	eps := 1 / float64(2*n)
+	src := rand.NewPCG(11, 12)
+	for step, a := range []float64{100.5, 130, 60, 101} {
+		_, _, err := s.Draw(eps, src)
+		require.NoError(t, err)
+		followed, top := s.kept.followed, s.topLevel()
+		require.NoError(t, s.Set(0, a))
+		if step > 0 { // the first update after the first draw keeps by a Solve
+			require.NotEqual(t, top, s.topLevel())
+			require.Equal(t, followed+1, s.kept.followed, "the update to %v is followed", a)
+		}
+		require.NoError(t, s.Check())
+	}
+}
