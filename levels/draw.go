@@ -50,6 +50,8 @@ type table struct {
 	nTail  int
 	lvTail int
 	heads  []int32 // the levels wholly in the head, top down
+	front  int     // the rows of the tail and the straddling level, before the heads'
+	ts     int     // the unit of the weights, the top level's
 }
 
 // tails is the levels below the straddling level and their cumulative
@@ -103,6 +105,7 @@ func (s *Sampler) build(o *sol, t *table) *table {
 	add(float64(t.nTail)*t.tstar, -1, rowTail)
 	add(strad, o.lvl, rowStraddle)
 	add(part, o.lvl, rowPartial)
+	t.front, t.ts = len(rows), o.ts
 	for k := len(heads) - 1; k >= 0; k-- {
 		l := int(heads[k])
 		add(scaleDown(float64(s.ls[l].wb), l-bB-o.ts), l, rowLevel)

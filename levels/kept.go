@@ -29,8 +29,9 @@ type kept struct {
 	eps float64 // compared bit for bit
 	o   sol
 	tab table
-	// The updates followed, and those that needed a Solve: for the tests.
-	followed, solved int
+	// The updates followed (and their tables updated in place), and those
+	// that needed a Solve: for the tests.
+	followed, retabled, solved int
 }
 
 // keptFor returns the kept solution if it is for eps, or nil, and records
@@ -73,8 +74,8 @@ func (s *Sampler) solved(eps float64, sc *scratch) *sol {
 
 // keep brings the kept solution up to date after a write that changed
 // keys, with the writer's scratch sc if it holds one (nil: its own); one is
-// the change of a single key (Set), which it tries to follow.
-func (s *Sampler) keep(one bool, sc *scratch) {
+// the change of a single key (Set) from old to a, which it tries to follow.
+func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	k := &s.kept
 	if !s.asked.hot.Load() {
 		k.ok = false
@@ -93,7 +94,15 @@ func (s *Sampler) keep(one bool, sc *scratch) {
 	}
 	if one && k.ok && math.Float64bits(k.eps) == w-1 && s.follow(&k.o, sc) {
 		k.followed++
+		if s.retable(&k.o, &k.tab, old, a) {
+			k.retabled++
+			return
+		}
 	} else {
+		if k.ok && k.o.lvl >= 0 {
+			// t* left the kept unit, but not far, as a rule: start there.
+			sc.hint = hint{l: int32(k.o.lvl), j: int32(k.o.grp), k: int32(k.o.sub), ok: true}
+		}
 		k.ok = false
 		k.o, k.eps = s.solve(eps, sc), eps
 		k.solved++
@@ -179,6 +188,86 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	return true
 }
 
+// retable brings t, the table of the kept solution before one key
+// changed from old to a, up to date for o, the solution after, which
+// follow found (t* in the same unit), and reports whether it could: when
+// the top level and the levels wholly in the head are the same, and so
+// are the rows of the tail and of the straddling level that have weight.
+// Those rows and the rows of the levels of old and a are formed as build
+// forms them, the others are unchanged, and the sums are formed afresh:
+// the table is build's, bit for bit (Check compares them).
+func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
+	if t.ts != o.ts || len(t.rows) == 0 {
+		return false
+	}
+	lo, ln := -1, -1
+	if old > 0 {
+		lo, _ = locate(old)
+		if lo > o.lvl && s.ls[lo].n == 0 {
+			return false // a level of the head emptied
+		}
+	}
+	if a > 0 {
+		ln, _ = locate(a)
+		if ln > o.lvl && s.ls[ln].n == 1 && lo != ln {
+			return false // a new level in the head
+		}
+	}
+	if o.top > o.lvl && (len(t.heads) == 0 || int(t.heads[0]) != o.top) {
+		return false
+	}
+	l := o.lvl
+	lv := s.lv[l]
+	tstar := o.eps * (o.sSc / o.c())
+	c := int(lv.cnt[o.grp])
+	strB := max(tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
+	partLo := lv.prefixBound(l, o.grp+1)
+	nTail := o.n - o.rho - (c - o.h)
+	front := [3]row{
+		{w: float64(nTail) * tstar, l: -1, kind: rowTail},
+		{w: float64(c) * strB, l: int32(l), kind: rowStraddle},
+		{w: scaleDown(float64(s.ls[l].wb-partLo), l-bB-o.ts), l: int32(l), kind: rowPartial},
+	}
+	q := 0
+	for _, r := range front {
+		if r.w > 0 {
+			if q >= t.front || t.rows[q].kind != r.kind || t.rows[q].l != r.l {
+				return false
+			}
+			q++
+		}
+	}
+	if q != t.front {
+		return false
+	}
+	q = 0
+	for _, r := range front {
+		if r.w > 0 {
+			t.rows[q].w = r.w
+			q++
+		}
+	}
+	for _, m := range [2]int{lo, ln} {
+		if m <= l {
+			continue
+		}
+		for k, h := range t.heads {
+			if int(h) == m {
+				t.rows[t.front+len(t.heads)-1-k].w = scaleDown(float64(s.ls[m].wb), m-bB-o.ts)
+				break
+			}
+		}
+	}
+	w := 0.0
+	for k := range t.rows {
+		w += t.rows[k].w
+		t.rows[k].cum = w
+	}
+	t.total, t.tstar, t.strB, t.partLo, t.nTail = w, tstar, strB, partLo, nTail
+	t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
+	return true
+}
+
 // sumAbove returns the exact sum and the count of the groups (or
 // sub-buckets) above j, from the bitmap occ, the block counts bc and sums
 // bs and the counts cnt and sums sums: the blocks above j's, then the
@@ -216,7 +305,7 @@ func (s *Sampler) checkKept() error {
 	}
 	t := s.build(&o, &sc.tab)
 	kt := &k.tab
-	if !slices.Equal(kt.rows, t.rows) || !slices.Equal(kt.heads, t.heads) ||
+	if !slices.Equal(kt.rows, t.rows) || !slices.Equal(kt.heads, t.heads) || kt.front != t.front || kt.ts != t.ts ||
 		kt.total != t.total || kt.tstar != t.tstar || kt.strB != t.strB || kt.partLo != t.partLo ||
 		kt.nTail != t.nTail || kt.lvTail != t.lvTail {
 		return fmt.Errorf("levels: the table kept for ε = %v differs from a new one", k.eps)

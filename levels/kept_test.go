@@ -107,7 +107,8 @@ func TestKeptIsASolve(t *testing.T) {
 // Draws and updates one at a time on 2^14 Exp(1) keys at ε = 1/(2n): the
 // sampler keeps the solution through nearly every update by following it
 // (t* moves among the keys of its straddling unit), not by a new Solve,
-// and what it keeps is a Solve's (Check), with the exact ρ of the oracle.
+// and its table by updating the rows that changed; what it keeps is a
+// Solve's and a new table (Check), with the exact ρ of the oracle.
 func TestKeptFollowsUpdates(t *testing.T) {
 	const n, steps = 1 << 14, 3000
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -132,8 +133,9 @@ func TestKeptFollowsUpdates(t *testing.T) {
 	rho, _, err := s.Solve(eps)
 	require.NoError(t, err)
 	require.Equal(t, samplertest.Oracle(keys, eps).Rho, rho)
-	t.Logf("%d updates followed, %d solved", s.kept.followed, s.kept.solved)
+	t.Logf("%d updates followed (%d tables updated in place), %d solved", s.kept.followed, s.kept.retabled, s.kept.solved)
 	require.Greater(t, s.kept.followed, 9*s.kept.solved)
+	require.Greater(t, s.kept.retabled, s.kept.followed*9/10)
 	// Updates without draws keep nothing, and cost no Solve.
 	solved := s.kept.solved
 	for range 100 {

@@ -396,6 +396,7 @@ type Sampler struct {
 	lv      []*level
 	ls      []lstat                     // by level
 	occ     [(nLevels + 63) / 64]uint64 // levels that hold items
+	occW    uint64                      // the words of occ that are not 0
 	free    []*level                    // emptied levels, kept for reuse by any exponent
 	idle    int                         // emptied levels kept by their exponent
 	subs    []*sub                      // emptied sub-buckets, kept for reuse
@@ -594,6 +595,7 @@ func (s *Sampler) insert(i int, a float64) {
 	st := &s.ls[l]
 	if st.n == 0 {
 		s.occ[l>>6] |= 1 << (l & 63)
+		s.occW |= 1 << (l >> 6)
 	}
 	e := mkEntry(a, i)
 	g := sig64(a)
@@ -727,6 +729,9 @@ func (s *Sampler) remove(i int, a float64) {
 	}
 	if st.n == 0 {
 		s.occ[l>>6] &^= 1 << (l & 63)
+		if s.occ[l>>6] == 0 {
+			s.occW &^= 1 << (l >> 6)
+		}
 		// An emptied level stays with its exponent, groups and all, for
 		// the keys that come back to it (a level that is re-filled
 		// allocates nothing), up to maxIdle of them; beyond, it goes to
@@ -769,12 +774,11 @@ func (s *Sampler) newLevel() *level {
 
 // topLevel returns the highest level holding items, −1 if none.
 func (s *Sampler) topLevel() int {
-	for w := len(s.occ) - 1; w >= 0; w-- {
-		if x := s.occ[w]; x != 0 {
-			return w*64 + bits.Len64(x) - 1
-		}
+	if s.occW == 0 {
+		return -1
 	}
-	return -1
+	w := bits.Len64(s.occW) - 1
+	return w*64 + bits.Len64(s.occ[w]) - 1
 }
 
 // nextLevel returns the highest level below l holding items, −1 if none.
@@ -784,16 +788,16 @@ func (s *Sampler) nextLevel(l int) int {
 	}
 	l--
 	w := l >> 6
-	x := s.occ[w] & (^uint64(0) >> (63 - l&63))
-	for {
-		if x != 0 {
-			return w*64 + bits.Len64(x) - 1
-		}
-		if w--; w < 0 {
-			return -1
-		}
-		x = s.occ[w]
+	if x := s.occ[w] & (^uint64(0) >> (63 - l&63)); x != 0 {
+		return w*64 + bits.Len64(x) - 1
 	}
+	// The next word below w that is not 0.
+	ws := s.occW & (1<<w - 1)
+	if ws == 0 {
+		return -1
+	}
+	w = bits.Len64(ws) - 1
+	return w*64 + bits.Len64(s.occ[w]) - 1
 }
 
 // Set replaces the key of item i by a: O(1), the item leaves its group by
@@ -822,7 +826,7 @@ func (s *Sampler) Set(i int, a float64) error {
 	s.remove(i, old)
 	s.insert(i, a)
 	s.keys[i] = a
-	s.keep(true, nil)
+	s.keep(true, old, a, nil)
 	return nil
 }
 
@@ -897,7 +901,7 @@ func (s *Sampler) Load(keys []float64) error {
 		s.keys[i] = a
 		s.insert(i, a)
 	}
-	s.keep(false, sc)
+	s.keep(false, 0, 0, sc)
 	return nil
 }
 
@@ -964,7 +968,7 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 		s.keys[i] = a
 	}
 	if len(ch) > 0 {
-		s.keep(false, sc)
+		s.keep(false, 0, 0, sc)
 	}
 	return nil
 }
@@ -1190,6 +1194,11 @@ func (s *Sampler) Check() error {
 	}
 	if idle != s.idle {
 		return fmt.Errorf("levels: %d idle levels, %d counted", idle, s.idle)
+	}
+	for w, x := range s.occ {
+		if (x != 0) != (s.occW>>w&1 != 0) {
+			return fmt.Errorf("levels: word %d of the level bitmap is %x, marked %v", w, x, s.occW>>w&1 != 0)
+		}
 	}
 	if err := s.checkUnit(); err != nil {
 		return err
