@@ -91,10 +91,13 @@ const (
 	// workload's law (PrepareOf). gonum's Weighted does Take, then Reweight
 	// of the item taken (ε = 0). Not in Ops.
 	SingleStep Op = "single-step"
-	// DrawOnly is reweighted.Draw at ε = 1/(2n) alone, on keys of the
-	// workload's law: the reference of the adversarial draws. gonum's
-	// Weighted does Take, then Reweight of the item taken to the key it
-	// had (ε = 0). Not in Ops.
+	// DrawOnly is reweighted.Draw at ε = 1/(2n), then Set of the drawn
+	// item to its key moved by one ulp (up on one call, down on the next),
+	// on keys of the workload's law: the reference of the adversarial
+	// draws. Every draw follows an update, so that it finds t* again (on
+	// keys that do not change, a sampler may reuse its last solution).
+	// gonum's Weighted does Take, then Reweight of the item taken to its
+	// key moved so (ε = 0). Not in Ops.
 	DrawOnly Op = "draw"
 	// DrawTies is DrawOnly on one key and n − 1 keys within a relative
 	// 10^-7 of each other just below the cutoff of Lemma 1 at ε = 1/(2n):
@@ -240,8 +243,13 @@ func PrepareOf(impl Impl, op Op, n int, seed uint64, l KeyLaw) (run func(), byte
 			return i
 		}
 		if op == DrawOnly || op == DrawTies || op == DrawCutoff {
-			// A draw that leaves the keys as they were.
-			return func() { i := take(); w.Reweight(i, keys[i]) }, bytes(before, after, n), nil
+			up := false
+			return func() {
+				i := take()
+				up = !up
+				keys[i] = nudge(keys[i], up)
+				w.Reweight(i, keys[i])
+			}, bytes(before, after, n), nil
 		}
 		return func() { w.Reweight(take(), l.draw(rng)) }, bytes(before, after, n), nil
 	}
@@ -301,7 +309,14 @@ func PrepareOf(impl Impl, op Op, n int, seed uint64, l KeyLaw) (run func(), byte
 			}
 		}, bytes(before, after, n), nil
 	case DrawOnly, DrawTies, DrawCutoff:
-		return func() { drawAny() }, bytes(before, after, n), nil
+		up := false
+		return func() {
+			i := drawAny()
+			up = !up
+			if err := s.Set(i, nudge(s.Key(i), up)); err != nil {
+				panic(err)
+			}
+		}, bytes(before, after, n), nil
 	case SetOnly:
 		return func() {
 			if err := s.Set(rng.IntN(n), key(rng)); err != nil {
@@ -318,6 +333,16 @@ func PrepareOf(impl Impl, op Op, n int, seed uint64, l KeyLaw) (run func(), byte
 		}, bytes(before, after, n), nil
 	}
 	return nil, 0, fmt.Errorf("bench: unknown op %q", op)
+}
+
+// nudge returns a moved by one ulp, up or down: the update after each
+// adversarial draw, which keeps the keys where they are to within a few
+// ulps.
+func nudge(a float64, up bool) float64 {
+	if up {
+		return math.Nextafter(a, math.Inf(1))
+	}
+	return math.Nextafter(a, 0)
 }
 
 // BatchSize is the mini-batch of BatchStep, as in the paper's experiments.

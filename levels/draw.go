@@ -267,10 +267,9 @@ func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err erro
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	o := &sc.o
-	*o = s.solve(eps, sc)
+	o, t := s.solution(eps, sc)
 	sc.tails.ready = false
-	i, p = s.draw(o, s.build(o, &sc.tab), &sc.tails, src)
+	i, p = s.draw(o, t, &sc.tails, src)
 	return i, p, nil
 }
 

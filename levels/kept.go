@@ -51,25 +51,51 @@ func (s *Sampler) keptFor(eps float64) *kept {
 }
 
 // solution returns the solution for a valid eps and its proposal table:
-// the kept ones, or new ones made with sc.
+// the kept ones, or those sc holds from an earlier read of the same keys
+// at eps, or new ones made with sc.
 func (s *Sampler) solution(eps float64, sc *scratch) (*sol, *table) {
 	if k := s.keptFor(eps); k != nil {
 		return &k.o, &k.tab
 	}
-	o := &sc.o
-	*o = s.solve(eps, sc)
-	return o, s.build(o, &sc.tab)
+	if !sc.holds(s, eps, true) {
+		sc.o = s.solve(eps, sc)
+		s.build(&sc.o, &sc.tab)
+		sc.memo = memo{s: s, ver: s.ver, eps: math.Float64bits(eps), tab: true}
+	}
+	return &sc.o, &sc.tab
 }
 
-// solved returns the solution for a valid eps: the kept one, or one made
-// with sc.
+// solved returns the solution for a valid eps: the kept one, or the one
+// sc holds from an earlier read of the same keys at eps, or one made with
+// sc.
 func (s *Sampler) solved(eps float64, sc *scratch) *sol {
 	if k := s.keptFor(eps); k != nil {
 		return &k.o
 	}
-	o := &sc.o
-	*o = s.solve(eps, sc)
-	return o
+	if !sc.holds(s, eps, false) {
+		sc.o = s.solve(eps, sc)
+		sc.memo = memo{s: s, ver: s.ver, eps: math.Float64bits(eps)}
+	}
+	return &sc.o
+}
+
+// memo names what a scratch holds: the solution (sc.o), and with tab its
+// table (sc.tab), of sampler s at version ver (its count of writes) and the
+// bound of bits eps. A sampler's own scratch serves its next read, so that
+// draws with no update between them, one at a time, pay one Solve, not
+// one each; a scratch from the pool may hold another sampler's.
+type memo struct {
+	s   *Sampler
+	ver uint64
+	eps uint64
+	tab bool
+}
+
+// holds reports whether sc holds the solution of s at eps, and its table
+// if tab.
+func (sc *scratch) holds(s *Sampler, eps float64, tab bool) bool {
+	m := &sc.memo
+	return m.s == s && m.ver == s.ver && m.eps == math.Float64bits(eps) && (m.tab || !tab)
 }
 
 // keep brings the kept solution up to date after a write that changed

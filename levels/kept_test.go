@@ -173,3 +173,35 @@ func TestKeptFollowsTheTop(t *testing.T) {
 		require.NoError(t, s.Check())
 	}
 }
+
+// Draws one at a time on keys that do not change pay one Solve in all:
+// the sampler's scratch holds the solution and table of the last read,
+// for the same keys (its count of writes) and bound.
+func TestRepeatedDrawsSolveOnce(t *testing.T) {
+	const n = 1 << 12
+	rng := rand.New(rand.NewPCG(13, 14))
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = rng.ExpFloat64()
+	}
+	s := load(t, keys)
+	eps := 1 / float64(2*n)
+	src := rand.NewPCG(15, 16)
+	_, _, err := s.Draw(eps, src)
+	require.NoError(t, err)
+	sc := s.spareSc.Load()
+	require.NotNil(t, sc)
+	tests := sc.tests
+	for range 100 {
+		_, _, err := s.Draw(eps, src)
+		require.NoError(t, err)
+		_, err = s.Prob(rng.IntN(n), eps)
+		require.NoError(t, err)
+	}
+	require.Same(t, sc, s.spareSc.Load())
+	require.Equal(t, tests, sc.tests, "predicate tests after the first draw")
+	// A draw at another bound, or after a write, solves again.
+	_, _, err = s.Draw(eps/2, src)
+	require.NoError(t, err)
+	require.Greater(t, sc.tests, tests)
+}

@@ -409,6 +409,7 @@ type Sampler struct {
 	big     [nBig][][]entry             // large group slices no group holds, by capacity class (bigClass)
 	bigHeld int                         // the entries of capacity in big
 	kept    kept                        // the solution for the ε reads last asked for, kept by writers
+	ver     uint64                      // the writes that changed keys, counted
 	asked   struct {
 		eps atomic.Uint64 // the bits of the ε a read last asked for, plus 1 (0: none)
 		hot atomic.Bool   // a read came since the last write
@@ -826,6 +827,7 @@ func (s *Sampler) Set(i int, a float64) error {
 	s.remove(i, old)
 	s.insert(i, a)
 	s.keys[i] = a
+	s.ver++
 	s.keep(true, old, a, nil)
 	return nil
 }
@@ -901,6 +903,7 @@ func (s *Sampler) Load(keys []float64) error {
 		s.keys[i] = a
 		s.insert(i, a)
 	}
+	s.ver++
 	s.keep(false, 0, 0, sc)
 	return nil
 }
@@ -968,6 +971,7 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 		s.keys[i] = a
 	}
 	if len(ch) > 0 {
+		s.ver++
 		s.keep(false, 0, 0, sc)
 	}
 	return nil
@@ -1302,6 +1306,7 @@ type scratch struct {
 	tests      int    // predicate tests made, which the tests count
 	o          sol    // a solution made for one call
 	quiet      bool   // the call reads no published unit and publishes none (Check)
+	memo       memo   // what o and tab hold
 }
 
 var scratchPool = sync.Pool{New: func() any {
