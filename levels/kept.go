@@ -144,14 +144,15 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 }
 
 // follow updates o, the solution before one key changed, to the solution
-// after, and reports whether it could: when t* still lies among the keys
-// of o's straddling unit, at least one of them in the head and one in the
-// tail. It forms the sums above the unit as a Solve forms them and finds
-// the head in the unit as a Solve does (bracket); a key of the unit that
+// after, and reports whether it could: when t* is still straddled by o's
+// unit. It forms the sums above the unit as a Solve forms them and finds
+// the head in the unit as a Solve does (bracket). A key of the unit that
 // passes the predicate and one that fails decide the level, group and
 // sub-bucket a Solve finds as well (every edge above the first lies above
-// it, every edge below the second below it), so the answer is a Solve's,
-// bit for bit, without the walk from the top and the searches.
+// it, every edge below the second below it); with no key of the unit in
+// the head, its upper edge must pass, and with all of them, its lower
+// edge fail. So the answer is a Solve's, bit for bit, without the walk
+// from the top and the searches.
 func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	n := len(s.keys)
 	l, j, k := o.lvl, o.grp, o.sub
@@ -182,33 +183,59 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 		sAbove += scaleDown(st.sum.float(), unitShift(m)-no.ts)
 		depth += 3
 	}
-	part, c := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
-	above += c
-	var in u128
+	part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
+	above += pc
+	// The unit: its keys, count and sum, and its edges, lo = tm·2^te
+	// and hi = hm·2^he units.
+	var (
+		ents   []entry
+		sum    u128
+		tm, hm = uint64(nG + j), uint64(nG + j + 1)
+		te, he = l - bB, l - bB
+		inSub  int
+		unitHi = hiEdge(l, j)
+	)
+	if l < bB {
+		// A narrow level's group holds one value, v = tm·2^te, and its
+		// upper edge is v + 1.
+		hm, he = tm>>(bB-l)+1, 0
+	}
 	if sb == nil {
-		if lv.cnt[j] < 2 {
-			return false
-		}
-		in = s.bracket(&no, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth)
-		if no.h == 0 || no.h == int(lv.cnt[j]) {
-			return false
-		}
+		ents, sum = lv.ents[j], lv.gsum[j]
 	} else {
 		ps, pc := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, k)
-		part, above = part.plus(ps), above+pc
-		if sb.cnt[k] < 2 {
-			return false
-		}
-		tm := uint64(nG*nG+nG*j) + uint64(k)
-		in = s.bracket(&no, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, j, k, part, sAbove, above, depth)
-		if no.h == 0 || no.h == int(sb.cnt[k]) {
-			return false
-		}
-		above -= pc
-		no.h += pc
+		part, above, inSub = part.plus(ps), above+pc, pc
+		ents, sum = sb.ents[k], sb.sum[k]
+		tm = uint64(nG*nG+nG*j) + uint64(k)
+		hm, te, he = tm+1, l-2*bB, l-2*bB
+		unitHi = scale(float64(tm+1), l-2*bB-1074)
 	}
+	c := len(ents)
+	if c == 0 {
+		return false
+	}
+	f := unitShift(l) - no.ts
+	in := s.bracket(&no, sc, ents, sum, tm, te, unitHi, l, j, k, part, sAbove, above, depth, math.Float64bits(o.theta))
+	switch no.h {
+	case 0:
+		// No key of the unit in the head: t* lies above them all. A Solve
+		// finds this unit if the next one above passes, as it does if the
+		// unit's upper edge passes.
+		if !s.headAt(&no, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
+			return false
+		}
+	case c:
+		// Every key of the unit in the head: a Solve finds this unit only
+		// if its lower edge fails.
+		all := part.plus(sum)
+		if s.headAt(&no, sAbove+scaleDown(all.float(), f), tm, te, n-above-c, depth+3, sc, l, all) {
+			return false
+		}
+	}
+	above -= inSub
+	no.h += inSub
 	no.rho = above + no.h
-	no.sSc = sAbove + scaleDown(in.float(), unitShift(l)-no.ts)
+	no.sSc = sAbove + scaleDown(in.float(), f)
 	no.s = scaleDown(no.sSc, no.ts-1074)
 	*o = no
 	return true

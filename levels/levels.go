@@ -1076,7 +1076,7 @@ func (s *Sampler) Bytes() int {
 	}
 	for q := range s.cur {
 		if u := s.cur[q].Load(); u != nil {
-			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
+			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.blk)
 		}
 	}
 	if sc := s.spareSc.Load(); sc != nil {
@@ -1085,7 +1085,7 @@ func (s *Sampler) Bytes() int {
 	b += s.kept.tab.bytes()
 	for q := range s.spareU {
 		if u := s.spareU[q].Load(); u != nil {
-			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.pre)
+			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.blk)
 		}
 	}
 	return b
@@ -1251,13 +1251,13 @@ func (s *Sampler) checkUnitOf(u *unit) error {
 		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d holds %d keys, not the group's %d sorted", l, j, k, len(u.keys), len(want))
 	}
 	var acc u128
-	if len(u.pre) != len(want)+1 || u.pre[0] != acc {
-		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: %d prefix sums for %d keys", l, j, k, len(u.pre), len(want))
+	if len(u.blk) != len(want)>>blkBits+1 || u.blk[0] != acc || u.off != uint64(unitShift(l))<<52 {
+		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: %d block sums for %d keys", l, j, k, len(u.blk), len(want))
 	}
 	for q, b := range want {
 		acc.add(sig64(math.Float64frombits(b)))
-		if u.pre[q+1] != acc {
-			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: prefix sum %d is %v, recomputed %v", l, j, k, q+1, u.pre[q+1], acc)
+		if (q+1)&(1<<blkBits-1) == 0 && u.blk[(q+1)>>blkBits] != acc {
+			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: the sum of the %d largest is %v, recomputed %v", l, j, k, q+1, u.blk[(q+1)>>blkBits], acc)
 		}
 	}
 	return nil

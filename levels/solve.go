@@ -207,7 +207,7 @@ func (s *Sampler) skipTo(o *sol, sc *scratch, l int) (int, float64, int, bool) {
 func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth, hk int) u128 {
 	sb := lv.sub[j]
 	if sb == nil {
-		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth)
+		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth, 0)
 	}
 	// A sub-bucket's lower edge is tm(k) = base + k units of 2^(l−12).
 	base := uint64(nG*nG + nG*j)
@@ -222,7 +222,7 @@ func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, s
 		return part
 	}
 	tm := base + uint64(k)
-	part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, j, k, part, sAbove, above+in, depth)
+	part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, j, k, part, sAbove, above+in, depth, 0)
 	o.h += in
 	return part
 }
@@ -353,8 +353,12 @@ func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *
 // sorted keys (unitOf) give both counts by binary search, and the
 // predicate is tested only at keys inside the bracket, by a binary search
 // over them: O(log c) and, the bracket being about c/n of the unit's width,
-// O(1) tests expected.
-func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l, j, k int, part u128, sAbove float64, above, depth int) u128 {
+// O(1) tests expected. With a guess (not 0), the bits of the threshold θ
+// of the solution before one update (follow), the search tests first the
+// keys on either side of it: keys that crowd t* put many inside the
+// bracket, and an update moves the head's edge among them by a key or
+// two, if at all.
+func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l, j, k int, part u128, sAbove float64, above, depth int, guess uint64) u128 {
 	c := len(ents)
 	f := unitShift(l) - o.ts
 	kb := o.n - above - c
@@ -381,20 +385,22 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	// when its bits are ≥ g + off.
 	off := uint64(unitShift(l)) << 52
 	tuB, tlB := bitsAtLeast(tu, off), bitsAtLeast(tl, off)
-	// The unit's keys sorted (keys, pre), or, when none is published,
-	// those of one pass: the keys above the bracket counted (na) and summed
-	// (pre[0]), those inside it sorted.
+	// The unit's keys sorted (keys, and the sums of their prefixes from
+	// u), or, when none is published, those of one pass: the keys above
+	// the bracket counted (na) and summed (pre[0]), those inside it sorted
+	// (pre).
 	var (
 		keys    []uint64
 		pre     []u128
 		na      int
 		minHead uint64 = math.MaxUint64
 	)
-	if u, shared := s.unitOf(l, j, k, ents, sc); u != nil {
+	u, shared := s.unitOf(l, j, k, ents, sc)
+	if u != nil {
 		if !shared {
 			defer s.putUnit(u)
 		}
-		keys, pre = u.keys, u.pre
+		keys = u.keys
 	} else {
 		var head u128
 		keys = sc.cand[:0]
@@ -417,21 +423,39 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		}
 		sc.cand, sc.pre = keys, pre
 	}
+	prefix := func(q int) u128 { // the sum of the q largest keys
+		if u != nil {
+			return u.prefix(q)
+		}
+		return pre[q]
+	}
 	// keys[:lo] are known head, keys[hi2:] known tail; a test at a key p
 	// counts every key ≥ p, its ties included.
 	lo := countAtLeast(keys, 0, len(keys), tuB)
 	hi2 := countAtLeast(keys, lo, len(keys), tlB)
-	for lo < hi2 {
-		q := int(uint(lo+hi2) >> 1)
+	// test decides the key at q, lo ≤ q < hi2, and its ties: all in the
+	// head, or all in the tail.
+	test := func(q int) {
 		p := keys[q]
 		first := countAbove(keys, lo, q, p) // the ties of p: keys[first:end]
 		end := countAtLeast(keys, q, hi2, p)
-		sum := part.plus(pre[end])
+		sum := part.plus(prefix(end))
 		if s.headAt(o, sAbove+scaleDown(sum.float(), f), p-off, unitShift(l), o.n-above-na-end, depth+3, sc, l, sum) {
 			lo = end
 		} else {
 			hi2 = first
 		}
+	}
+	if guess != 0 && hi2-lo > 4 {
+		g := countAtLeast(keys, lo, hi2, guess) // the keys ≥ θ before
+		for _, q := range [2]int{g - 1, g} {
+			if lo <= q && q < hi2 {
+				test(q)
+			}
+		}
+	}
+	for lo < hi2 {
+		test(int(uint(lo+hi2) >> 1))
 	}
 	o.h = na + lo
 	switch {
@@ -442,7 +466,7 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	default:
 		o.theta = hi
 	}
-	return part.plus(pre[lo])
+	return part.plus(prefix(lo))
 }
 
 // bitsAtLeast returns the least bit pattern g + off over the whole numbers

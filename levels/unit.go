@@ -26,7 +26,25 @@ import (
 type unit struct {
 	l, j, k int32    // level, group, sub-bucket (−1: the group is flat)
 	keys    []uint64 // the keys' bit patterns, decreasing
-	pre     []u128   // pre[q]: the sum of the q largest, in the level's unit
+	// blk[b] is the sum of the 32·b largest keys, in the level's unit (a
+	// key's bits less off): the sum of any prefix is a block's and at most
+	// 31 keys', and an edit changes a sum per block after it, not one per
+	// key, which a unit of keys that cannot split (thousands) would pay.
+	blk []u128
+	off uint64
+}
+
+// blkBits is the log of the keys per block of a unit's sums.
+const blkBits = 5
+
+// prefix returns the sum of the q largest keys of u.
+func (u *unit) prefix(q int) u128 {
+	b := q >> blkBits
+	s := u.blk[b]
+	for _, x := range u.keys[b<<blkBits : q] {
+		s.add(x - u.off)
+	}
+	return s
 }
 
 var unitPool = sync.Pool{New: func() any { return new(unit) }}
@@ -89,7 +107,7 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 	// in steady state. Grown, not made, so that the capacities include the
 	// allocator's rounding up to a size class, which Bytes then counts.
 	if c := max(1<<bits.Len(uint(len(ents)+len(ents)/4)), min(1024, 1<<bits.Len(uint(len(s.keys))))); cap(u.keys) < c {
-		u.keys, u.pre = slices.Grow([]uint64(nil), c), slices.Grow([]u128(nil), c+1)
+		u.keys, u.blk = slices.Grow([]uint64(nil), c), slices.Grow([]u128(nil), c>>blkBits+1)
 	}
 	keys := u.keys[:0]
 	for _, e := range ents {
@@ -97,14 +115,16 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 	}
 	slices.Sort(keys)
 	slices.Reverse(keys)
-	off := uint64(unitShift(l)) << 52
-	pre := append(u.pre[:0], u128{})
+	u.off = uint64(unitShift(l)) << 52
+	blk := append(u.blk[:0], u128{})
 	var acc u128
-	for _, b := range keys {
-		acc.add(b - off)
-		pre = append(pre, acc)
+	for q, b := range keys {
+		acc.add(b - u.off)
+		if (q+1)&(1<<blkBits-1) == 0 {
+			blk = append(blk, acc)
+		}
 	}
-	u.keys, u.pre = keys, pre
+	u.keys, u.blk = keys, blk
 	for q := range s.cur {
 		if s.cur[q].CompareAndSwap(nil, u) {
 			return u, true
@@ -162,10 +182,11 @@ func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
 		if u == nil || int(u.l) != l || int(u.j) != j || int(u.k) != k {
 			continue
 		}
-		keys, pre := u.keys, u.pre
+		keys, blk := u.keys, u.blk
 		p := countAbove(keys, 0, len(keys), b) // the first key ≤ b
+		const mask = 1<<blkBits - 1
 		if insert {
-			if len(keys) == cap(keys) || len(pre) == cap(pre) {
+			if len(keys) == cap(keys) || len(blk) == cap(blk) {
 				s.cur[q].Store(nil)
 				s.putUnit(u)
 				continue
@@ -173,22 +194,31 @@ func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
 			keys = append(keys, 0)
 			copy(keys[p+1:], keys[p:])
 			keys[p] = b
-			pre = append(pre, u128{})
-			copy(pre[p+2:], pre[p+1:])
-			pre[p+1] = pre[p]
-			for x := p + 1; x < len(pre); x++ {
-				pre[x].add(g)
+			// A block past p gains b and loses the key pushed past it.
+			for x := p>>blkBits + 1; x < len(blk); x++ {
+				blk[x].add(g)
+				blk[x].sub(keys[x<<blkBits] - u.off)
+			}
+			if len(keys)&mask == 0 {
+				last := blk[len(blk)-1]
+				for _, y := range keys[len(keys)-1-mask:] {
+					last.add(y - u.off)
+				}
+				blk = append(blk, last)
 			}
 		} else {
 			copy(keys[p:], keys[p+1:])
 			keys = keys[:len(keys)-1]
-			copy(pre[p+1:], pre[p+2:])
-			pre = pre[:len(pre)-1]
-			for x := p + 1; x < len(pre); x++ {
-				pre[x].sub(g)
+			if (len(keys)+1)&mask == 0 {
+				blk = blk[:len(blk)-1] // its block's end is past the keys
+			}
+			// A block past p loses b and gains the key pulled into it.
+			for x := p>>blkBits + 1; x < len(blk); x++ {
+				blk[x].sub(g)
+				blk[x].add(keys[x<<blkBits-1] - u.off)
 			}
 		}
-		u.keys, u.pre = keys, pre
+		u.keys, u.blk = keys, blk
 	}
 }
 
