@@ -24,7 +24,8 @@ func solveWith(s *Sampler, eps float64, h hint) (sol, int) {
 
 // hintState draws keys and a bound from one of three generators: any keys
 // (every boundary class of the kit), keys a few ulps from the cutoff, and
-// a clustered law whose straddling group is split into sub-buckets.
+// a clustered law whose group is split into sub-buckets, with t* inside
+// it or not.
 func hintState(t *rapid.T) ([]float64, float64) {
 	switch rapid.IntRange(0, 2).Draw(t, "gen") {
 	case 0:
@@ -42,6 +43,13 @@ func hintState(t *rapid.T) ([]float64, float64) {
 		if rng.IntN(8) == 0 {
 			keys[i] = rng.ExpFloat64() * x
 		}
+	}
+	if rapid.Bool().Draw(t, "inside") {
+		// One key of n above the cluster: at ε near 1/(2n), t* lies
+		// inside the cluster's split group, among its sub-buckets.
+		keys[0] = float64(n) * x
+		f := rapid.SampledFrom([]float64{1 - 0x1p-12, 1, 1 + 0x1p-12}).Draw(t, "f")
+		return keys, f / float64(2*n)
 	}
 	eps := rapid.SampledFrom([]float64{1 / float64(2*n), 0.9 / float64(n), 1e-9, 1 / float64(4*n)}).Draw(t, "eps")
 	return keys, eps

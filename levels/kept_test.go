@@ -205,3 +205,47 @@ func TestRepeatedDrawsSolveOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, sc.tests, tests)
 }
+
+// t* inside a split group, among its sub-buckets, with sub-buckets above
+// the one that straddles it (one key of n and n − 1 keys within a factor
+// 1 + 2^-7 of 1 put it there at ε near 1/(2n)): updates within the group
+// are followed, and what is kept is a Solve's (Check) with the oracle's ρ.
+func TestKeptFollowsSplitGroup(t *testing.T) {
+	const n = 3000
+	rng := rand.New(rand.NewPCG(17, 18))
+	keys := oneGroup(rng, n, 1)
+	keys[0] = n
+	s := load(t, keys)
+	require.Positive(t, splitGroups(s))
+	src := rand.NewPCG(19, 20)
+	subAbove := 0
+	for _, f := range []float64{1 - 0x1p-12, 1, 1 + 0x1p-12} {
+		eps := f / float64(2*n)
+		for step := range 400 {
+			i, _, err := s.Draw(eps, src)
+			require.NoError(t, err)
+			keys[i] = 1 + rng.Float64()*0x1p-7
+			if i == 0 {
+				keys[i] = n * (1 + rng.Float64()*0x1p-20)
+			}
+			followed := s.kept.followed
+			require.NoError(t, s.Set(i, keys[i]))
+			if o := s.kept.o; s.kept.followed > followed && o.sub >= 0 {
+				sb := s.lv[o.lvl].sub[o.grp]
+				if _, c := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, o.sub); c > 0 {
+					subAbove++
+				}
+			}
+			if step%20 == 0 {
+				require.NoError(t, s.Check(), "ε = %v, step %d", eps, step)
+			}
+		}
+		rho, _, err := s.Solve(eps)
+		require.NoError(t, err)
+		ex := samplertest.Oracle(keys, eps).Rho
+		require.Equal(t, ex, rho, "ε = %v", eps)
+		require.True(t, ex > 1 && ex < n, "ρ = %d: t* lies in the cluster", ex)
+	}
+	t.Logf("%d updates followed in a sub-bucket below others, of %d followed", subAbove, s.kept.followed)
+	require.Positive(t, subAbove)
+}
