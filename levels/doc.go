@@ -50,13 +50,22 @@
 // keys sorted: the sorted copy of the straddling group (a unit) is built
 // in O(c log c) when a Solve needs it a second time with no write to it in
 // between, and kept for the next Solves, a write to it inserting or
-// removing one key in place (a few hundred words moved); the first time,
-// one pass over the group counts and sums the keys above the bracket and
-// sorts those inside it, as after a batch of updates, which usually
-// writes to the straddling group. Every test is a float comparison with a
-// proven error bound, and exact (big integers from the level sums) inside
-// it, so ρ is exact. The head is then the keys at or above one threshold θ,
-// which Prob and Draw compare against.
+// removing one key in place; the first time, one pass over the group
+// counts and sums the keys above the bracket and sorts those inside it,
+// as after a batch of updates, which usually writes to the straddling
+// group. A unit keeps the exact sums of its blocks of 32 keys, so that
+// the sum of any prefix costs at most 31 additions and an edit one per
+// block after it (and a move of the keys after it, a memmove). Every
+// test is a float comparison with a proven error bound, and exact (big
+// integers from the level sums) inside it, so ρ is exact. The head is then
+// the keys at or above one threshold θ, which Prob and Draw compare
+// against.
+//
+// Where t* was. A Solve remembers, in the scratch it used, the level,
+// group and sub-bucket where it found t*, and the next one starts there
+// when two tests per tier confirm it (the edge of the tier above passes,
+// its own fails), else it walks from the top. Its answer is the same, bit
+// for bit, whatever it starts from.
 //
 // Published units. The sampler keeps the last two units built behind
 // atomic pointers: a unit is immutable to the reads, which share it and
@@ -67,8 +76,32 @@
 // the two stale, for the next writer to drop. Check compares the published
 // units with the keys. So a draw on keys that crowd the cutoff — 999 of
 // 1,000 keys within a relative 10^-7 of each other just below it, which no
-// group or sub-bucket can separate — costs what a draw on Exp(1) keys
-// costs (about the same time, measured), not a pass over the 999 keys.
+// group or sub-bucket can separate — does not pass over the 999 keys.
+//
+// The kept solution. A draw needs the exact ρ and λ, for the p it
+// returns (a_i/λ in the head), so a draw after an update must find t*
+// again. The writers do it: a read records the bound ε it asked for and
+// that it read, and a write that changed keys, if a read came since the
+// last write, brings the solution and the proposal table for that ε up
+// to date (none otherwise, so that updates with no reads between them pay
+// nothing). After one Set it follows t*: the sums above the straddling
+// unit, formed as Solve forms them (the levels above in float, the groups
+// and sub-buckets above exactly), then the bracket search in that unit,
+// testing first the keys beside the old θ; a key of the unit that passes
+// and one that fails fix the level, group and sub-bucket a Solve would
+// find (every edge above the first lies above it, every edge below the
+// second below), with no key of the unit in the head its upper edge must
+// pass, and with all of them its lower edge fail. The table's rows that
+// moved (the tail, the straddling group, the rest of its level, the
+// levels of the old and the new key) are formed as build forms them and
+// summed again. When t* left the unit, or a level of the head emptied or
+// filled, the writer solves from the kept location and builds the table.
+// The kept solution and table are a Solve's and a new table, bit for bit
+// (Check compares them), so every read returns the same answer with them
+// or without them; a read whose ε is not the kept one solves as before.
+// Draws on keys that do not change, one at a time, pay one Solve in all:
+// the sampler's scratch holds the solution and table of its last read,
+// named by the sampler, its count of writes and ε.
 //
 // Split groups. The straddling group can be large: all keys within a
 // factor 1 + 2^-6 of each other put n keys in one group, and keys spread
@@ -81,8 +114,9 @@
 // sub-bucket, found by the same binary searches over their sums. An
 // update of a split group touches one sub-bucket more.
 //
-// Rejection. A draw is one Solve, one table of at most one row per
-// occupied level, and attempts until one accepts. Every item i has a mass
+// Rejection. A draw is a solution and its table of at most one row per
+// occupied level (the kept ones, the ones its scratch holds, or one Solve
+// and one table), and attempts until one accepts. Every item i has a mass
 // m_i — its key in the head, t* in the tail, so that m ∝ p* — and a bound
 // b_i ≥ m_i; an attempt chooses i with probability b_i/W and accepts it
 // with probability m_i/b_i, so it returns i with probability m_i/W. For a
@@ -94,8 +128,10 @@
 // the tail can have its edge above t*, and accepting its items unchecked
 // would draw them up to 1 + 2^-6 times too often. Every other tail item
 // has b = m = t*: the tail row draws one of them uniformly (through the
-// counts and, built only when a tail item is proposed, the
-// cumulative counts of the levels below t*), accepted at once. Overall at
+// counts and, built in the call's scratch when a tail item is proposed,
+// the cumulative counts of the levels below t*; a draw with the kept
+// table, which reads may not write, walks down the levels instead),
+// accepted at once. Overall at
 // least 64/65 of the attempts accept (AttemptProbs, checked), less only by
 // the share, below 10^-300, of the items whose p rounds to 0. The rows run from the tail and the lowest level up, and
 // the row is chosen with a uniform number that keeps 53 significant bits
@@ -172,41 +208,56 @@
 // The read methods (Len, Key, Solve, Prob, Probs, Draw, DrawBatch,
 // AttemptProbs) may run concurrently: their scratch is the sampler's own
 // if no other call holds it (so that it survives the collections that
-// empty a sync.Pool), else from a sync.Pool, and the only shared state they write is which units are
-// published, through atomic pointers, a flag and a word, a published unit
-// read-only until the next write (the race detector runs the tests); Set,
-// SetBatch and Load may not run concurrently with anything.
+// empty a sync.Pool), else from a sync.Pool, and the only shared state
+// they write is which units are published, through atomic pointers, a
+// flag and a word, and the bound they asked for and that they read, two
+// atomic words; a published unit and the kept solution are read-only until
+// the next write (the race detector runs the tests); Set, SetBatch and
+// Load may not run concurrently with anything.
 //
 // # Costs
 //
 // Set: O(1), a swap-remove and an append, a count and two block sums
-// written in each. Solve: O(occupied levels from the top down to t*) float tests;
+// written in each; then, if a read came since the last write, the upkeep
+// of the kept solution: O(occupied levels above t*) float additions and
+// O(1) integer ones for the sums above the straddling unit, the bracket
+// search in the unit (two binary searches and O(1) tests expected, two
+// when the head's edge did not move), and the table's rows that moved;
+// or, when t* left the unit, a Solve from there and a new table. An edit
+// of a published unit of c keys moves the keys after the edited one and
+// changes c/32 block sums: c ≤ 512 unless the keys cannot split. Solve:
+// O(occupied levels from the top down to t*) float tests, unless the
+// level, group and sub-bucket of the last one still hold t*;
 // in the straddling level at most 16 integer additions and six tests; in
 // a split group as many more; in the straddling unit two
 // binary searches and the tests at the keys inside the bracket, O(1)
-// expected, once its sorted copy exists: O(c log c) to build, c ≤ 512
-// unless the keys cannot split, after each write to that unit. An exact
+// expected, once its sorted copy exists: O(c log c) to build. An exact
 // decision, when a key or an edge lies within a relative 10^-13 or so of
-// t*, adds big integer products over the occupied levels. A draw: one
-// Solve, then O(1) expected. Probs: O(n). Load: O(n).
+// t*, adds big integer products over the occupied levels. A draw: the
+// kept or held solution, or one Solve and one table, then O(1) expected.
+// Probs: O(n). Load: O(n).
 //
 // # Where the time goes
 //
-// On a 2-core machine shared with other jobs (one process, blocks of
-// 2,000 steps interleaved with gonum's sampleuv.Weighted, thread CPU time,
-// medians of 48 ratios, load 8–10), one SRG step (Draw at ε = 1/(2n),
-// then Set) took about 0.9 and 2.0 µs at n = 2^16 and 2^20 for Exp(1)
-// keys, 2.6 to 3.2 times gonum's Take and Reweight, for Exp(1) and
-// lognormal keys. Gonum needs no Solve; a draw here pays one: a walk from
-// the top level down to t* with a float test at each, the binary searches
-// over the straddling level's blocks and groups (and a split group's
-// sub-buckets), those in the sorted unit, and the table, before an O(1)
-// attempt. A batch step (128 draws without replacement, then their 128 new
-// keys) shares one Solve and took per item 0.92 to 1.20 times gonum's 128
-// Take and 128 Reweight. At 2^20 the profile is memory: the read of a
-// proposed slot (a fifth of the time) and Set's writes at the end of the
-// new key's group and swap-remove from the old one (a third); the
-// attempts of a chunk and the touches of a batch overlap those misses,
-// which is most of what they gain; below 2^15 items, where the sampler
-// stays in cache, SetBatch does not touch.
+// On a 2-core machine (one process, blocks of 2,000 steps interleaved
+// with gonum's sampleuv.Weighted, thread CPU time, medians of 48 ratios,
+// load 1–2), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.0 to 2.4
+// times gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1) and
+// lognormal keys. Gonum needs no Solve; here a draw needs none either,
+// but the Set before it pays the kept solution's upkeep, four fifths of
+// the step's instructions (the float sums of the levels above t*, the
+// bracket search in the straddling unit, the table's rows), against a
+// fifth for the draw (an O(1) attempt). A batch step (128 draws without
+// replacement, then their 128 new keys) shares one Solve and costs per
+// item 0.90 to 1.00 times gonum's 128 Take and 128 Reweight; the
+// attempts' choices (four random numbers, the row, the group) are half of
+// it and the updates a third. At 2^20 the profile is memory: the read of
+// a proposed slot and Set's writes at the end of the new key's group and
+// swap-remove from the old one; the attempts of a chunk and the touches
+// of a batch overlap those misses, which is most of what they gain; below
+// 2^15 items, where the sampler stays in cache, SetBatch does not touch.
+// Keys crowding t* in a bucket that cannot split cost each update of that
+// bucket a move of its keys: a draw after a one-ulp update costs 1.5
+// times one on Exp(1) keys with 999 near-ties at n = 1000, 3.8 times with
+// half of 2^16 keys within a relative 10^-9 of t* (a bucket of 32,768).
 package levels

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 )
 
 // kept is the solution of Lemma 1 and the proposal table for the bound ε
@@ -15,8 +16,8 @@ import (
 // records ε and that it read (asked); a read that finds one uses it and
 // records that it read. A writer that changed keys, if a read came
 // since the last write, brings the solution up to date: after one Set,
-// by following it (follow), when t* stays between the same two keys of
-// the straddling unit, else by a Solve from the hint; then the table. If
+// by following it (follow), when t* stays in the same straddling unit,
+// else by a Solve from where it was; then the table. If
 // no read came since the last write, the writer only drops it, so that a
 // run of updates without reads pays nothing. The kept solution is, bit
 // for bit, what a Solve from the top returns (Check compares them), so
@@ -60,7 +61,7 @@ func (s *Sampler) solution(eps float64, sc *scratch) (*sol, *table) {
 	if !sc.holds(s, eps, true) {
 		sc.o = s.solve(eps, sc)
 		s.build(&sc.o, &sc.tab)
-		sc.memo = memo{s: s, ver: s.ver, eps: math.Float64bits(eps), tab: true}
+		sc.memo = memo{id: s.id, ver: s.ver, eps: math.Float64bits(eps), tab: true}
 	}
 	return &sc.o, &sc.tab
 }
@@ -74,28 +75,33 @@ func (s *Sampler) solved(eps float64, sc *scratch) *sol {
 	}
 	if !sc.holds(s, eps, false) {
 		sc.o = s.solve(eps, sc)
-		sc.memo = memo{s: s, ver: s.ver, eps: math.Float64bits(eps)}
+		sc.memo = memo{id: s.id, ver: s.ver, eps: math.Float64bits(eps)}
 	}
 	return &sc.o
 }
 
 // memo names what a scratch holds: the solution (sc.o), and with tab its
-// table (sc.tab), of sampler s at version ver (its count of writes) and the
-// bound of bits eps. A sampler's own scratch serves its next read, so that
-// draws with no update between them, one at a time, pay one Solve, not
-// one each; a scratch from the pool may hold another sampler's.
+// table (sc.tab), of the sampler numbered id at version ver (its count of
+// writes) and the bound of bits eps. A sampler's own scratch serves its
+// next read, so that draws with no update between them, one at a time,
+// pay one Solve, not one each; a scratch from the pool may hold another
+// sampler's. A number, not a pointer, so that a pooled scratch does not
+// keep a sampler alive.
 type memo struct {
-	s   *Sampler
+	id  uint64
 	ver uint64
 	eps uint64
 	tab bool
 }
 
+// samplers numbers the samplers made, from 1 (0 names none).
+var samplers atomic.Uint64
+
 // holds reports whether sc holds the solution of s at eps, and its table
 // if tab.
 func (sc *scratch) holds(s *Sampler, eps float64, tab bool) bool {
 	m := &sc.memo
-	return m.s == s && m.ver == s.ver && m.eps == math.Float64bits(eps) && (m.tab || !tab)
+	return m.id == s.id && m.ver == s.ver && m.eps == math.Float64bits(eps) && (m.tab || !tab)
 }
 
 // keep brings the kept solution up to date after a write that changed

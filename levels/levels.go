@@ -410,6 +410,7 @@ type Sampler struct {
 	bigHeld int                         // the entries of capacity in big
 	kept    kept                        // the solution for the ε reads last asked for, kept by writers
 	ver     uint64                      // the writes that changed keys, counted
+	id      uint64                      // the sampler's number (samplers)
 	asked   struct {
 		eps atomic.Uint64 // the bits of the ε a read last asked for, plus 1 (0: none)
 		hot atomic.Bool   // a read came since the last write
@@ -426,7 +427,7 @@ func New(n int) *Sampler {
 		panic(fmt.Sprintf("levels: New(%d): more than %d items", n, math.MaxInt32))
 	}
 	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels), ls: make([]lstat, nLevels),
-		free: make([]*level, 0, 64), subs: make([]*sub, 0, 16)}
+		free: make([]*level, 0, 64), subs: make([]*sub, 0, 16), id: samplers.Add(1)}
 	for i := range n {
 		s.pos[i], s.zeros[i] = int32(i), int32(i)
 	}

@@ -559,10 +559,11 @@ func (m *mdWriter) adversarialCost(r *Report) {
 	if len(rows) == 0 {
 		return
 	}
-	m.printf("\nA draw on the keys that are hardest to decide: `reweighted.Draw` at ε = 1/(2n) (gonum's Weighted: `Take`, then `Reweight` to the ")
-	m.printf("same key, at ε = 0) on *near-ties*, one key and n − 1 keys within a relative 10⁻⁷ of each other just below the cutoff of Lemma 1 ")
+	m.printf("\nA draw on the keys that are hardest to decide: `reweighted.Draw` at ε = 1/(2n), each after an update (the drawn item's key moved ")
+	m.printf("by one ulp, so that the draw must find the cutoff again; gonum's Weighted: `Take`, then `Reweight` to the key moved so, at ε = 0) ")
+	m.printf("on *near-ties*, one key and n − 1 keys within a relative 10⁻⁷ of each other just below the cutoff of Lemma 1 ")
 	m.printf("(`bench.DrawTies`), and on keys of which half lie within a relative 10⁻⁹ of the cutoff (`bench.DrawCutoff`, the keys of `SolveCutoff`), ")
-	m.printf("each beside the same draw on Exp(1) keys at the same n. Nanoseconds per draw, the fastest measurement:\n")
+	m.printf("each beside the same draw and update on Exp(1) keys at the same n. Nanoseconds per draw and update, the fastest measurement:\n")
 	m.table("Impl", "n", "near-ties", "Exp(1)", "ratio", "n", "near the cutoff", "Exp(1)", "ratio")
 	for _, row := range rows {
 		m.row(row...)
