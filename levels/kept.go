@@ -191,29 +191,22 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	}
 	part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
 	above += pc
-	// The unit: its keys, count and sum, and its edges, lo = tm·2^te
-	// and hi = hm·2^he units.
+	// The unit: its keys, count and sum, and its lower edge tm·2^te units.
 	var (
 		ents   []entry
 		sum    u128
-		tm, hm = uint64(nG + j), uint64(nG + j + 1)
-		te, he = l - bB, l - bB
+		tm     = uint64(nG + j)
+		te     = l - bB
 		inSub  int
 		unitHi = hiEdge(l, j)
 	)
-	if l < bB {
-		// A narrow level's group holds one value, v = tm·2^te, and its
-		// upper edge is v + 1.
-		hm, he = tm>>(bB-l)+1, 0
-	}
 	if sb == nil {
 		ents, sum = lv.ents[j], lv.gsum[j]
 	} else {
 		ps, pc := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, k)
 		part, above, inSub = part.plus(ps), above+pc, pc
 		ents, sum = sb.ents[k], sb.sum[k]
-		tm = uint64(nG*nG+nG*j) + uint64(k)
-		hm, te, he = tm+1, l-2*bB, l-2*bB
+		tm, te = uint64(nG*nG+nG*j)+uint64(k), l-2*bB
 		unitHi = scale(float64(tm+1), l-2*bB-1074)
 	}
 	c := len(ents)
@@ -225,9 +218,10 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	switch no.h {
 	case 0:
 		// No key of the unit in the head: t* lies above them all. A Solve
-		// finds this unit if the next one above passes, as it does if the
-		// unit's upper edge passes.
-		if !s.headAt(&no, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
+		// finds this unit if the lower edge of the next occupied one above
+		// (sub-bucket, group or level) passes; the keys at or above it are
+		// those above this unit.
+		if hm, he, ok := s.edgeAbove(lv, sb, l, j, k); ok && !s.headAt(&no, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
 			return false
 		}
 	case c:
@@ -245,6 +239,33 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	no.s = scaleDown(no.sSc, no.ts-1074)
 	*o = no
 	return true
+}
+
+// edgeAbove returns the lower edge, hm·2^he units, of the next occupied
+// sub-bucket, group or level above sub-bucket k of group j of level l (lv;
+// k < 0 or sb nil: the flat group), as Solve tests them; false if there is
+// none.
+func (s *Sampler) edgeAbove(lv *level, sb *sub, l, j, k int) (uint64, int, bool) {
+	if sb != nil {
+		if up := sb.occ &^ (1<<(k+1) - 1); up != 0 {
+			return uint64(nG*nG+nG*j) + uint64(bits.TrailingZeros64(up)), l - 2*bB, true
+		}
+	}
+	if up := lv.occ &^ (1<<(j+1) - 1); up != 0 {
+		return uint64(nG + bits.TrailingZeros64(up)), l - bB, true
+	}
+	// The lowest occupied level above l: in l's word, then the words above.
+	w := (l + 1) >> 6
+	if l+1 < nLevels {
+		if x := s.occ[w] &^ (1<<((l+1)&63) - 1); x != 0 {
+			return 1, w*64 + bits.TrailingZeros64(x), true
+		}
+	}
+	if ws := s.occW &^ (1<<(w+1) - 1); ws != 0 {
+		w = bits.TrailingZeros64(ws)
+		return 1, w*64 + bits.TrailingZeros64(s.occ[w]), true
+	}
+	return 0, 0, false
 }
 
 // retable brings t, the table of the kept solution before one key

@@ -166,7 +166,9 @@ func TestKeptFollowsTheTop(t *testing.T) {
 		require.NoError(t, err)
 		followed, top := s.kept.followed, s.topLevel()
 		require.NoError(t, s.Set(0, a))
-		if step > 0 { // the first update after the first draw keeps by a Solve
+		if step == 0 {
+			require.Equal(t, 1, s.kept.solved, "the first update after the first draw keeps by a Solve")
+		} else {
 			require.NotEqual(t, top, s.topLevel())
 			require.Equal(t, followed+1, s.kept.followed, "the update to %v is followed", a)
 		}
@@ -248,4 +250,68 @@ func TestKeptFollowsSplitGroup(t *testing.T) {
 	}
 	t.Logf("%d updates followed in a sub-bucket below others, of %d followed", subAbove, s.kept.followed)
 	require.Positive(t, subAbove)
+}
+
+// On 999 near-ties just below t* and one larger key, no key of the
+// straddling unit is in the head; updates of the near-ties by an ulp are
+// followed nonetheless (the unit's upper edge passes), not solved again.
+func TestKeptFollowsNearTies(t *testing.T) {
+	const n = 1000
+	rng := rand.New(rand.NewPCG(21, 22))
+	keys := make([]float64, n)
+	keys[0] = 1
+	eps := 1 / float64(2*n)
+	// Below t* = ε·λ ≈ 1/(n + 1) for keys of the tail of mass ε each.
+	for i := 1; i < n; i++ {
+		keys[i] = 0.9 / float64(n+1) * (1 + rng.Float64()*1e-7)
+	}
+	s := load(t, keys)
+	src := rand.NewPCG(23, 24)
+	for step := range 500 {
+		i, _, err := s.Draw(eps, src)
+		require.NoError(t, err)
+		keys[i] = math.Nextafter(keys[i], math.Inf(step%2))
+		require.NoError(t, s.Set(i, keys[i]))
+		if step%50 == 0 {
+			require.NoError(t, s.Check())
+		}
+	}
+	require.Equal(t, samplertest.Oracle(keys, eps).Rho, s.kept.o.rho)
+	require.Equal(t, 1, s.kept.o.rho, "t* lies above the near-ties")
+	t.Logf("%d updates followed, %d solved", s.kept.followed, s.kept.solved)
+	require.Greater(t, s.kept.followed, 9*s.kept.solved)
+}
+
+// t* moves down, out of the straddling sub-bucket into the gap below it,
+// as the largest key shrinks: every key of the unit is then in the head,
+// and the update must be solved again, not followed (the unit's lower
+// edge passes); what is kept stays a Solve's (Check), step by step.
+func TestKeptLeavesTheUnitBelow(t *testing.T) {
+	const n = 3000
+	rng := rand.New(rand.NewPCG(25, 26))
+	keys := make([]float64, n)
+	// Two clusters in sub-buckets of one split group, a gap between them.
+	for i := range keys {
+		keys[i] = 1 + rng.Float64()*0x1p-13
+		if i%2 == 0 {
+			keys[i] += 0x1p-9
+		}
+	}
+	keys[0] = n
+	s := load(t, keys)
+	require.Positive(t, splitGroups(s))
+	eps := 1 / float64(2*n)
+	src := rand.NewPCG(27, 28)
+	subs := map[int]bool{}
+	for step := range 300 {
+		if _, _, err := s.Draw(eps, src); err != nil {
+			t.Fatal(err)
+		}
+		keys[0] *= 1 - 0x1p-14
+		require.NoError(t, s.Set(0, keys[0]))
+		require.NoError(t, s.Check(), "step %d", step)
+		subs[s.kept.o.sub] = true
+	}
+	require.Equal(t, samplertest.Oracle(keys, eps).Rho, s.kept.o.rho)
+	require.GreaterOrEqual(t, len(subs), 2, "t* crossed from one sub-bucket to another")
 }
