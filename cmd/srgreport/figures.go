@@ -43,6 +43,9 @@ type plotSeries struct {
 	xs, ys []float64
 	colour color.Color
 	dashed bool
+	// marks: the points alone, drawn with this glyph, no line through
+	// them (points of different workloads, which a line would join).
+	marks draw.GlyphDrawer
 }
 
 // figureSpec is one figure: axes, series, and where it goes.
@@ -146,26 +149,28 @@ func singleFigure(r *Report) (figureSpec, bool) {
 }
 
 // adversarialFigure is the draw on adversarial keys beside the draw on
-// Exp(1) keys, against n, for drawImpls: solid the Exp(1) keys, dashed the
-// adversarial ones (the near-ties at the smaller n, the keys near the cutoff
-// at the larger).
+// Exp(1) keys, against n, for drawImpls: a line through the Exp(1) keys'
+// points, a triangle for the near-ties (at the smaller n), a square for the
+// keys near the cutoff (at the larger): two workloads, which no line joins.
 func adversarialFigure(r *Report) (figureSpec, bool) {
 	s := figureSpec{
 		key: figAdversarial, file: "draw-adversarial.svg",
-		caption: "A draw (reweighted.Draw at ε = 1/(2n); gonum's Weighted: Take, then Reweight to the same key) against n, log-log; solid: Exp(1) keys; " +
-			"dashed: adversarial keys, near-ties just below the cutoff at the smaller n, half of the keys within 10⁻⁹ of the cutoff at the larger.",
-		title: "Draw on adversarial keys", xlabel: "n", ylabel: "ns per draw", logX: true, logY: true,
+		caption: "A draw after a one-ulp update of the drawn key (reweighted.Draw at ε = 1/(2n), then Set; gonum's Weighted: Take, then Reweight) " +
+			"against n, log-log; lines: Exp(1) keys; triangles: near-ties just below the cutoff; squares: half of the keys within 10⁻⁹ of the cutoff.",
+		title: "Draw on adversarial keys", xlabel: "n", ylabel: "ns per draw and update", logX: true, logY: true,
 	}
 	for _, impl := range drawImpls {
 		xs, ys := seriesXY(r.Scaling.Points, impl, drawExpOp)
 		ax, ay := seriesXY(r.Scaling.Points, impl, string(bench.DrawTies))
 		cx, cy := seriesXY(r.Scaling.Points, impl, string(bench.DrawCutoff))
-		ax, ay = append(ax, cx...), append(ay, cy...)
 		if len(xs) > 0 {
 			s.series = append(s.series, plotSeries{label: drawLabel(impl) + " Exp(1)", xs: xs, ys: ys, colour: drawColour(impl)})
 		}
 		if len(ax) > 0 {
-			s.series = append(s.series, plotSeries{label: drawLabel(impl) + " adversarial", xs: ax, ys: ay, colour: drawColour(impl), dashed: true})
+			s.series = append(s.series, plotSeries{label: drawLabel(impl) + " near-ties", xs: ax, ys: ay, colour: drawColour(impl), marks: draw.TriangleGlyph{}})
+		}
+		if len(cx) > 0 {
+			s.series = append(s.series, plotSeries{label: drawLabel(impl) + " near the cutoff", xs: cx, ys: cy, colour: drawColour(impl), marks: draw.SquareGlyph{}})
 		}
 	}
 	return s, len(s.series) > 0
@@ -551,6 +556,17 @@ func (s figureSpec) plot() (*plot.Plot, *plot.Plot, error) {
 			return nil, nil, err
 		}
 		if l == nil {
+			continue
+		}
+		if sr.marks != nil {
+			sc, err := plotter.NewScatter(l.XYs)
+			if err != nil {
+				return nil, nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: l.Color, Radius: vg.Points(3.5), Shape: sr.marks}
+			p.Add(sc)
+			legend.Legend.Add(sr.label, sc)
+			drawn++
 			continue
 		}
 		p.Add(l)

@@ -228,7 +228,14 @@ func TestMarkdownDrawWorkloads(t *testing.T) {
 	}
 	require.Len(t, specs[figSingle].series, 4, "levels and gonum, two laws each")
 	adv := specs[figAdversarial].series
-	require.Len(t, adv, 3, "levels on Exp(1) and adversarial keys, btree on adversarial keys")
-	require.Equal(t, []float64{1000, 1 << 16}, adv[1].xs, "levels' adversarial line: the near-ties, then the keys near the cutoff")
-	require.Equal(t, []float64{800, 150}, adv[1].ys)
+	require.Len(t, adv, 4, "levels on Exp(1), near-ties and near the cutoff; btree near the cutoff")
+	// Each adversarial workload is its own series of marks: no line joins
+	// the near-ties at n = 1000 to the keys near the cutoff at 2^16.
+	require.Equal(t, []float64{1000}, adv[1].xs, "levels' near-ties")
+	require.Equal(t, []float64{800}, adv[1].ys)
+	require.NotNil(t, adv[1].marks)
+	require.Equal(t, []float64{1 << 16}, adv[2].xs, "levels near the cutoff")
+	require.Equal(t, []float64{150}, adv[2].ys)
+	require.NotNil(t, adv[2].marks)
+	require.Nil(t, adv[0].marks, "the Exp(1) keys are one workload: a line")
 }
