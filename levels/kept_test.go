@@ -315,3 +315,37 @@ func TestKeptLeavesTheUnitBelow(t *testing.T) {
 	require.Equal(t, samplertest.Oracle(keys, eps).Rho, s.kept.o.rho)
 	require.GreaterOrEqual(t, len(subs), 2, "t* crossed from one sub-bucket to another")
 }
+
+// Subnormal keys, t* between 1 and 2 units of 2^-1074 (the straddling
+// unit is level 0, all in the tail): a zero key set to 2 units fills level
+// 1, a new level in the head, and the kept table must be built anew, not
+// updated in place (Check compares it with a new one).
+func TestKeptNewLevelFromZero(t *testing.T) {
+	u := math.SmallestNonzeroFloat64
+	var keys []float64
+	for range 100 {
+		keys = append(keys, u)
+	}
+	keys = append(keys, 0)
+	for range 10 {
+		keys = append(keys, 18*u)
+	}
+	n := len(keys)
+	s := load(t, keys)
+	eps := 1 / float64(2*n)
+	src := rand.NewPCG(29, 30)
+	for _, c := range []struct {
+		i int
+		a float64
+	}{{0, 0}, {100, 2 * u}} {
+		_, _, err := s.Draw(eps, src)
+		require.NoError(t, err)
+		require.NoError(t, s.Set(c.i, c.a))
+		keys[c.i] = c.a
+		require.NoError(t, s.Check())
+		require.Equal(t, 0, s.kept.o.lvl, "t* in level 0")
+	}
+	require.Equal(t, 1, s.kept.followed, "the second update is followed")
+	require.Equal(t, 0, s.kept.retabled, "its table is built anew")
+	require.Equal(t, samplertest.Oracle(keys, eps).Rho, s.kept.o.rho)
+}
