@@ -90,8 +90,9 @@
 // testing first the keys beside the old θ; a key of the unit that passes
 // and one that fails fix the level, group and sub-bucket a Solve would
 // find (every edge above the first lies above it, every edge below the
-// second below), with no key of the unit in the head its upper edge must
-// pass, and with all of them its lower edge fail. The table's rows that
+// second below); with no key of the unit in the head, the lower edge of
+// the next occupied sub-bucket, group or level above must pass, and with
+// all of them, the unit's own lower edge must fail. The table's rows that
 // moved (the tail, the straddling group, the rest of its level, the
 // levels of the old and the new key) are formed as build forms them and
 // summed again. When t* left the unit, or a level of the head emptied or
