@@ -267,7 +267,7 @@ func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err erro
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	o, t := s.solution(eps, sc)
+	o, t := s.held(eps, sc) // keptFor has recorded the read
 	sc.tails.ready = false
 	i, p = s.draw(o, t, &sc.tails, src)
 	return i, p, nil

@@ -12,6 +12,15 @@ import (
 	"github.com/reweighted/reweighted/samplertest"
 )
 
+// expKeys returns n keys drawn from Exp(1) with rng.
+func expKeys(rng *rand.Rand, n int) []float64 {
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = rng.ExpFloat64()
+	}
+	return keys
+}
+
 // solveWith returns solve's answer at eps starting from hint h, and the
 // predicate tests it made.
 func solveWith(s *Sampler, eps float64, h hint) (sol, int) {
@@ -117,10 +126,7 @@ func TestHintNeverChangesSolve(t *testing.T) {
 func TestHintSavesTests(t *testing.T) {
 	const n = 1 << 12
 	rng := rand.New(rand.NewPCG(7, 8))
-	keys := make([]float64, n)
-	for i := range keys {
-		keys[i] = rng.ExpFloat64()
-	}
+	keys := expKeys(rng, n)
 	s := load(t, keys)
 	eps := 1 / float64(2*n)
 	ref, cold := solveWith(s, eps, hint{})

@@ -58,6 +58,12 @@ func (s *Sampler) solution(eps float64, sc *scratch) (*sol, *table) {
 	if k := s.keptFor(eps); k != nil {
 		return &k.o, &k.tab
 	}
+	return s.held(eps, sc)
+}
+
+// held returns the solution for a valid eps and its table that sc holds
+// from an earlier read of the same keys at eps, or new ones made with sc.
+func (s *Sampler) held(eps float64, sc *scratch) (*sol, *table) {
 	if !sc.holds(s, eps, true) {
 		sc.o = s.solve(eps, sc)
 		s.build(&sc.o, &sc.tab)

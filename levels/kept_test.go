@@ -112,10 +112,7 @@ func TestKeptIsASolve(t *testing.T) {
 func TestKeptFollowsUpdates(t *testing.T) {
 	const n, steps = 1 << 14, 3000
 	rng := rand.New(rand.NewPCG(5, 6))
-	keys := make([]float64, n)
-	for i := range keys {
-		keys[i] = rng.ExpFloat64()
-	}
+	keys := expKeys(rng, n)
 	s := load(t, keys)
 	eps := 1 / float64(2*n)
 	src := rand.NewPCG(7, 8)
@@ -153,10 +150,7 @@ func TestKeptFollowsUpdates(t *testing.T) {
 func TestKeptFollowsTheTop(t *testing.T) {
 	const n = 1 << 16
 	rng := rand.New(rand.NewPCG(9, 10))
-	keys := make([]float64, n)
-	for i := range keys {
-		keys[i] = rng.ExpFloat64()
-	}
+	keys := expKeys(rng, n)
 	keys[0] = 100
 	s := load(t, keys)
 	eps := 1 / float64(2*n)
@@ -182,10 +176,7 @@ func TestKeptFollowsTheTop(t *testing.T) {
 func TestRepeatedDrawsSolveOnce(t *testing.T) {
 	const n = 1 << 12
 	rng := rand.New(rand.NewPCG(13, 14))
-	keys := make([]float64, n)
-	for i := range keys {
-		keys[i] = rng.ExpFloat64()
-	}
+	keys := expKeys(rng, n)
 	s := load(t, keys)
 	eps := 1 / float64(2*n)
 	src := rand.NewPCG(15, 16)
