@@ -184,17 +184,7 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	no.ts = unitShift(no.top)
 	// The levels above, summed as Solve's walk sums them, then the
 	// groups and sub-buckets above the unit, exactly.
-	var (
-		above  int
-		sAbove float64
-		depth  int
-	)
-	for m := no.top; m > l; m = s.nextLevel(m) {
-		st := &s.ls[m]
-		above += int(st.n)
-		sAbove += scaleDown(st.sum.float(), unitShift(m)-no.ts)
-		depth += 3
-	}
+	above, sAbove, depth, _ := s.levelsAbove(&no, l)
 	part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
 	above += pc
 	// The unit: its keys, count and sum, and its lower edge tm·2^te units.

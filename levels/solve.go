@@ -179,23 +179,26 @@ func (s *Sampler) skipTo(o *sol, sc *scratch, l int) (int, float64, int, bool) {
 	if l < 0 || l >= o.top || s.occ[l>>6]>>(l&63)&1 == 0 {
 		return 0, 0, 0, false
 	}
-	var (
-		above  int
-		sAbove float64
-		depth  int
-		u      = -1
-	)
+	above, sAbove, depth, u := s.levelsAbove(o, l)
+	if !s.headAt(o, sAbove, 1, u, o.n-above, depth, sc, u, s.ls[u].sum) {
+		return 0, 0, 0, false
+	}
+	return above, sAbove, depth, true
+}
+
+// levelsAbove returns the count of the keys of the levels above l, their
+// sum in the top level's unit (o.top, o.ts) as solve's walk sums them, the
+// roundings in that sum, and the lowest of those levels (−1 if none).
+func (s *Sampler) levelsAbove(o *sol, l int) (above int, sAbove float64, depth, low int) {
+	low = -1
 	for m := o.top; m > l; m = s.nextLevel(m) {
 		st := &s.ls[m]
 		above += int(st.n)
 		sAbove += scaleDown(st.sum.float(), unitShift(m)-o.ts)
 		depth += 3
-		u = m
+		low = m
 	}
-	if !s.headAt(o, sAbove, 1, u, o.n-above, depth, sc, u, s.ls[u].sum) {
-		return 0, 0, 0, false
-	}
-	return above, sAbove, depth, true
+	return above, sAbove, depth, low
 }
 
 // resolve finds the head of the straddling group j of level l: part is
