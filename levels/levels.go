@@ -190,8 +190,7 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 		for ; k < smallCaps && (len(s.spare[k]) == 0 || minCap<<k >= cap(x) && c < cap(x)); k++ {
 		}
 		if k < smallCaps && !(c < cap(x) && minCap<<k >= cap(x)) {
-			y = s.spare[k][len(s.spare[k])-1][:0]
-			s.spare[k] = s.spare[k][:len(s.spare[k])-1]
+			y = s.takeSmall(k)
 		} else if c < cap(x) {
 			return x
 		}
@@ -203,7 +202,7 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 			b := maxSmall * 8 / c
 			block := make([]entry, b*c)
 			for q := 1; q < b && len(s.spare[k]) < cap(s.spare[k]); q++ {
-				s.spare[k] = append(s.spare[k], block[q*c:q*c:q*c+c])
+				s.spare[k] = append(s.spare[k], &block[q*c])
 			}
 			y = block[:0:c]
 		} else if k := rung(c); k >= 0 && ladder()[k] == c {
@@ -238,8 +237,18 @@ func (s *Sampler) release(x []entry) {
 		return
 	}
 	if k := capClass(cap(x)); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
-		s.spare[k] = append(s.spare[k], x[:0])
+		s.spare[k] = append(s.spare[k], &x[:1][0])
 	}
+}
+
+// takeSmall returns an empty slice of capacity minCap<<k from its pool,
+// which must hold one.
+func (s *Sampler) takeSmall(k int) []entry {
+	m := len(s.spare[k]) - 1
+	y := unsafe.Slice(s.spare[k][m], minCap<<k)[:0]
+	s.spare[k][m] = nil
+	s.spare[k] = s.spare[k][:m]
+	return y
 }
 
 // A slice of more than 64 entries has a capacity of the ladder: 85, 106,
@@ -400,7 +409,7 @@ type Sampler struct {
 	free    []*level                    // emptied levels, kept for reuse by any exponent
 	idle    int                         // emptied levels kept by their exponent
 	subs    []*sub                      // emptied sub-buckets, kept for reuse
-	spare   [smallCaps][][]entry        // small group slices, by capacity
+	spare   [smallCaps][]*entry         // small group slices, by capacity: their first entry
 	cur     [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
 	stale   atomic.Bool                 // a read needed a third unit: the next writer drops cur
 	want    atomic.Uint64               // the unit a read last needed and did not find (unitID)
@@ -433,7 +442,7 @@ func New(n int) *Sampler {
 	}
 	for k := range s.spare {
 		// Room for the pools' slices: growing them would allocate.
-		s.spare[k] = make([][]entry, 0, min(n/4, 1024)+16)
+		s.spare[k] = make([]*entry, 0, min(n/4, 1024)+16)
 	}
 	// Reserve, as a tree reserves nodes, what the groups of a sampler in
 	// steady state come to need beyond their first fill: slices of 16 and
@@ -444,7 +453,7 @@ func New(n int) *Sampler {
 			m := min(n/(64<<k), 256)
 			block := make([]entry, m*c)
 			for q := range m {
-				s.spare[k+1] = append(s.spare[k+1], block[q*c:q*c:q*c+c])
+				s.spare[k+1] = append(s.spare[k+1], &block[q*c])
 			}
 		}
 		for range 4 {
@@ -1054,11 +1063,8 @@ func (s *Sampler) Bytes() int {
 		return t
 	}
 	b += 8 * cap(s.subs)
-	for _, sp := range s.spare {
-		b += 24 * cap(sp)
-		for _, x := range sp {
-			b += int(unsafe.Sizeof(entry{})) * cap(x)
-		}
+	for k, sp := range s.spare {
+		b += 8*cap(sp) + int(unsafe.Sizeof(entry{}))*minCap<<k*len(sp)
 	}
 	for _, l := range s.big {
 		b += 24 * cap(l)
