@@ -1,0 +1,124 @@
+package levels
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// counts draws 64 counts, many of them 0 (whole blocks too, the first and
+// the last among them), the others from 1 to max.
+func counts(t *rapid.T, max int32) [nG]int32 {
+	var cnt [nG]int32
+	empty := rapid.Uint8().Draw(t, "empty blocks") // a bit per block
+	for j := range cnt {
+		if empty>>(j/8)&1 == 0 && rapid.Bool().Draw(t, "occupied") {
+			cnt[j] = rapid.Int32Range(1, max).Draw(t, "count")
+		}
+	}
+	return cnt
+}
+
+// Property: findCount(r) is the j with prefix(j) ≤ r < prefix(j+1) of the
+// counts, and returns prefix(j), for every r below the total: the choice
+// of a slot by count, against a plain running sum.
+func TestFindCountIsThePrefixSearch(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cnt := counts(t, rapid.SampledFrom([]int32{1, 3, 1 << 20, math.MaxInt32 / nG}).Draw(t, "max"))
+		var bc [nBlk]uint32
+		var prefix [nG + 1]uint32
+		for j, c := range cnt {
+			bc[j/8] += uint32(c)
+			prefix[j+1] = prefix[j] + uint32(c)
+		}
+		if prefix[nG] == 0 {
+			return
+		}
+		check := func(r uint32) {
+			j, below := findCount(&bc, &cnt, r)
+			require.True(t, j >= 0 && j < nG, "r=%d: j=%d", r, j)
+			require.True(t, prefix[j] <= r && r < prefix[j+1], "r=%d: j=%d, prefix %d..%d", r, j, prefix[j], prefix[j+1])
+			require.Equal(t, prefix[j], below, "r=%d", r)
+		}
+		// Both ends of every occupied group, and random numbers.
+		for j := range cnt {
+			if cnt[j] > 0 {
+				check(prefix[j])
+				check(prefix[j+1] - 1)
+			}
+		}
+		for range 20 {
+			check(rapid.Uint32Range(0, prefix[nG]-1).Draw(t, "r"))
+		}
+	})
+}
+
+// Property: findBound(l, r) is the group j with prefix(j) ≤ r <
+// prefix(j+1) of the bound weights cnt[j]·bnd(l, j), and returns
+// prefix(j), at levels with groups of one value (l < 6) and of a range.
+func TestFindBoundIsThePrefixSearch(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		lv := new(level)
+		l := rapid.SampledFrom([]int{0, 3, 6, 60, 1100, nLevels - 1}).Draw(t, "level")
+		lv.cnt = counts(t, rapid.SampledFrom([]int32{1, 5, 1 << 24}).Draw(t, "max"))
+		var prefix [nG + 1]uint64
+		for j, c := range lv.cnt {
+			w := uint64(c) * bnd(l, j)
+			lv.bb[j/8] += w
+			prefix[j+1] = prefix[j] + w
+		}
+		if prefix[nG] == 0 {
+			return
+		}
+		check := func(r uint64) {
+			j, below := lv.findBound(l, r)
+			require.True(t, j >= 0 && j < nG, "r=%d: j=%d", r, j)
+			require.True(t, prefix[j] <= r && r < prefix[j+1], "r=%d: j=%d, prefix %d..%d", r, j, prefix[j], prefix[j+1])
+			require.Equal(t, prefix[j], below, "r=%d", r)
+		}
+		for j := range lv.cnt {
+			if lv.cnt[j] > 0 {
+				check(prefix[j])
+				check(prefix[j+1] - 1)
+			}
+		}
+		for range 20 {
+			check(rapid.Uint64Range(0, prefix[nG]-1).Draw(t, "r"))
+		}
+	})
+}
+
+// Property: pick(x) is the first row whose cumulative weight exceeds x, or
+// the last row if none does (x at or past the total by rounding), for
+// tables of 1 to 40 rows with repeated sums (a row too light to change the
+// sum) and x at every sum, a few ulps off it, 0 and the total.
+func TestPickIsTheFirstSumAbove(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ws := rapid.SliceOfN(rapid.SampledFrom([]float64{1, 0.5, 3, 1e-300, 1e-17, 7e20}), 1, 40).Draw(t, "weights")
+		var tb table
+		w := 0.0
+		for _, x := range ws {
+			w += x
+			tb.rows = append(tb.rows, row{w: x, cum: w})
+		}
+		tb.total = w
+		want := func(x float64) int {
+			for k, r := range tb.rows {
+				if x < r.cum {
+					return k
+				}
+			}
+			return len(tb.rows) - 1
+		}
+		xs := []float64{0, w, math.Nextafter(w, 0), math.Nextafter(w, math.Inf(1))}
+		for _, r := range tb.rows {
+			xs = append(xs, r.cum, math.Nextafter(r.cum, 0), math.Nextafter(r.cum, math.Inf(1)), math.Nextafter(math.Nextafter(r.cum, 0), 0))
+		}
+		xs = append(xs, rapid.Float64Range(0, w).Draw(t, "x"))
+		for _, x := range xs {
+			require.Equal(t, want(x), tb.pick(x), "x=%v", x)
+		}
+	})
+}
