@@ -150,6 +150,52 @@ func (t *table) pick(x float64) int {
 	return lo
 }
 
+// guide is where the search of a row starts for a number in each of
+// nGuide equal parts of [0, total) of a table: first[b] is the number of
+// rows but the last whose cumulative weight lies in a bucket below b, as
+// bucket maps them. DrawBatch builds one per call, for its m draws; a
+// Draw, which makes one or two, searches.
+type guide struct {
+	gs    float64 // nGuide/total, or 0
+	first [nGuide]int32
+}
+
+// nGuide is the number of buckets of a guide.
+const nGuide = 64
+
+// build makes g the guide of t.
+func (g *guide) build(t *table) {
+	rows := t.rows
+	g.gs = 0
+	if x := nGuide / t.total; x < math.Inf(1) {
+		g.gs = x
+	}
+	k := 0
+	for b := range g.first {
+		for k < len(rows)-1 && g.bucket(rows[k].cum) < b {
+			k++
+		}
+		g.first[b] = int32(k)
+	}
+}
+
+// bucket returns the bucket that x in [0, total] falls in: a function of x
+// that never decreases, which is all the guide needs.
+func (g *guide) bucket(x float64) int { return min(int(x*g.gs), nGuide-1) }
+
+// pickGuided returns pick(x), starting from the guide g of t: at or below
+// the answer, since a row before it has its sum in a lower bucket than x,
+// so below x, and mostly at it or a row or two before. A binary search
+// makes a branch on x at each of its steps, mispredicted every other
+// time, a few each draw.
+func (t *table) pickGuided(g *guide, x float64) int {
+	k, last := int(g.first[g.bucket(x)]), len(t.rows)-1
+	for k < last && t.rows[k].cum <= x {
+		k++
+	}
+	return k
+}
+
 // below returns a uniform integer in [0, m) from one number of src.
 func below(src rand.Source, m uint64) uint64 {
 	hi, _ := bits.Mul64(src.Uint64(), m)
@@ -210,7 +256,7 @@ func accept(o *sol, t *table, l, j int, a float64) (m, b float64) {
 // chunks do.
 func (s *Sampler) attempt(o *sol, t *table, tl *tails, src rand.Source) (int, float64) {
 	var p proposal
-	s.propose(o, t, tl, src, &p)
+	s.propose(o, t, tl, nil, src, &p)
 	var e entry
 	if p.lv != nil {
 		e = p.lv.at(int(p.j), int(p.r))
@@ -311,6 +357,9 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	sc.tails.ready = false
 	st := &sc.st
 	st.reset()
+	if !o.zero && !o.uniform {
+		sc.guide.build(t)
+	}
 	if replace {
 		for k := range items {
 			items[k], probs[k] = s.next(o, t, src, sc)
@@ -379,7 +428,7 @@ func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch) (int, flo
 	for st.at == st.n {
 		st.at, st.n = 0, 0
 		for k := range st.props {
-			s.propose(o, t, &sc.tails, src, &st.props[k])
+			s.propose(o, t, &sc.tails, &sc.guide, src, &st.props[k])
 		}
 		for k := range st.props {
 			if p := &st.props[k]; p.lv != nil {
@@ -397,14 +446,21 @@ func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch) (int, flo
 	return int(st.items[st.at-1]), st.probs[st.at-1]
 }
 
-// propose makes the choices of one attempt, as attempt does, into p.
-func (s *Sampler) propose(o *sol, t *table, tl *tails, src rand.Source, p *proposal) {
+// propose makes the choices of one attempt, as attempt does, into p; with
+// a guide of t, it picks the row from it.
+func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source, p *proposal) {
 	*p = proposal{}
 	if o.zero || o.uniform {
 		p.item = int32(below(src, uint64(o.n)))
 		return
 	}
-	r := t.rows[t.pick(fineUniform(src)*t.total)]
+	var q int
+	if x := fineUniform(src) * t.total; g != nil {
+		q = t.pickGuided(g, x)
+	} else {
+		q = t.pick(x)
+	}
+	r := t.rows[q]
 	if r.kind == rowTail {
 		p.tail = true
 		s.tailLoc(o, t, tl, below(src, uint64(t.nTail)), p)

@@ -90,13 +90,16 @@ func TestFindBoundIsThePrefixSearch(t *testing.T) {
 	})
 }
 
-// Property: pick(x) is the first row whose cumulative weight exceeds x, or
-// the last row if none does (x at or past the total by rounding), for
-// tables of 1 to 40 rows with repeated sums (a row too light to change the
-// sum) and x at every sum, a few ulps off it, 0 and the total.
+// Property: pick(x) and pickGuided(x) are the first row whose cumulative
+// weight exceeds x, or the last row if none does (x at or past the total
+// by rounding): for tables of 1 to 150 rows (more than the
+// guide's buckets), with repeated sums (a row too light to change the
+// sum), many rows in one bucket, totals so small that the guide has one
+// bucket (subnormal), and x at every sum, a few ulps off it, 0 and the
+// total.
 func TestPickIsTheFirstSumAbove(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ws := rapid.SliceOfN(rapid.SampledFrom([]float64{1, 0.5, 3, 1e-300, 1e-17, 7e20}), 1, 40).Draw(t, "weights")
+		ws := rapid.SliceOfN(rapid.SampledFrom([]float64{1, 0.5, 3, 1e-300, 1e-17, 7e20, 5e-324, 0x1p-1060}), 1, 150).Draw(t, "weights")
 		var tb table
 		w := 0.0
 		for _, x := range ws {
@@ -104,6 +107,8 @@ func TestPickIsTheFirstSumAbove(t *testing.T) {
 			tb.rows = append(tb.rows, row{w: x, cum: w})
 		}
 		tb.total = w
+		var g guide
+		g.build(&tb)
 		want := func(x float64) int {
 			for k, r := range tb.rows {
 				if x < r.cum {
@@ -119,6 +124,7 @@ func TestPickIsTheFirstSumAbove(t *testing.T) {
 		xs = append(xs, rapid.Float64Range(0, w).Draw(t, "x"))
 		for _, x := range xs {
 			require.Equal(t, want(x), tb.pick(x), "x=%v", x)
+			require.Equal(t, want(x), tb.pickGuided(&g, x), "x=%v, guided", x)
 		}
 	})
 }

@@ -1308,6 +1308,7 @@ type scratch struct {
 	tails      tails
 	probs      []float64
 	st         stream // DrawBatch's attempts
+	guide      guide  // DrawBatch's guide to its table's rows
 	sink       int32  // what touch read, kept so that its loads stay
 	hint       hint   // where the last Solve with this scratch found t*
 	tests      int    // predicate tests made, which the tests count
