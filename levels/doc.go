@@ -158,7 +158,7 @@
 // larger one climbs a ladder of capacities a quarter apart (each the end
 // of an allocator size class) when full and steps down a rung when a
 // quarter full. A large slice a group leaves goes to a pool by rung, of at
-// most n/2 + 4096 entries, the largest giving way when it is full, from
+// most n/8 + 8192 entries, the largest giving way when it is full, from
 // which the next group to need that size (or up to three rungs more)
 // takes it; a group that finds nothing to step down to keeps its slice
 // until it holds 16 times its entries, and an emptied group gives its
@@ -174,14 +174,15 @@
 // at 2^16, TestBytesMatchesHeapAfterReads at 2^10); below, a few kB of the
 // allocator's rounding of the per-level arrays go uncounted (4.4% at
 // n = 64, 2.6% at 256). After 10·n
-// random updates at n = 2^16: 40.6 bytes per item for Exp(1) keys (heap
-// 40.7), 4.4 of them the pool of large slices left by the groups'
+// random updates at n = 2^16: 39.0 bytes per item for Exp(1) keys (heap
+// 39.2), 3.0 of them the pool of large slices left by the groups'
 // first growth, and 41.2 (heap 41.1) for the lognormal keys of the
 // benchmarks, whose keys spread over more binades hold more levels
 // (about 130 kB of a sampler do not grow with n: the per-level sums of
 // all 2,098 levels, the pools' lists). At n = 2^20, 38.0 for Exp(1) keys
-// and 45.2 for lognormal ones, whose 841 split groups hold their items in
-// sub-buckets of a few entries each, in slices half full;
+// and 44.0 for lognormal ones, whose 841 split groups hold their items in
+// sub-buckets of a few entries each, in slices half full, and each keeps
+// the slice it had before it split, for a merge to come;
 // against 16 for gonum's sampleuv.Weighted and 33–40 for package btree.
 // Emptied levels stay with their exponent (up to 32), small slices go
 // back to their pools, new levels come eight at a time and pooled slices

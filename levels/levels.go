@@ -259,7 +259,7 @@ func (s *Sampler) takeSmall(k int) []entry {
 // sampler in steady state wander too, one growing as another shrinks,
 // and a group that kept its largest slice for good would make the
 // groups' capacity the sum of their sizes' high-water marks, not O(n).
-// The pool holds at most n/2 + 4096 entries (bigBudget); beyond, slices
+// The pool holds at most n/8 + 8192 entries (bigBudget); beyond, slices
 // go to the collector.
 const nBig = 96
 
@@ -292,7 +292,7 @@ func rung(c int) int {
 }
 
 // bigBudget returns the most entries the pool of large slices holds.
-func (s *Sampler) bigBudget() int { return len(s.keys)/2 + 4096 }
+func (s *Sampler) bigBudget() int { return len(s.keys)/8 + 8192 }
 
 // takeBig returns an empty pooled slice of rung k, or nil. A group that
 // climbs (up) takes one of up to three rungs higher if rung k has none, a

@@ -192,7 +192,7 @@ func (s *Sampler) checkCapacity() error {
 
 // Property: over a long history of drifting keys, every group holds at
 // most max(85, 20 × its entries) of capacity and none once empty, and the
-// pool of large slices at most n/2 + 4096 entries: the memory of the
+// pool of large slices at most n/8 + 8192 entries: the memory of the
 // groups is O(n) whatever the history, not the sum of each group's
 // high-water mark, which drifting keys keep raising.
 func TestCapacityBounded(t *testing.T) {
