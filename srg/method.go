@@ -388,9 +388,10 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	if isSRG {
 		for j, dr := range opt.draws {
 			idx, val := p.Rows.Row(dr.i)
-			t := x.dot(idx, val)
-			// ‖a_i‖² read here, where a cache miss overlaps the row's.
-			opt.marg[j], opt.rowSq[j] = t, p.rowSq[dr.i]
+			// ‖a_i‖² summed from the row being read, rather than read from
+			// p.rowSq at random, which would add a cache miss per example.
+			t, aa := x.dotSq(idx, val)
+			opt.marg[j], opt.rowSq[j] = t, aa
 			opt.coef[j] = p.deriv(dr.i, t)
 			wsum += dr.w
 		}
