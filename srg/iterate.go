@@ -49,6 +49,19 @@ func (it *iterate) dot(idx []int32, val []float64) float64 {
 	return it.s * t
 }
 
+// dotSq returns a_iᵀx and ‖a_i‖² for the sparse row (idx, val), the latter
+// summed in the order of NewProblem's, so that it equals Problem's ‖a_i‖²
+// bit for bit. The iterate must have no dense direction h.
+func (it *iterate) dotSq(idx []int32, val []float64) (t, aa float64) {
+	v := it.v
+	for k, j := range idx {
+		a := val[k]
+		t += a * v[j]
+		aa += a * a
+	}
+	return it.s * t, aa
+}
+
 // sqnorm returns ‖x‖² (only meaningful when track is set).
 func (it *iterate) sqnorm() float64 {
 	if it.stale {

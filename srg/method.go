@@ -384,24 +384,18 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	p, x, mu := opt.prob, opt.x, opt.prob.Mu
 	mf := float64(opt.m)
 	isSRG := opt.o.Method == SRG
-	var wsum float64
+	var wsum, sq float64
 	if isSRG {
 		for j, dr := range opt.draws {
 			idx, val := p.Rows.Row(dr.i)
-			t := x.dot(idx, val)
-			// ‖a_i‖² read here, where a cache miss overlaps the row's.
-			opt.marg[j], opt.rowSq[j] = t, p.rowSq[dr.i]
+			// ‖a_i‖² summed from the row being read, rather than read from
+			// p.rowSq at random, which would add a cache miss per example.
+			t, aa := x.dotSq(idx, val)
+			opt.marg[j], opt.rowSq[j] = t, aa
 			opt.coef[j] = p.deriv(dr.i, t)
 			wsum += dr.w
 		}
-		// The keys, ‖∇f_i(x)‖, in a pass of their own: its iterations are
-		// independent, so that their square roots overlap, where within the
-		// pass of the gradients each would wait for its exp.
-		sq := x.sqnorm()
-		items, keys := opt.updItems[:opt.m], opt.updKeys[:opt.m]
-		for j, dr := range opt.draws {
-			items[j], keys[j] = dr.i, normOf(opt.coef[j], opt.marg[j], opt.rowSq[j], sq, mu)
-		}
+		sq = x.sqnorm() // at the x of the gradients, for the keys
 	} else {
 		for j, dr := range opt.draws {
 			idx, val := p.Rows.Row(dr.i)
@@ -414,14 +408,24 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 		return opt.applySVRG(alpha)
 	}
 	x.scale(1 - alpha*mu*wsum/mf)
-	for j, dr := range opt.draws {
-		idx, val := p.Rows.Row(dr.i)
-		x.addRow(-alpha/mf*dr.w*opt.coef[j], idx, val)
-	}
 	if !isSRG {
+		for j, dr := range opt.draws {
+			idx, val := p.Rows.Row(dr.i)
+			x.addRow(-alpha/mf*dr.w*opt.coef[j], idx, val)
+		}
 		return nil
 	}
+	// The keys, ‖∇f_i(x)‖ at the x of the gradients, are computed in the
+	// pass of the updates: their square roots, independent of one another,
+	// overlap with the updates' loads and stores, where in the pass of the
+	// gradients each would wait for its exp.
 	items, keys := opt.updItems[:opt.m], opt.updKeys[:opt.m]
+	for j, dr := range opt.draws {
+		c := opt.coef[j]
+		items[j], keys[j] = dr.i, normOf(c, opt.marg[j], opt.rowSq[j], sq, mu)
+		idx, val := p.Rows.Row(dr.i)
+		x.addRow(-alpha/mf*dr.w*c, idx, val)
+	}
 	if opt.o.Bernoulli {
 		kept := 0
 		for j, dr := range opt.draws {

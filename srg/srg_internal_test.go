@@ -357,6 +357,22 @@ func TestIterateMatchesDense(t *testing.T) {
 	})
 }
 
+// Property: dotSq returns what dot returns and ‖a_i‖² bit for bit as the
+// Problem holds it, so that SRG's keys do not depend on which it reads.
+func TestIterateDotSq(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := genProblem(t)
+		it := newIterate(genVec(t, p.Dim(), "x"), true, rapid.Bool().Draw(t, "recompute"))
+		it.scale(rapid.Float64Range(-2, 2).Draw(t, "f"))
+		for i := range p.Len() {
+			idx, val := p.Rows.Row(i)
+			dt, aa := it.dotSq(idx, val)
+			require.Equal(t, it.dot(idx, val), dt, "a_%dᵀx", i)
+			require.Equal(t, p.rowSq[i], aa, "‖a_%d‖²", i)
+		}
+	})
+}
+
 // Reshuffled SGD visits every example exactly once per epoch, also when a
 // mini-batch straddles two epochs.
 func TestReshuffledEpochs(t *testing.T) {
