@@ -122,8 +122,15 @@
 // b_i ≥ m_i; an attempt chooses i with probability b_i/W and accepts it
 // with probability m_i/b_i, so it returns i with probability m_i/W. For a
 // group wholly in the head, b is the group's upper edge: the row chooses
-// the level, the block sums the group, a uniform slot the item, and the
-// acceptance is at least 64/65. The straddling group is proposed whole,
+// the level, and one uniform integer r over the level's bound weight (in
+// units of 2^(ℓ−6), the group's count times its bound) chooses the group
+// by the block sums, the slot by the quotient of r's remainder by the
+// bound, and the acceptance by the rest: every key of the group is at
+// least its bound less one unit, so all but the last unit of a slot accept
+// at once, and the last with the probability of the key's excess over
+// that edge, exactly; so an attempt takes two numbers of src, a third
+// once in 65, and accepts with probability at least 64/65. The
+// straddling group is proposed whole,
 // with b = max(t*, upper edge), and each item is tested against its true
 // mass, key or t* as it lies above θ or not: a group whose keys all lie in
 // the tail can have its edge above t*, and accepting its items unchecked
@@ -141,7 +148,10 @@
 // it, is 0 (a subnormal key at ε = 0) is rejected: its exact p* is below
 // 2^-1074, and callers divide by p.
 //
-// DrawBatch draws with one Solve and one table, 32 attempts at a time:
+// DrawBatch draws with one Solve, one table and a guide to its rows (for
+// each of 64 equal parts of the total weight, the first row it can fall
+// in, so that a row is found in a step or two, with no branch on the
+// random number to mispredict), 32 attempts at a time:
 // their choices first, from the tables and block sums (in cache), then
 // the reads of their 32 entries, loads that do not depend on each other so
 // that their cache misses overlap, then their tests; the accepted attempts,
@@ -192,7 +202,7 @@
 // right after collections). Not never: keys that drift take groups to
 // sizes whose slices the pools, bounded to keep the memory O(n), hold
 // none of at that moment, and the group allocates one. An SRG-like loop
-// of DrawBatch and SetBatch on drifting keys at n = 2^13 allocates 0 to 11
+// of DrawBatch and SetBatch on drifting keys at n = 2^13 allocates 1 to 9
 // times in 2,000 batch steps once warm (TestSRGLoopAllocatesRarely); at
 // 2^15, about 120; 10·n redrawn Exp(1) keys at 2^16, about 50 times in
 // 650,000 updates: a few kB now and then, where an update costs half a

@@ -251,6 +251,42 @@ func accept(o *sol, t *table, l, j int, a float64) (m, b float64) {
 	return float64(sig64(a)), bndLevel(l, j)
 }
 
+// headSlot splits the number x in [0, cnt·bnd) that chose group j of
+// level l, a head group proposed by bound weight, into the slot x/bnd (each
+// slot spans bnd of the numbers) and whether the attempt accepts at once:
+// an item of the group has a key of at least edge units of 2^(l−6) of the
+// bound's bnd (edge = bnd − 1, or bnd when the group holds one value), so
+// the numbers x mod bnd below edge accept, and the last, x mod bnd = edge,
+// accepts with probability headFrac: in all, (edge + headFrac)/bnd = m/b.
+// An attempt draws the number of its acceptance test only then, once in
+// 65 at most: two numbers of src an attempt, not four.
+func headSlot(l, j int, x uint64) (slot int, sure bool) {
+	bd := bnd(l, j)
+	// x < 2^38 and bd ≤ 128: the quotient of the doubles is at most
+	// 2^-14 off x/bd, whose fraction is at most 1 − 1/128: its floor is
+	// the integer quotient.
+	q := uint64(float64(x) / float64(bd))
+	return int(q), x-q*bd < headEdge(l, j)
+}
+
+// headEdge returns the edge of group j of level l in units of 2^(l−6): the
+// least key of the group, bnd − 1, or for a level of fewer than 6 bits,
+// whose groups hold one value, that value, the bound itself.
+func headEdge(l, j int) uint64 {
+	if l >= bB {
+		return bnd(l, j) - 1
+	}
+	return bnd(l, j)
+}
+
+// headFrac returns the probability that an attempt at the last number of
+// a slot of head group j of level l accepts the key a: the part of a unit
+// of 2^(l−6) by which a exceeds the edge, exactly (a multiple of 2^-46).
+func headFrac(l, j int, a float64) float64 {
+	step := bndLevel(l, j) / float64(bnd(l, j)) // 2^(l−6) in the level's unit
+	return (float64(sig64(a)) - float64(headEdge(l, j))*step) / step
+}
+
 // attempt makes one attempt of a draw and returns the item and its p, or
 // −1 if it rejected: propose, read the entry, decide, as DrawBatch's
 // chunks do.
@@ -276,10 +312,15 @@ func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry) (int, float64) 
 		return i, o.prob(s.keys[i])
 	case p.tail:
 		return int(e.item), o.eps
-	}
-	m, b := accept(o, t, int(p.l), int(p.j), e.key())
-	if m != b && p.u*b >= m {
-		return -1, 0
+	case p.test:
+		if p.u >= headFrac(int(p.l), int(p.j), e.key()) {
+			return -1, 0
+		}
+	case !p.sure:
+		m, b := accept(o, t, int(p.l), int(p.j), e.key())
+		if m != b && p.u*b >= m {
+			return -1, 0
+		}
 	}
 	q := o.prob(e.key())
 	if q == 0 {
@@ -396,14 +437,16 @@ const chunk = 32
 
 // proposal is an attempt's choice before its entry is read: the slot r of
 // group j of level l, or an item directly (lv nil), with the uniform
-// number of its acceptance test.
+// number of its acceptance test; for a head group chosen by bound weight,
+// sure if it accepts at once, test if it takes the test of headFrac.
 type proposal struct {
-	lv   *level
-	l, j int32
-	r    int32
-	item int32
-	tail bool
-	u    float64
+	lv         *level
+	l, j       int32
+	r          int32
+	item       int32
+	tail       bool
+	sure, test bool
+	u          float64
 }
 
 // stream is the accepted draws of a chunk of attempts, handed out in
@@ -468,14 +511,21 @@ func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source
 	}
 	l := int(r.l)
 	lv := s.lv[l]
-	j := o.grp
 	if r.kind != rowStraddle {
 		lo := uint64(0)
 		if r.kind == rowPartial {
 			lo = t.partLo
 		}
-		j, _ = lv.findBound(l, lo+below(src, s.ls[l].wb-lo))
+		x := lo + below(src, s.ls[l].wb-lo)
+		j, pre := lv.findBound(l, x)
+		slot, sure := headSlot(l, j, x-pre)
+		p.lv, p.l, p.j, p.r, p.sure, p.test = lv, int32(l), int32(j), int32(slot), sure, !sure
+		if !sure {
+			p.u = uniform(src)
+		}
+		return
 	}
+	j := o.grp
 	p.lv, p.l, p.j = lv, int32(l), int32(j)
 	p.r = int32(below(src, uint64(lv.cnt[j])))
 	p.u = uniform(src)
@@ -639,6 +689,49 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 					lo = max(lo, t.partLo) // the partial row's range starts there
 				}
 				w = float64(first(j+1)) - float64(lo)
+			}
+			if by == byBound {
+				// The numbers of the group, less the prefix the draw
+				// takes from findBound, are split by headSlot into
+				// slots and acceptance classes; the measure of each,
+				// found by binary search over its monotone key
+				// 2·slot + (0 sure, 1 tested), weighs its item.
+				lo := first(j)
+				if from > 0 {
+					lo = max(lo, t.partLo) // the partial row's range starts there
+				}
+				_, pre := lv.findBound(l, lo)
+				x0, x1 := lo-pre, first(j+1)-pre
+				key := func(x uint64) int {
+					k, sure := headSlot(l, j, x)
+					if sure {
+						return 2 * k
+					}
+					return 2*k + 1
+				}
+				at := func(v int) float64 { // the least x with key(x) ≥ v
+					a, b := x0, x1
+					for a < b {
+						m := a + (b-a)/2
+						if key(m) >= v {
+							b = m
+						} else {
+							a = m + 1
+						}
+					}
+					return float64(a)
+				}
+				slot := 0
+				lv.each(j, func(e entry) {
+					k := slot
+					slot++
+					if o.prob(e.key()) == 0 {
+						return
+					}
+					sure, test := at(2*k+1)-at(2*k), at(2*k+2)-at(2*k+1)
+					dst[e.item] += pr / total * (sure + test*headFrac(l, j, e.key()))
+				})
+				continue
 			}
 			pe := pr * w / total / float64(c)
 			lv.each(j, func(e entry) {
