@@ -377,20 +377,25 @@ func (s *Sampler) pop(es *[]entry, p int32) int32 {
 		moved = x[p].item
 	}
 	x = x[:last]
-	if c := cap(x); len(x) == 0 {
-		// An empty group gives its slice back.
-		s.release(x)
-		x = nil
-	} else if c > maxSmall && len(x) <= c/4 {
-		// A large slice a quarter full steps down the ladder (to a pooled
-		// 64 from its first rung), giving its own to the pool.
-		nc := maxSmall
-		if k := rung(c); k > 0 {
-			nc = ladder()[k-1]
+	// The rare case tested first: a branch on the slice's size class,
+	// which varies from group to group, would be mispredicted.
+	if c := cap(x); len(x) <= c/4 {
+		switch {
+		case len(x) == 0:
+			// An empty group gives its slice back.
+			s.release(x)
+			x = nil
+		case c > maxSmall:
+			// A large slice a quarter full steps down the ladder (to a
+			// pooled 64 from its first rung), giving its own to the pool.
+			nc := maxSmall
+			if k := rung(c); k > 0 {
+				nc = ladder()[k-1]
+			}
+			x = s.resize(x, nc)
+		case c > minCap:
+			x = s.resize(x, c/2)
 		}
-		x = s.resize(x, nc)
-	} else if c > minCap && len(x) <= c/4 {
-		x = s.resize(x, c/2)
 	}
 	*es = x
 	return moved
