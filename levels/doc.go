@@ -262,24 +262,30 @@
 // # Where the time goes
 //
 // On a 2-core machine (one process, blocks of 2,000 steps interleaved
-// with gonum's sampleuv.Weighted, thread CPU time, medians of 48 ratios,
-// load 1–2), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.0 to 2.4
-// times gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1) and
+// with gonum's sampleuv.Weighted, thread CPU time, medians of 32 ratios),
+// one SRG step (Draw at ε = 1/(2n), then Set) costs 2.1 to 3.0 times
+// gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1) and
 // lognormal keys. Gonum needs no Solve; here a draw needs none either,
 // but the Set before it pays the kept solution's upkeep, four fifths of
-// the step's instructions (the float sums of the levels above t*, the
-// bracket search in the straddling unit, the table's rows), against a
-// fifth for the draw (an O(1) attempt). A batch step (128 draws without
-// replacement, then their 128 new keys) shares one Solve and costs per
-// item 0.90 to 1.00 times gonum's 128 Take and 128 Reweight; the
-// attempts' choices (four random numbers, the row, the group) are half of
-// it and the updates a third. At 2^20 the profile is memory: the read of
-// a proposed slot and Set's writes at the end of the new key's group and
-// swap-remove from the old one; the attempts of a chunk and the touches
-// of a batch overlap those misses, which is most of what they gain; below
-// 2^15 items, where the sampler stays in cache, SetBatch does not touch.
-// Keys crowding t* in a bucket that cannot split cost each update of that
-// bucket a move of its keys: a draw after a one-ulp update costs 1.5
-// times one on Exp(1) keys with 999 near-ties at n = 1000, 3.8 times with
-// half of 2^16 keys within a relative 10^-9 of t* (a bucket of 32,768).
+// the step's 4,200 instructions on Exp(1) keys at 2^16 (gonum: 1,340):
+// the float sums of the levels above t*, the bracket search in the
+// straddling unit, the table's rows; a fifth is the draw. A batch step
+// (128 draws without replacement, then their 128 new keys) shares one
+// Solve and costs per item 0.97 to 1.19 times gonum's 128 Take and 128
+// Reweight in the same run (0.77 to 0.93 in runs of the same day with
+// less of the machine taken by other jobs, which slow levels, whose
+// structures span more cache lines than gonum's heap, more than gonum);
+// some 1,500 instructions an item at 2^16, spread over the attempt's
+// choices (two random numbers, the row from the guide, the group from
+// the block sums, about 2 mispredicted branches), the read of its entry,
+// its test and p, and the update's remove and insert (some 550). At 2^20
+// the profile is memory: the read of a proposed slot and Set's writes at
+// the end of the new key's group and swap-remove from the old one; the
+// attempts of a chunk and the touches of a batch overlap those misses,
+// which is most of what they gain; below 2^15 items, where the sampler
+// stays in cache, SetBatch does not touch. Keys crowding t* in a bucket
+// that cannot split cost each update of that bucket a move of its keys: a
+// draw after a one-ulp update costs 1.6 times one on Exp(1) keys with 999
+// near-ties at n = 1000, 3.3 to 4.6 times with half of 2^16 keys within a
+// relative 10^-9 of t* (a bucket of 32,768).
 package levels
