@@ -661,7 +661,18 @@ func (s *Sampler) split(lv *level, l, j int) {
 		sb.bc[k>>3]++
 		sb.bs[k>>3].add(sig64(e.key()))
 	}
-	lv.ents[j] = lv.ents[j][:0] // its capacity, kept for a merge
+	// Its capacity is kept for a merge, which takes the group back below
+	// kMerge entries: the array it has, or a pooled one that holds
+	// kMerge, when there is one, the large array going to the pool (a
+	// split group that kept some 600 entries idle, of the keys of many
+	// binades that make hundreds of split groups, held a fifth of the
+	// memory).
+	es := lv.ents[j][:0]
+	if y := s.takeBig(rung(kMerge), true); y != nil {
+		s.releaseBig(es)
+		es = y
+	}
+	lv.ents[j] = es
 	lv.sub[j] = sb
 }
 
