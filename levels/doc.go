@@ -189,8 +189,8 @@
 // first growth, and 41.2 (heap 41.1) for the lognormal keys of the
 // benchmarks, whose keys spread over more binades hold more levels
 // (about 130 kB of a sampler do not grow with n: the per-level sums of
-// all 2,098 levels, the pools' lists). At n = 2^20, 36.2 for Exp(1) keys
-// and 40.1 for lognormal ones, whose 841 split groups hold their items in
+// all 2,098 levels, the pools' lists). At n = 2^20, 36.4 for Exp(1) keys
+// and 40.2 for lognormal ones, whose 841 split groups hold their items in
 // sub-buckets of a few entries each, in slices half full, and each keeps
 // an array for a merge to come: a pooled one of 149 entries when the
 // pool has one, else the one it had before it split (some 600);
@@ -203,7 +203,7 @@
 // right after collections). Not never: keys that drift take groups to
 // sizes whose slices the pools, bounded to keep the memory O(n), hold
 // none of at that moment, and the group allocates one. An SRG-like loop
-// of DrawBatch and SetBatch on drifting keys at n = 2^13 allocates 3 to 14
+// of DrawBatch and SetBatch on drifting keys at n = 2^13 allocates 1 to 11
 // times in 2,000 batch steps once warm (TestSRGLoopAllocatesRarely); at
 // 2^15, about 100; 10·n redrawn Exp(1) keys at 2^16, about 50 times in
 // 650,000 updates: a few kB now and then, where an update costs half a

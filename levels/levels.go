@@ -668,7 +668,8 @@ func (s *Sampler) split(lv *level, l, j int) {
 	// binades that make hundreds of split groups, held a fifth of the
 	// memory).
 	es := lv.ents[j][:0]
-	if y := s.takeBig(rung(kMerge), true); y != nil {
+	k, _ := slices.BinarySearch(ladder()[:], kMerge) // the least rung of kMerge entries or more
+	if y := s.takeBig(k, true); y != nil {
 		s.releaseBig(es)
 		es = y
 	}

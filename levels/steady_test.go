@@ -89,7 +89,7 @@ func mallocs(f func()) uint64 {
 // steps of 128 updates, on each of 8 streams of draws, counted with the
 // collector off. Not never: drifting keys take groups to sizes whose
 // slices the pools, bounded to keep the memory O(n), hold none of at that
-// moment (measured: 3 to 14 allocations in 2,000 steps at n = 2^13, each
+// moment (measured: 1 to 11 allocations in 2,000 steps at n = 2^13, each
 // one group's slice). TestZeroAllocs holds a workload that never
 // allocates once warm.
 func TestSRGLoopAllocatesRarely(t *testing.T) {
