@@ -696,10 +696,7 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 				// slots and acceptance classes; the measure of each,
 				// found by binary search over its monotone key
 				// 2·slot + (0 sure, 1 tested), weighs its item.
-				lo := first(j)
-				if from > 0 {
-					lo = max(lo, t.partLo) // the partial row's range starts there
-				}
+				lo := first(j) // at or past the partial row's partLo, a group's edge
 				_, pre := lv.findBound(l, lo)
 				x0, x1 := lo-pre, first(j+1)-pre
 				key := func(x uint64) int {

@@ -176,6 +176,11 @@ func (s *Sampler) checkCapacity() error {
 			if sb == nil {
 				continue
 			}
+			// A merge takes the group below kMerge entries: its array must
+			// hold them without growing.
+			if cap(es) < kMerge {
+				return fmt.Errorf("level %d group %d: split, with an array of %d for its merge", l, j, cap(es))
+			}
 			for k, es := range sb.ents {
 				if bad(es) {
 					return fmt.Errorf("level %d group %d sub-bucket %d: %d entries in a slice of %d", l, j, k, len(es), cap(es))

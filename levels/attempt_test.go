@@ -1,0 +1,123 @@
+package levels
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// script is a rand.Source that returns its numbers in turn.
+type script struct{ xs []uint64 }
+
+func (s *script) Uint64() uint64 {
+	x := s.xs[0]
+	s.xs = s.xs[1:]
+	return x
+}
+
+// An attempt on a head group, driven number by number: the number that
+// chooses the group also chooses the slot (its quotient by the bound, 65
+// units of 2^-6 for keys in [1, 1 + 2^-6)) and accepts at once when its
+// remainder is below the edge (64), using no number for a test; at the
+// edge it takes one more number u and accepts exactly when u is below the
+// key's excess over the edge, here 1/4 of a unit for the first key and
+// 3/4 for the second: u = 1/4 − 2^-53 accepts, u = 1/4 rejects.
+func TestHeadAttemptUsesItsNumbers(t *testing.T) {
+	keys := []float64{1 + 0.25*0x1p-6, 1 + 0.75*0x1p-6}
+	s := load(t, keys)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, tb := s.solution(0, sc)
+	require.Len(t, tb.rows, 1, "one row: the level, wholly in the head")
+	require.Equal(t, uint64(2*65), s.ls[tb.rows[0].l].wb)
+	// word returns the number whose below(·, 130) is x.
+	word := func(x uint64) uint64 {
+		q, _ := bits.Div64(x, 0, 130)
+		return q + 1
+	}
+	row := uint64(1) << 63 // any number with its leading bit set: the one row
+	uniformOf := func(u float64) uint64 { return uint64(u*0x1p53) << 11 }
+	attempt := func(xs ...uint64) (int, *script) {
+		src := &script{xs: xs}
+		i, _ := s.attempt(o, tb, nil, src)
+		return i, src
+	}
+	// Slot 0, remainders 0 and 63: the first key, at once, and no third
+	// number used.
+	for _, x := range []uint64{0, 63} {
+		i, src := attempt(row, word(x), 99)
+		require.Equal(t, keys[0], s.Key(i), "x = %d", x)
+		require.Len(t, src.xs, 1, "x = %d: a sure attempt takes no number for a test", x)
+	}
+	// Slot 1 at once.
+	i, _ := attempt(row, word(65+10), 99)
+	require.Equal(t, keys[1], s.Key(i))
+	// The edge of slot 0: accepted exactly when u < 1/4.
+	i, src := attempt(row, word(64), uniformOf(0.25-0x1p-53))
+	require.Equal(t, keys[0], s.Key(i))
+	require.Empty(t, src.xs)
+	i, _ = attempt(row, word(64), uniformOf(0.25))
+	require.Equal(t, -1, i, "u = 1/4 at an excess of 1/4 rejects")
+	// The edge of slot 1: accepted exactly when u < 3/4.
+	i, _ = attempt(row, word(65+64), uniformOf(0.75-0x1p-53))
+	require.Equal(t, keys[1], s.Key(i))
+	i, _ = attempt(row, word(65+64), uniformOf(0.75))
+	require.Equal(t, -1, i)
+}
+
+// DrawBatch builds its guide for the table it draws with: after a batch
+// on keys over many binades (many rows), batches of one on keys of two
+// binades (two rows) draw each item with its p*, within a few standard
+// deviations over 40,000 draws. A guide left from the earlier table
+// would start past the rows of the new one.
+func TestDrawBatchGuidesItsOwnTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := 64
+	wide := make([]float64, n)
+	for i := range wide {
+		wide[i] = math.Exp(3 * rng.NormFloat64())
+	}
+	s := load(t, wide)
+	src := rand.NewPCG(9, 10)
+	items, probs := make([]int, 128), make([]float64, 128)
+	require.NoError(t, s.DrawBatch(0, src, true, items, probs))
+	narrow := make([]float64, n)
+	for i := range narrow {
+		narrow[i] = 1 + float64(i%2) // two binades: 1 and 2
+	}
+	require.NoError(t, s.Load(narrow))
+	const draws = 40000
+	counts := make([]int, n)
+	for range draws {
+		require.NoError(t, s.DrawBatch(0, src, true, items[:1], probs[:1]))
+		counts[items[0]]++
+	}
+	for i, c := range counts {
+		p := narrow[i] / 96 // p* at ε = 0: the keys sum to 96
+		sd := math.Sqrt(draws * p * (1 - p))
+		require.InDelta(t, draws*p, float64(c), 5*sd, "item %d", i)
+	}
+}
+
+// A small group's slice steps down as the group empties: 64 entries in
+// one group, then all but 4 set to 0, leave a slice of at most 16 (the
+// pools hold slices of every small size for n ≥ 256).
+func TestSmallSliceStepsDown(t *testing.T) {
+	n := 512
+	keys := make([]float64, n)
+	for i := range 64 {
+		keys[i] = 1 + float64(i)*0x1p-20 // one group
+	}
+	s := load(t, keys)
+	l, j := locate(keys[0])
+	require.Equal(t, 64, cap(s.lv[l].ents[j]))
+	for i := 4; i < 64; i++ {
+		require.NoError(t, s.Set(i, 0))
+	}
+	require.Len(t, s.lv[l].ents[j], 4)
+	require.LessOrEqual(t, cap(s.lv[l].ents[j]), 16)
+	require.NoError(t, s.Check())
+}
