@@ -626,6 +626,20 @@ func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, k int, u float64)
 	return item, p
 }
 
+// least returns the least x in [lo, hi) with f(x), for f false then true
+// over the range, or hi.
+func least(lo, hi uint64, f func(uint64) bool) uint64 {
+	for lo < hi {
+		m := lo + (hi-lo)/2
+		if f(m) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
+}
+
 // AttemptProbs appends, for every item i in index order, the exact
 // probability that one attempt of Draw(eps, ·) proposes item i and accepts
 // it, computed from the proposal table and the acceptance function Draw
@@ -666,29 +680,12 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 			choose = func(r uint64) int { j, _ := findCount(&lv.bc, &lv.cnt, uint32(r)); return j }
 		}
 		first := func(j int) uint64 { // the least r mapped to j or above
-			lo, hi := uint64(0), end
-			for lo < hi {
-				m := lo + (hi-lo)/2
-				if choose(m) >= j {
-					hi = m
-				} else {
-					lo = m + 1
-				}
-			}
-			return lo
+			return least(0, end, func(r uint64) bool { return choose(r) >= j })
 		}
 		for j := from; j < to; j++ {
 			c := int(lv.cnt[j])
 			if c == 0 {
 				continue
-			}
-			w := 1.0
-			if by != alone {
-				lo := first(j)
-				if by == byBound && j == from && from > 0 {
-					lo = max(lo, t.partLo) // the partial row's range starts there
-				}
-				w = float64(first(j+1)) - float64(lo)
 			}
 			if by == byBound {
 				// The numbers of the group, less the prefix the draw
@@ -696,7 +693,7 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 				// slots and acceptance classes; the measure of each,
 				// found by binary search over its monotone key
 				// 2·slot + (0 sure, 1 tested), weighs its item.
-				lo := first(j) // at or past the partial row's partLo, a group's edge
+				lo := first(j) // a group's edge: the partial row's partLo or past it
 				_, pre := lv.findBound(l, lo)
 				x0, x1 := lo-pre, first(j+1)-pre
 				key := func(x uint64) int {
@@ -707,16 +704,7 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 					return 2*k + 1
 				}
 				at := func(v int) float64 { // the least x with key(x) ≥ v
-					a, b := x0, x1
-					for a < b {
-						m := a + (b-a)/2
-						if key(m) >= v {
-							b = m
-						} else {
-							a = m + 1
-						}
-					}
-					return float64(a)
+					return float64(least(x0, x1, func(x uint64) bool { return key(x) >= v }))
 				}
 				slot := 0
 				lv.each(j, func(e entry) {
@@ -729,6 +717,10 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 					dst[e.item] += pr / total * (sure + test*headFrac(l, j, e.key()))
 				})
 				continue
+			}
+			w := 1.0 // the straddling group, alone in its row
+			if by == byCount {
+				w = float64(first(j+1)) - float64(first(j))
 			}
 			pe := pr * w / total / float64(c)
 			lv.each(j, func(e entry) {
