@@ -235,20 +235,16 @@ func fineUniform(src rand.Source) float64 {
 	}
 }
 
-// accept returns the mass m of an item with key a proposed in group j of
-// level l and the bound b it was proposed with: an attempt accepts it with
-// probability m/b. For a head group, both are in the level's unit
-// (integers below 2^53, exact); for the straddling group, in the top
-// level's unit, the mass a or t* as a is in the head or not. Draw and
-// AttemptProbs both use it.
-func accept(o *sol, t *table, l, j int, a float64) (m, b float64) {
-	if l == o.lvl && j == o.grp {
-		if o.inHead(a) {
-			return scaleDown(float64(sig64(a)), unitShift(l)-o.ts), t.strB
-		}
-		return t.tstar, t.strB
+// straddleAccept returns the mass m of an item of the straddling group
+// with key a and the bound b it was proposed with, in the top level's
+// unit: an attempt accepts it with probability m/b, the mass a or t* as a
+// is in the head or not. Draw and AttemptProbs both use it; a head
+// group's attempts accept by headSlot and headFrac.
+func straddleAccept(o *sol, t *table, a float64) (m, b float64) {
+	if o.inHead(a) {
+		return scaleDown(float64(sig64(a)), unitShift(o.lvl)-o.ts), t.strB
 	}
-	return float64(sig64(a)), bndLevel(l, j)
+	return t.tstar, t.strB
 }
 
 // headSlot splits the number x in [0, cnt·bnd) that chose group j of
@@ -302,7 +298,8 @@ func (s *Sampler) attempt(o *sol, t *table, tl *tails, src rand.Source) (int, fl
 
 // decide returns the item of an attempt whose proposal is p and entry e
 // (read from p's slot, unless p names its item), and its p*, or −1 if the
-// attempt rejects: a head item with probability 1 − m/b (accept), or
+// attempt rejects: an item with probability 1 − m/b (headSlot and
+// headFrac for a head group, straddleAccept for the straddling group), or
 // whose p rounds to 0 (its exact p* is below 2^-1074, and callers divide
 // by p). A tail item outside the straddling group has m = b = t*.
 func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry) (int, float64) {
@@ -316,8 +313,8 @@ func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry) (int, float64) 
 		if p.u >= headFrac(int(p.l), int(p.j), e.key()) {
 			return -1, 0
 		}
-	case !p.sure:
-		m, b := accept(o, t, int(p.l), int(p.j), e.key())
+	case !p.sure: // the straddling group
+		m, b := straddleAccept(o, t, e.key())
 		if m != b && p.u*b >= m {
 			return -1, 0
 		}
@@ -731,7 +728,7 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 				if o.prob(e.key()) == 0 {
 					return
 				}
-				m, b := accept(o, t, l, j, e.key())
+				m, b := straddleAccept(o, t, e.key()) // alone: the straddling group
 				dst[e.item] += pe * (m / b)
 			})
 		}
