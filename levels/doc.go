@@ -197,17 +197,17 @@
 // against 16 for gonum's sampleuv.Weighted and 33–40 for package btree.
 // Emptied levels stay with their exponent (up to 32), small slices go
 // back to their pools, new levels come eight at a time and pooled slices
-// in blocks of 512 entries, so that updates in steady state allocate
-// nothing, even while the keys still reach new exponents and new group
-// sizes now and then (the kit's ZeroAllocs, and TestZeroAllocs, also
-// right after collections). Not never: keys that drift take groups to
-// sizes whose slices the pools, bounded to keep the memory O(n), hold
-// none of at that moment, and the group allocates one. An SRG-like loop
-// of DrawBatch and SetBatch on drifting keys at n = 2^13 allocates 1 to 11
-// times in 2,000 batch steps once warm (TestSRGLoopAllocatesRarely); at
-// 2^15, about 100; 10·n redrawn Exp(1) keys at 2^16, about 50 times in
-// 650,000 updates: a few kB now and then, where an update costs half a
-// microsecond.
+// in blocks of 512 entries, so that updates in steady state mostly
+// allocate nothing, even while the keys still reach new exponents and new
+// group sizes now and then (the kit's ZeroAllocs and TestZeroAllocs count
+// none, the latter also right after collections). Not never: keys that
+// drift take groups to sizes whose slices the pools, bounded to keep the
+// memory O(n), hold none of at that moment, and the group allocates one.
+// An SRG-like loop of DrawBatch and SetBatch on drifting keys at n = 2^13
+// allocates 1 to 11 times in 2,000 batch steps once warm
+// (TestSRGLoopAllocatesRarely); at 2^15, about 100; 10·n redrawn Exp(1)
+// keys at 2^16, about 50 times in 650,000 updates: a few kB now and then,
+// where an update costs half a microsecond.
 //
 // # Guarantees
 //

@@ -90,8 +90,8 @@ func mallocs(f func()) uint64 {
 // collector off. Not never: drifting keys take groups to sizes whose
 // slices the pools, bounded to keep the memory O(n), hold none of at that
 // moment (measured: 1 to 11 allocations in 2,000 steps at n = 2^13, each
-// one group's slice). TestZeroAllocs holds a workload that never
-// allocates once warm.
+// one group's slice). TestZeroAllocs holds a workload that allocates
+// nothing in the steps it counts.
 func TestSRGLoopAllocatesRarely(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
