@@ -121,3 +121,25 @@ func TestSmallSliceStepsDown(t *testing.T) {
 	require.LessOrEqual(t, cap(s.lv[l].ents[j]), 16)
 	require.NoError(t, s.Check())
 }
+
+// counting is a rand.Source that counts the numbers it returns.
+type counting struct {
+	src rand.Source
+	n   int
+}
+
+func (c *counting) Uint64() uint64 { c.n++; return c.src.Uint64() }
+
+// Property: DrawBatch makes no more attempts than the draws it still
+// needs, in chunks of at most 32: with all keys 0 every attempt takes one
+// number and accepts, so a batch of m draws with replacement takes m
+// numbers, at m = 33 too, where chunks of 32 whatever the need took 64.
+func TestDrawBatchAttemptsWhatItNeeds(t *testing.T) {
+	s := New(1000)
+	for _, m := range []int{1, 5, 31, 32, 33, 100, 128} {
+		src := &counting{src: rand.NewPCG(1, uint64(m))}
+		items, probs := make([]int, m), make([]float64, m)
+		require.NoError(t, s.DrawBatch(0, src, true, items, probs))
+		require.Equal(t, m, src.n, "m = %d", m)
+	}
+}

@@ -400,7 +400,7 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	}
 	if replace {
 		for k := range items {
-			items[k], probs[k] = s.next(o, t, src, sc)
+			items[k], probs[k] = s.next(o, t, src, sc, m-k)
 		}
 		return nil
 	}
@@ -412,7 +412,7 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		if rejections == maxRejections {
 			i, p = s.drawRest(o, sc, seen, k, uniform(src))
 		} else {
-			i, p = s.next(o, t, src, sc)
+			i, p = s.next(o, t, src, sc, m-k)
 			if seen[i>>6]&(1<<(i&63)) != 0 {
 				rejections++
 				continue
@@ -459,24 +459,29 @@ type stream struct {
 
 func (st *stream) reset() { st.n, st.at = 0, 0 }
 
-// next returns the next draw of the stream, refilling it with a chunk of
-// attempts when it runs out: their choices first, from the tables, then
+// next returns the next draw of the stream, refilling it when it runs out
+// with a chunk of attempts, as many as the need draws the caller still
+// has to make, at most chunk: their choices first, from the tables, then
 // the reads of their entries, independent loads whose cache misses
-// overlap, then their acceptance tests.
-func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch) (int, float64) {
+// overlap, then their acceptance tests. Attempts beyond the need would
+// be thrown away with the batch: with chunks of 32 whatever the need, a
+// batch of 128 without replacement in SRG made 1.48 attempts a draw; 1.2
+// now, the rest the draws of items already in the batch.
+func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch, need int) (int, float64) {
 	st := &sc.st
 	for st.at == st.n {
 		st.at, st.n = 0, 0
-		for k := range st.props {
-			s.propose(o, t, &sc.tails, &sc.guide, src, &st.props[k])
+		props := st.props[:min(need, chunk)]
+		for k := range props {
+			s.propose(o, t, &sc.tails, &sc.guide, src, &props[k])
 		}
-		for k := range st.props {
-			if p := &st.props[k]; p.lv != nil {
+		for k := range props {
+			if p := &props[k]; p.lv != nil {
 				st.ents[k] = p.lv.at(int(p.j), int(p.r))
 			}
 		}
-		for k := range st.props {
-			if i, q := s.decide(o, t, &st.props[k], st.ents[k]); i >= 0 {
+		for k := range props {
+			if i, q := s.decide(o, t, &props[k], st.ents[k]); i >= 0 {
 				st.items[st.n], st.probs[st.n] = int32(i), q
 				st.n++
 			}
