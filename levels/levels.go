@@ -418,6 +418,7 @@ type Sampler struct {
 	cur     [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
 	stale   atomic.Bool                 // a read needed a third unit: the next writer drops cur
 	want    atomic.Uint64               // the unit a read last needed and did not find (unitID)
+	unitLv  atomic.Uint64               // bit l mod 64 for the level l of each unit in cur or want; all if stale
 	spareU  [4]atomic.Pointer[unit]     // units to build, kept across collections (getUnit)
 	spareSc atomic.Pointer[scratch]     // a call's working memory, kept across collections (getScratch)
 	big     [nBig][][]entry             // large group slices no group holds, by capacity class (bigClass)
@@ -627,7 +628,9 @@ func (s *Sampler) insert(i int, a float64) {
 	lv.bs[j>>3].add(g)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
-		s.editUnit(l, j, k, math.Float64bits(a), true)
+		if s.unitsAt(l) {
+			s.editUnit(l, j, k, math.Float64bits(a), true)
+		}
 		s.pos[i] = s.push(&sb.ents[k], e)
 		sb.occ |= 1 << k
 		sb.cnt[k]++
@@ -636,7 +639,9 @@ func (s *Sampler) insert(i int, a float64) {
 		sb.bs[k>>3].add(g)
 		return
 	}
-	s.editUnit(l, j, -1, math.Float64bits(a), true)
+	if s.unitsAt(l) {
+		s.editUnit(l, j, -1, math.Float64bits(a), true)
+	}
 	s.pos[i] = s.push(&lv.ents[j], e)
 	if lv.cnt[j] > kSplit && l >= 2*bB {
 		s.split(lv, l, j)
@@ -721,7 +726,9 @@ func (s *Sampler) remove(i int, a float64) {
 	g := sig64(a)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
-		s.editUnit(l, j, k, math.Float64bits(a), false)
+		if s.unitsAt(l) {
+			s.editUnit(l, j, k, math.Float64bits(a), false)
+		}
 		if moved := s.pop(&sb.ents[k], p); moved >= 0 {
 			s.pos[moved] = p
 		}
@@ -733,7 +740,9 @@ func (s *Sampler) remove(i int, a float64) {
 			sb.occ &^= 1 << k
 		}
 	} else {
-		s.editUnit(l, j, -1, math.Float64bits(a), false)
+		if s.unitsAt(l) {
+			s.editUnit(l, j, -1, math.Float64bits(a), false)
+		}
 		if moved := s.pop(&lv.ents[j], p); moved >= 0 {
 			s.pos[moved] = p
 		}
@@ -1237,10 +1246,20 @@ func (s *Sampler) Check() error {
 // keys.
 func (s *Sampler) checkUnit() error {
 	if s.stale.Load() {
+		if s.unitLv.Load() != ^uint64(0) {
+			return fmt.Errorf("levels: the units are stale but the mask of their levels is %#x", s.unitLv.Load())
+		}
 		return nil
+	}
+	m := s.unitLv.Load()
+	if w := s.want.Load(); w != 0 && m&unitBit(int(w>>16)) == 0 {
+		return fmt.Errorf("levels: the unit wanted, of level %d, is not in the mask of their levels %#x", w>>16, m)
 	}
 	for q := range s.cur {
 		if u := s.cur[q].Load(); u != nil {
+			if m&unitBit(int(u.l)) == 0 {
+				return fmt.Errorf("levels: the published unit of level %d is not in the mask of their levels %#x", u.l, m)
+			}
 			if err := s.checkUnitOf(u); err != nil {
 				return err
 			}

@@ -95,6 +95,7 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 		}
 	}
 	if id := unitID(l, j, k); s.want.Load() != id {
+		s.unitLv.Or(unitBit(l)) // before the unit is named: a writer reads them alone
 		s.want.Store(id)
 		return nil, false
 	}
@@ -125,15 +126,44 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 		}
 	}
 	u.keys, u.blk = keys, blk
+	// unitLv has l's bit: it was set with want, which names this unit,
+	// and only writers, which recompute it from want and cur, clear it.
 	for q := range s.cur {
 		if s.cur[q].CompareAndSwap(nil, u) {
 			return u, true
 		}
 	}
 	if !s.stale.Load() {
+		s.unitLv.Store(^uint64(0))
 		s.stale.Store(true)
 	}
 	return u, false
+}
+
+// unitsAt reports whether a unit of level l may be published, wanted or
+// stale: most updates touch no such level, and say so in one load, where
+// a call of editUnit, which is not inlined, costs more than the test.
+func (s *Sampler) unitsAt(l int) bool { return s.unitLv.Load()>>(uint(l)&63)&1 != 0 }
+
+// unitBit returns the bit of level l in the mask unitLv.
+func unitBit(l int) uint64 { return 1 << (l & 63) }
+
+// remask sets unitLv to the levels of the units in cur and want, all of
+// them if stale: after a writer dropped some. Writers only.
+func (s *Sampler) remask() {
+	m := uint64(0)
+	if s.stale.Load() {
+		m = ^uint64(0)
+	}
+	for q := range s.cur {
+		if u := s.cur[q].Load(); u != nil {
+			m |= unitBit(int(u.l))
+		}
+	}
+	if w := s.want.Load(); w != 0 {
+		m |= unitBit(int(w >> 16))
+	}
+	s.unitLv.Store(m)
 }
 
 // dropUnit drops the published units of sub-bucket k of group j of level l
@@ -144,6 +174,7 @@ func (s *Sampler) dropUnit(l, j, k int, group, staleOnly bool) {
 	if w := s.want.Load(); w>>8 == uint64(l)<<8|uint64(j) && (group || w == unitID(l, j, k)) {
 		s.want.Store(0)
 	}
+	defer s.remask()
 	stale := s.stale.Load()
 	if staleOnly && !stale {
 		return
@@ -167,8 +198,8 @@ func (s *Sampler) dropUnit(l, j, k int, group, staleOnly bool) {
 // more key is dropped instead, so that editing never allocates; stale
 // units are dropped. Writers only: no read runs concurrently, and the
 // units are immutable to the reads that follow.
+// The writers call it only if unitsAt(l).
 func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
-	// Most updates touch no published unit: say so in a few loads.
 	u0, u1 := s.cur[0].Load(), s.cur[1].Load()
 	if !s.stale.Load() && (u0 == nil || int(u0.l) != l || int(u0.j) != j) && (u1 == nil || int(u1.l) != l || int(u1.j) != j) {
 		if w := s.want.Load(); w>>8 != uint64(l)<<8|uint64(j) {
@@ -189,6 +220,7 @@ func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
 			if len(keys) == cap(keys) || len(blk) == cap(blk) {
 				s.cur[q].Store(nil)
 				s.putUnit(u)
+				s.remask()
 				continue
 			}
 			keys = append(keys, 0)
