@@ -143,3 +143,51 @@ func TestDrawBatchAttemptsWhatItNeeds(t *testing.T) {
 		require.Equal(t, m, src.n, "m = %d", m)
 	}
 }
+
+// A tail attempt with a table that draws its tail items directly, driven
+// number by number through Draw's attempt and through DrawBatch: the tail
+// row, then a uniform item of all ten; one whose key lies below the
+// straddling group (1e-5, 2e-5 or 0) is drawn at once, with p = ε and no
+// further number; any other (a head key 4, or 1e-3 in the straddling
+// group, all in the tail but proposed by its own row) is tried again with
+// the next number, never rejected: a rejection would draw the tail items
+// nTail/n times too rarely.
+func TestDirectTailAttempt(t *testing.T) {
+	keys := []float64{4, 4, 1e-3, 1e-3, 1e-5, 1e-5, 1e-5, 2e-5, 0, 0}
+	below := []bool{false, false, false, false, true, true, true, true, true, true}
+	const eps = 1.0 / 20
+	s := load(t, keys)
+	sc := s.getScratch()
+	o, tb := s.solution(eps, sc)
+	require.True(t, tb.direct, "6 of 10 items below the straddling group")
+	require.Equal(t, 6, tb.nTail)
+	require.Equal(t, uint8(rowTail), tb.rows[0].kind)
+	require.Less(t, 0x1p-11*tb.total, tb.rows[0].cum, "the first number picks the tail row")
+	n := uint64(len(keys))
+	word := func(i int) uint64 { // the number whose below(·, n) is i
+		q, _ := bits.Div64(uint64(i), 0, n)
+		return q + 1
+	}
+	attempts := map[string]func(src *script) (int, float64){
+		"Draw": func(src *script) (int, float64) { return s.attempt(o, tb, nil, src) },
+		"DrawBatch": func(src *script) (int, float64) {
+			items, probs := make([]int, 1), make([]float64, 1)
+			require.NoError(t, s.DrawBatch(eps, src, true, items, probs))
+			return items[0], probs[0]
+		},
+	}
+	for name, attempt := range attempts {
+		for i := range keys {
+			src := &script{xs: []uint64{1 << 53, word(i), word(7), 99}}
+			got, p := attempt(src)
+			want, left := i, 2
+			if !below[i] {
+				want, left = 7, 1
+			}
+			require.Equal(t, want, got, "%s: first try %d", name, i)
+			require.Equal(t, eps, p, "%s: first try %d", name, i)
+			require.Len(t, src.xs, left, "%s: first try %d: the numbers used", name, i)
+		}
+	}
+	s.putScratch(sc)
+}

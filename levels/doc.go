@@ -135,11 +135,14 @@
 // mass, key or t* as it lies above θ or not: a group whose keys all lie in
 // the tail can have its edge above t*, and accepting its items unchecked
 // would draw them up to 1 + 2^-6 times too often. Every other tail item
-// has b = m = t*: the tail row draws one of them uniformly (through the
-// counts and, built in the call's scratch when a tail item is proposed,
-// the cumulative counts of the levels below t*; a draw with the kept
-// table, which reads may not write, walks down the levels instead),
-// accepted at once. Overall at
+// has b = m = t*: the tail row draws one of them uniformly, accepted at
+// once: when they are half the items or more, by uniform items of all n
+// tried until one lies below the straddling group's lower edge (a
+// compare of its bits; the first try's key read with the entries of
+// DrawBatch's chunk, whose cache misses overlap), else through the counts
+// and, built in the call's scratch when a tail item is proposed, the
+// cumulative counts of the levels below t* (a draw with the kept table,
+// which reads may not write, walks down the levels instead). Overall at
 // least 64/65 of the attempts accept (AttemptProbs, checked), less only by
 // the share, below 10^-300, of the items whose p rounds to 0. The rows run from the tail and the lowest level up, and
 // the row is chosen with a uniform number that keeps 53 significant bits

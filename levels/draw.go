@@ -49,9 +49,18 @@ type table struct {
 	// (tails), the zero keys.
 	nTail  int
 	lvTail int
-	heads  []int32 // the levels wholly in the head, top down
-	front  int     // the rows of the tail and the straddling level, before the heads'
-	ts     int     // the unit of the weights, the top level's
+	// With direct, a tail draw takes a uniform item of all n until its
+	// key's bits are below tailBits, the straddling group's lower edge
+	// (of its level if none straddles, 1 if only zero keys are in the
+	// tail): when half the items or more are tail items, a try or two,
+	// each a compare, where tailLoc searches the levels and groups below
+	// and reads an entry (the tail rows were a third of SRG's attempts,
+	// and tailLoc a fifth of their cost).
+	tailBits uint64
+	direct   bool
+	heads    []int32 // the levels wholly in the head, top down
+	front    int     // the rows of the tail and the straddling level, before the heads'
+	ts       int     // the unit of the weights, the top level's
 }
 
 // tails is the levels below the straddling level and their cumulative
@@ -103,6 +112,17 @@ func (s *Sampler) build(o *sol, t *table) *table {
 		}
 	}
 	add(float64(t.nTail)*t.tstar, -1, rowTail)
+	if t.nTail > 0 && 2*t.nTail >= o.n {
+		t.direct = true
+		switch {
+		case o.lvl < 0:
+			t.tailBits = 1
+		case o.grp < 0: // the level's edge: its keys lie above t*, so above its group 0
+			t.tailBits = loBits(o.lvl, 0)
+		default:
+			t.tailBits = loBits(o.lvl, o.grp)
+		}
+	}
 	add(strad, o.lvl, rowStraddle)
 	add(part, o.lvl, rowPartial)
 	t.front, t.ts = len(rows), o.ts
@@ -292,8 +312,10 @@ func (s *Sampler) attempt(o *sol, t *table, tl *tails, src rand.Source) (int, fl
 	var e entry
 	if p.lv != nil {
 		e = p.lv.at(int(p.j), int(p.r))
+	} else if p.direct {
+		p.u = s.keys[p.item]
 	}
-	return s.decide(o, t, &p, e)
+	return s.decide(o, t, &p, e, src)
 }
 
 // decide returns the item of an attempt whose proposal is p and entry e
@@ -301,14 +323,22 @@ func (s *Sampler) attempt(o *sol, t *table, tl *tails, src rand.Source) (int, fl
 // attempt rejects: an item with probability 1 − m/b (headSlot and
 // headFrac for a head group, straddleAccept for the straddling group), or
 // whose p rounds to 0 (its exact p* is below 2^-1074, and callers divide
-// by p). A tail item outside the straddling group has m = b = t*.
-func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry) (int, float64) {
+// by p). A tail item outside the straddling group has m = b = t*; drawn
+// directly, it is the proposal's first try if that lies below the
+// straddling group, else the tries of tailItem, with numbers of src.
+func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry, src rand.Source) (int, float64) {
 	switch {
+	case p.tail:
+		if p.direct && !t.belowStraddle(p.u) {
+			return int(s.tailItem(t, src)), o.eps // the tries after the first
+		}
+		if p.lv == nil {
+			return int(p.item), o.eps
+		}
+		return int(e.item), o.eps
 	case p.lv == nil:
 		i := int(p.item)
 		return i, o.prob(s.keys[i])
-	case p.tail:
-		return int(e.item), o.eps
 	case p.test:
 		if p.u >= headFrac(int(p.l), int(p.j), e.key()) {
 			return -1, 0
@@ -442,6 +472,7 @@ type proposal struct {
 	r          int32
 	item       int32
 	tail       bool
+	direct     bool // a first try of tailItem: item, its key in u once read
 	sure, test bool
 	u          float64
 }
@@ -479,10 +510,12 @@ func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch, need int)
 		for k := range props {
 			if p := &props[k]; p.lv != nil {
 				st.ents[k] = p.lv.at(int(p.j), int(p.r))
+			} else if p.direct {
+				p.u = s.keys[p.item]
 			}
 		}
 		for k := range props {
-			if i, q := s.decide(o, t, &props[k], st.ents[k]); i >= 0 {
+			if i, q := s.decide(o, t, &props[k], st.ents[k], src); i >= 0 {
 				st.items[st.n], st.probs[st.n] = int32(i), q
 				st.n++
 			}
@@ -509,6 +542,12 @@ func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source
 	r := t.rows[q]
 	if r.kind == rowTail {
 		p.tail = true
+		if t.direct {
+			// The first try: its key is read with the chunk's entries,
+			// so that their cache misses overlap, and tested in decide.
+			p.item, p.direct = int32(below(src, uint64(o.n))), true
+			return
+		}
 		s.tailLoc(o, t, tl, below(src, uint64(t.nTail)), p)
 		return
 	}
@@ -533,6 +572,23 @@ func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source
 	p.r = int32(below(src, uint64(lv.cnt[j])))
 	p.u = uniform(src)
 }
+
+// tailItem returns a uniform tail item outside the straddling group, for a
+// table with direct: a uniform item of all n, again until its key lies
+// below the straddling group.
+func (s *Sampler) tailItem(t *table, src rand.Source) int32 {
+	n := uint64(len(s.keys))
+	for {
+		i := below(src, n)
+		if t.belowStraddle(s.keys[i]) {
+			return int32(i)
+		}
+	}
+}
+
+// belowStraddle reports whether the key a lies below the straddling group
+// of a table with direct: a tail item that the tail row draws.
+func (t *table) belowStraddle(a float64) bool { return math.Float64bits(a) < t.tailBits }
 
 // tailLoc sets p to the tail item of index r in the table's order: a slot
 // of a group, or a zero key's item; with tl, by binary search over the
@@ -750,6 +806,20 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		case rowStraddle:
 			groups(l, alone, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:
+			if t.direct { // tailItem: uniform over the keys below the straddling group
+				c := 0
+				for _, a := range s.keys {
+					if t.belowStraddle(a) {
+						c++
+					}
+				}
+				for i, a := range s.keys {
+					if t.belowStraddle(a) {
+						dst[i] += pr / float64(c)
+					}
+				}
+				continue
+			}
 			tl := &sc.tails
 			tl.ready = false
 			s.tailLevels(o, t, tl)

@@ -128,3 +128,23 @@ func TestPickIsTheFirstSumAbove(t *testing.T) {
 		}
 	})
 }
+
+// Property: loBits(l, j) is the least key of group j of level l: locate
+// puts it in that group and the key one ulp below it in a group or level
+// below, for every level and group a key can have.
+func TestLoBitsIsTheGroupsLeastKey(t *testing.T) {
+	for l := range nLevels {
+		for j := range nG {
+			if l < bB && j%(1<<(bB-l)) != 0 {
+				continue // a level of l < 6 bits has 2^l groups, one value each
+			}
+			b := loBits(l, j)
+			gl, gj := locate(math.Float64frombits(b))
+			require.Equal(t, [2]int{l, j}, [2]int{gl, gj}, "loBits(%d, %d) = %#x", l, j, b)
+			if b > 1 {
+				pl, pj := locate(math.Float64frombits(b - 1))
+				require.True(t, pl < l || pl == l && pj < j, "the key below loBits(%d, %d) is in (%d, %d)", l, j, pl, pj)
+			}
+		}
+	}
+}

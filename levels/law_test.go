@@ -75,6 +75,13 @@ func lawCases() []struct {
 		keys []float64
 		eps  float64
 	}{"zeros and subnormals", []float64{0, 5e-324, 3, 1e-310, 0, 2.5, 1}, 0.05})
+	// Six of ten keys below the straddling group: a tail row that draws
+	// its items directly (TestDirectTailAttempt).
+	cases = append(cases, struct {
+		name string
+		keys []float64
+		eps  float64
+	}{"direct tail", []float64{4, 4, 1e-3, 1e-3, 1e-5, 1e-5, 1e-5, 2e-5, 0, 0}, 1.0 / 20})
 	return cases
 }
 

@@ -491,6 +491,18 @@ func locate(a float64) (l, j int) {
 	return l, int(m-1<<l) << (bB - l)
 }
 
+// loBits returns the bits of the least key of group j of level l: a key
+// lies below the group exactly when its bits are below them.
+func loBits(l, j int) uint64 {
+	switch {
+	case l >= 52: // normal: the exponent l − 51 and six bits of mantissa
+		return uint64(l-51)<<52 | uint64(j)<<(52-bB)
+	case l >= bB: // subnormal of l + 1 bits
+		return 1<<l | uint64(j)<<(l-bB)
+	}
+	return 1<<l | uint64(j)>>(bB-l) // one value per group
+}
+
 // sig64 returns a positive finite key in the unit of its level.
 func sig64(a float64) uint64 {
 	b := math.Float64bits(a)
