@@ -53,9 +53,14 @@
 // removing one key in place; the first time, one pass over the group
 // counts and sums the keys above the bracket and sorts those inside it,
 // as after a batch of updates, which usually writes to the straddling
-// group. A unit keeps the exact sums of its blocks of 32 keys, so that
-// the sum of any prefix costs at most 31 additions and an edit one per
-// block after it (and a move of the keys after it, a memmove). Every
+// group. A unit keeps the exact sums of the prefixes that end its blocks
+// of 32 keys, on two tiers (super-blocks of 1,024 keys, and blocks within
+// them), so that the sum of any prefix costs two additions and at most 31
+// more; an insertion or a removal shifts the keys after it (a memmove)
+// and changes one sum per block after it, while a key moved within the
+// unit, by a Set to a key of the same group and sub-bucket, shifts only
+// the keys between its two places and changes the sums of the blocks
+// between, up to 31 more and one per super-block after. Every
 // test is a float comparison with a proven error bound, and exact (big
 // integers from the level sums) inside it, so ρ is exact. The head is then
 // the keys at or above one threshold θ, which Prob and Draw compare
@@ -244,14 +249,17 @@
 // # Costs
 //
 // Set: O(1), a swap-remove and an append, a count and two block sums
-// written in each; then, if a read came since the last write, the upkeep
+// written in each, or, to a normal key of the same group and sub-bucket,
+// the entry rewritten in its slot and three sums; then, if a read came since the last write, the upkeep
 // of the kept solution: O(occupied levels above t*) float additions and
 // O(1) integer ones for the sums above the straddling unit, the bracket
 // search in the unit (two binary searches and O(1) tests expected, two
 // when the head's edge did not move), and the table's rows that moved;
-// or, when t* left the unit, a Solve from there and a new table. An edit
-// of a published unit of c keys moves the keys after the edited one and
-// changes c/32 block sums: c ≤ 512 unless the keys cannot split. Solve:
+// or, when t* left the unit, a Solve from there and a new table. An
+// insertion into or removal from a published unit of c keys moves the
+// keys after it and changes c/32 block sums (c ≤ 512 unless the keys
+// cannot split); a key moved within it, the keys and blocks between its
+// two places and c/1024 super-block sums. Solve:
 // O(occupied levels from the top down to t*) float tests, unless the
 // level, group and sub-bucket of the last one still hold t*;
 // in the straddling level at most 16 integer additions and six tests; in

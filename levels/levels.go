@@ -74,6 +74,13 @@ func (x u128) plus(y u128) u128 {
 	return u128{x.hi + y.hi + c, lo}
 }
 
+// minus returns x − y modulo 2^128: a difference of sums that may be
+// negative, added to a sum afterwards, is exact so.
+func (x u128) minus(y u128) u128 {
+	lo, b := bits.Sub64(x.lo, y.lo, 0)
+	return u128{x.hi - y.hi - b, lo}
+}
+
 // float returns x rounded, within two roundings.
 func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
 
@@ -197,9 +204,16 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 	}
 	if y == nil {
 		if k := capClass(c); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
-			// The pool is empty: a block of 512 entries, one slice for now
+			// The pool is empty: a block of 512 entries, or of half the
+			// slices of this size made so far if more, one slice for now
 			// and the others for the next groups that need this size.
-			b := maxSmall * 8 / c
+			// The number of groups of a size wanders, and runs dry a pool
+			// that holds what they left only when it passes its highest:
+			// blocks of a fixed size would allocate at each new high, and
+			// the highs of a wandering number keep coming; blocks in
+			// proportion, only when it passes its highest by half.
+			b := max(maxSmall*8/c, s.made[k]/2)
+			s.made[k] += b
 			block := make([]entry, b*c)
 			for q := 1; q < b && len(s.spare[k]) < cap(s.spare[k]); q++ {
 				s.spare[k] = append(s.spare[k], &block[q*c])
@@ -415,6 +429,7 @@ type Sampler struct {
 	idle    int                         // emptied levels kept by their exponent
 	subs    []*sub                      // emptied sub-buckets, kept for reuse
 	spare   [smallCaps][]*entry         // small group slices, by capacity: their first entry
+	made    [smallCaps]int              // small group slices allocated, by capacity
 	cur     [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
 	stale   atomic.Bool                 // a read needed a third unit: the next writer drops cur
 	want    atomic.Uint64               // the unit a read last needed and did not find (unitID)
@@ -461,6 +476,7 @@ func New(n int) *Sampler {
 			for q := range m {
 				s.spare[k+1] = append(s.spare[k+1], &block[q*c])
 			}
+			s.made[k+1] += m
 		}
 		for range 4 {
 			s.free = append(s.free, new(level))
@@ -849,7 +865,9 @@ func (s *Sampler) nextLevel(l int) int {
 }
 
 // Set replaces the key of item i by a: O(1), the item leaves its group by
-// a swap with the group's last entry and joins its new group at the end.
+// a swap with the group's last entry and joins its new group at the end,
+// or, for a normal key that stays in its group (and sub-bucket), stays in
+// its slot.
 // Errors, in this order: ErrEmpty if there are no items, ErrIndex, ErrKey
 // (a key that is not finite and ≥ 0, or that would make the exact sum of
 // the keys exceed MaxSum); a rejected call changes nothing.
@@ -871,12 +889,64 @@ func (s *Sampler) Set(i int, a float64) error {
 	if a > old && !s.fits(old, a) {
 		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
 	}
-	s.remove(i, old)
-	s.insert(i, a)
+	if !sameGroup(old, a) || !s.replace(i, old, a) {
+		s.remove(i, old)
+		s.insert(i, a)
+	}
 	s.keys[i] = a
 	s.ver++
 	s.keep(true, old, a, nil)
 	return nil
+}
+
+// sameGroup reports whether old is a normal key and a lies in its group:
+// the same exponent and six bits of mantissa. An update to such a key is
+// made in the item's slot (replace); else, and for subnormal keys, the
+// item leaves its group and joins the new one at the end. The test is a
+// shift and a compare, inlined, which most updates fail.
+func sameGroup(old, a float64) bool {
+	b0, b1 := math.Float64bits(old), math.Float64bits(a)
+	return b0>>(52-bB) == b1>>(52-bB) && b0>>52 != 0
+}
+
+// replace sets the key of item i from old to a, normal keys of the same
+// group, in its slot, if they lie in the same sub-bucket of a split group
+// too: the counts and bounds stay, the exact sums change by the
+// difference, and a published unit moves the key among its neighbours
+// only (moveUnit). It reports whether it did.
+func (s *Sampler) replace(i int, old, a float64) bool {
+	l, j := locate(old)
+	lv := s.lv[l]
+	k := -1
+	if lv.sub[j] != nil {
+		if k = subOf(old, l); subOf(a, l) != k {
+			return false
+		}
+	}
+	g0, g1 := sig64(old), sig64(a)
+	p := s.pos[i]
+	st := &s.ls[l]
+	st.sum.sub(g0)
+	st.sum.add(g1)
+	lv.gsum[j].sub(g0)
+	lv.gsum[j].add(g1)
+	lv.bs[j>>3].sub(g0)
+	lv.bs[j>>3].add(g1)
+	e := mkEntry(a, i)
+	if k >= 0 {
+		sb := lv.sub[j]
+		sb.ents[k][p] = e
+		sb.sum[k].sub(g0)
+		sb.sum[k].add(g1)
+		sb.bs[k>>3].sub(g0)
+		sb.bs[k>>3].add(g1)
+	} else {
+		lv.ents[j][p] = e
+	}
+	if s.unitsAt(l) {
+		s.moveUnit(l, j, k, math.Float64bits(old), math.Float64bits(a))
+	}
+	return true
 }
 
 // fits reports whether the exact sum of the keys, with a in place of one
@@ -1013,8 +1083,10 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	// In the batch's order of last entries, as Set one by one would.
 	for e := len(ch) - 1; e >= 0; e-- {
 		i, a := ch[e], nk[e]
-		s.remove(i, s.keys[i])
-		s.insert(i, a)
+		if old := s.keys[i]; !sameGroup(old, a) || !s.replace(i, old, a) {
+			s.remove(i, old)
+			s.insert(i, a)
+		}
 		s.keys[i] = a
 	}
 	if len(ch) > 0 {
@@ -1120,7 +1192,7 @@ func (s *Sampler) Bytes() int {
 	}
 	for q := range s.cur {
 		if u := s.cur[q].Load(); u != nil {
-			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.blk)
+			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*(cap(u.blk)+cap(u.sup))
 		}
 	}
 	if sc := s.spareSc.Load(); sc != nil {
@@ -1129,7 +1201,7 @@ func (s *Sampler) Bytes() int {
 	b += s.kept.tab.bytes()
 	for q := range s.spareU {
 		if u := s.spareU[q].Load(); u != nil {
-			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*cap(u.blk)
+			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*(cap(u.blk)+cap(u.sup))
 		}
 	}
 	return b
@@ -1305,13 +1377,21 @@ func (s *Sampler) checkUnitOf(u *unit) error {
 		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d holds %d keys, not the group's %d sorted", l, j, k, len(u.keys), len(want))
 	}
 	var acc u128
-	if len(u.blk) != len(want)>>blkBits+1 || u.blk[0] != acc || u.off != uint64(unitShift(l))<<52 {
-		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: %d block sums for %d keys", l, j, k, len(u.blk), len(want))
+	nb := len(want)>>blkBits + 1
+	if len(u.blk) != nb || len(u.sup) != (nb+supMask)>>supBits || u.off != uint64(unitShift(l))<<52 {
+		return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: %d block sums and %d of super-blocks for %d keys", l, j, k, len(u.blk), len(u.sup), len(want))
 	}
-	for q, b := range want {
-		acc.add(sig64(math.Float64frombits(b)))
-		if (q+1)&(1<<blkBits-1) == 0 && u.blk[(q+1)>>blkBits] != acc {
-			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: the sum of the %d largest is %v, recomputed %v", l, j, k, q+1, u.blk[(q+1)>>blkBits], acc)
+	for x := 0; x < nb; x += 1 << supBits {
+		if u.blk[x] != (u128{}) {
+			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: block %d starts a super-block, but its sum within it is %v", l, j, k, x, u.blk[x])
+		}
+	}
+	for q := 0; q <= len(want); q++ {
+		if q&(1<<blkBits-1) == 0 && u.blockPrefix(q>>blkBits) != acc {
+			return fmt.Errorf("levels: sorted unit of level %d group %d sub-bucket %d: the sum of the %d largest is %v, recomputed %v", l, j, k, q, u.blockPrefix(q>>blkBits), acc)
+		}
+		if q < len(want) {
+			acc.add(sig64(math.Float64frombits(want[q])))
 		}
 	}
 	return nil

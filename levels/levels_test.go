@@ -654,3 +654,71 @@ func TestUniformBoundSplitTop(t *testing.T) {
 		}
 	}
 }
+
+// Property: a key set to another of its group (and sub-bucket) is moved
+// in its slot and in the published unit that holds it (moveUnit), up or
+// down, onto a tie, a few ulps off, or across many keys, and the unit
+// still holds the group's keys sorted with the exact sums of its blocks
+// and super-blocks (Check); with straddling units of up to 3,000 keys
+// (keys within 2^-13 of each other share a sub-bucket), so that moves
+// cross blocks and super-blocks of 1,024 keys; and Solve's ρ is still the
+// oracle's.
+func TestUnitMovesInPlace(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{40, 300, 1200, 3000}).Draw(t, "n")
+		spread := rapid.SampledFrom([]float64{0x1p-9, 0x1p-13}).Draw(t, "spread")
+		eps := 1 / float64(2*n)
+		x := 1 / float64(n+1) // t* if every key but the first is in the tail
+		rng := rand.New(rand.NewPCG(rapid.Uint64().Draw(t, "seed"), 1))
+		keys := make([]float64, n)
+		keys[0] = 1
+		for i := 1; i < n; i++ {
+			keys[i] = x * (1 + (2*rng.Float64()-1)*spread)
+			if rng.IntN(4) == 0 {
+				keys[i] = keys[1+rng.IntN(i)] // ties
+			}
+		}
+		s := load(t, keys)
+		moves := 0
+		for step := range 60 {
+			for range 2 { // the unit of t*'s group, published by its second need
+				sc := s.getScratch()
+				s.solve(eps, sc)
+				s.putScratch(sc)
+			}
+			// Mostly an item of the published unit, to a key of it.
+			i, a := 1+rng.IntN(n-1), keys[1+rng.IntN(n-1)]
+			if u := s.cur[0].Load(); u != nil && rng.IntN(4) > 0 {
+				ents := s.lv[u.l].ents[u.j]
+				if u.k >= 0 {
+					ents = s.lv[u.l].sub[u.j].ents[u.k]
+				}
+				i = int(ents[rng.IntN(len(ents))].item)
+				a = math.Float64frombits(u.keys[rng.IntN(len(u.keys))])
+			}
+			switch rng.IntN(4) {
+			case 0: // a tie
+			case 1: // a few ulps off a key
+				a = math.Float64frombits(math.Float64bits(a) + uint64(rng.IntN(7)) - 3)
+			case 2: // anywhere in the range
+				a = x * (1 + (2*rng.Float64()-1)*spread)
+			case 3: // one ulp from its own
+				a = math.Float64frombits(math.Float64bits(keys[i]) + uint64(2*rng.IntN(2)) - 1)
+			}
+			if s.inUnit(keys[i], a) {
+				moves++
+			}
+			if step%5 == 4 {
+				require.NoError(t, s.SetBatch([]int{i}, []float64{a}))
+			} else {
+				require.NoError(t, s.Set(i, a))
+			}
+			keys[i] = a
+			require.NoError(t, s.Check())
+		}
+		rho, _, err := s.Solve(eps)
+		require.NoError(t, err)
+		require.Equal(t, samplertest.Oracle(keys, eps).Rho, rho)
+		require.Positive(t, moves, "moves within a published unit")
+	})
+}

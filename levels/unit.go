@@ -24,27 +24,87 @@ import (
 // concurrent with a read, so the units it drops are no longer read), and
 // the steady state allocates nothing.
 type unit struct {
-	l, j, k int32    // level, group, sub-bucket (−1: the group is flat)
+	l, j, k int32    // level, group, sub-bucket (−1: the flat group)
 	keys    []uint64 // the keys' bit patterns, decreasing
-	// blk[b] is the sum of the 32·b largest keys, in the level's unit (a
-	// key's bits less off): the sum of any prefix is a block's and at most
-	// 31 keys', and an edit changes a sum per block after it, not one per
-	// key, which a unit of keys that cannot split (thousands) would pay.
+	// The sums of the prefixes that end a block of 32 keys, in the level's
+	// unit (a key's bits less off), on two tiers: sup[S], the sum of the
+	// 1024·S largest keys, and blk[x], the sum of the keys from the start
+	// of block x's super-block of 32 blocks to the start of x (0 where a
+	// super-block starts). The sum of any prefix is a super-block's, a
+	// block's and at most 31 keys'. An insertion or removal, which shifts
+	// every key after it, changes every block sum after it, as one sum a
+	// key would change every sum after it: 1/32 of the moves. A key moved
+	// within the unit (Set to a key of the same group) shifts only the
+	// keys between its two places and changes the later prefixes all by
+	// the same difference: the blocks in between, up to 31 of its
+	// super-block and one sum per super-block after, not a sum per
+	// block after (a unit of keys that cannot split holds thousands).
 	blk []u128
+	sup []u128
 	off uint64
 }
 
-// blkBits is the log of the keys per block of a unit's sums.
-const blkBits = 5
+// blkBits is the log of the keys per block of a unit's sums, supBits that
+// of the blocks per super-block.
+const (
+	blkBits = 5
+	supBits = 5
+	supMask = 1<<supBits - 1
+)
+
+// blockPrefix returns the sum of the keys before block x of u.
+func (u *unit) blockPrefix(x int) u128 { return u.sup[x>>supBits].plus(u.blk[x]) }
 
 // prefix returns the sum of the q largest keys of u.
 func (u *unit) prefix(q int) u128 {
 	b := q >> blkBits
-	s := u.blk[b]
+	s := u.blockPrefix(b)
 	for _, x := range u.keys[b<<blkBits : q] {
 		s.add(x - u.off)
 	}
 	return s
+}
+
+// addPrefixes adds d(x) to the sums before the blocks x ≥ x0 up to hi,
+// and delta to those after hi (in whole super-blocks past hi's, one sum
+// each). A super-block that starts below x0 keeps its sum.
+func (u *unit) addPrefixes(x0, hi int, d func(x int) u128, delta u128) {
+	var dS u128 // the difference at the start of x's super-block
+	for x := x0; x < len(u.blk); x++ {
+		if x > hi && x&supMask == 0 {
+			for S := x >> supBits; S < len(u.sup); S++ {
+				u.sup[S] = u.sup[S].plus(delta)
+			}
+			return
+		}
+		dx := delta
+		if x <= hi {
+			dx = d(x)
+		}
+		if x&supMask == 0 {
+			u.sup[x>>supBits] = u.sup[x>>supBits].plus(dx)
+			dS = dx
+			continue
+		}
+		u.blk[x] = u.blk[x].plus(dx).minus(dS)
+	}
+}
+
+// setSums sets the sums of u from its keys.
+func (u *unit) setSums() {
+	keys := u.keys
+	blk, sup := u.blk[:0], u.sup[:0]
+	var acc u128
+	for x := 0; x <= len(keys)>>blkBits; x++ {
+		if x&supMask == 0 {
+			sup = append(sup, acc)
+		}
+		blk = append(blk, acc.minus(sup[len(sup)-1]))
+		for _, k := range keys[x<<blkBits : min((x+1)<<blkBits, len(keys))] {
+			acc.add(k - u.off)
+		}
+	}
+	u.blk, u.sup = blk, sup
 }
 
 var unitPool = sync.Pool{New: func() any { return new(unit) }}
@@ -107,8 +167,10 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 	// one that had to grow each time a larger group came would allocate
 	// in steady state. Grown, not made, so that the capacities include the
 	// allocator's rounding up to a size class, which Bytes then counts.
-	if c := max(1<<bits.Len(uint(len(ents)+len(ents)/4)), min(1024, 1<<bits.Len(uint(len(s.keys))))); cap(u.keys) < c {
-		u.keys, u.blk = slices.Grow([]uint64(nil), c), slices.Grow([]u128(nil), c>>blkBits+1)
+	if c := max(1<<bits.Len(uint(len(ents)+len(ents)/4)), min(1024, 1<<bits.Len(uint(len(s.keys))))); cap(u.keys) < c || cap(u.blk) < c>>blkBits+1 || cap(u.sup) < c>>(blkBits+supBits)+1 {
+		u.keys = slices.Grow([]uint64(nil), c)
+		u.blk = slices.Grow([]u128(nil), c>>blkBits+1)
+		u.sup = slices.Grow([]u128(nil), c>>(blkBits+supBits)+1)
 	}
 	keys := u.keys[:0]
 	for _, e := range ents {
@@ -116,16 +178,8 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 	}
 	slices.Sort(keys)
 	slices.Reverse(keys)
-	u.off = uint64(unitShift(l)) << 52
-	blk := append(u.blk[:0], u128{})
-	var acc u128
-	for q, b := range keys {
-		acc.add(b - u.off)
-		if (q+1)&(1<<blkBits-1) == 0 {
-			blk = append(blk, acc)
-		}
-	}
-	u.keys, u.blk = keys, blk
+	u.keys, u.off = keys, uint64(unitShift(l))<<52
+	u.setSums()
 	// unitLv has l's bit: it was set with want, which names this unit,
 	// and only writers, which recompute it from want and cur, clear it.
 	for q := range s.cur {
@@ -213,11 +267,11 @@ func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
 		if u == nil || int(u.l) != l || int(u.j) != j || int(u.k) != k {
 			continue
 		}
-		keys, blk := u.keys, u.blk
+		keys := u.keys
 		p := countAbove(keys, 0, len(keys), b) // the first key ≤ b
 		const mask = 1<<blkBits - 1
 		if insert {
-			if len(keys) == cap(keys) || len(blk) == cap(blk) {
+			if len(keys) == cap(keys) || len(u.blk) == cap(u.blk) || len(u.sup) == cap(u.sup) {
 				s.cur[q].Store(nil)
 				s.putUnit(u)
 				s.remask()
@@ -226,31 +280,86 @@ func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
 			keys = append(keys, 0)
 			copy(keys[p+1:], keys[p:])
 			keys[p] = b
+			u.keys = keys
 			// A block past p gains b and loses the key pushed past it.
-			for x := p>>blkBits + 1; x < len(blk); x++ {
-				blk[x].add(g)
-				blk[x].sub(keys[x<<blkBits] - u.off)
-			}
+			u.addPrefixes(p>>blkBits+1, len(u.blk), func(x int) u128 {
+				return u128{lo: g}.minus(u128{lo: keys[x<<blkBits] - u.off})
+			}, u128{})
 			if len(keys)&mask == 0 {
-				last := blk[len(blk)-1]
+				x := len(u.blk) // a block starts at the end
+				last := u.blockPrefix(x - 1)
 				for _, y := range keys[len(keys)-1-mask:] {
 					last.add(y - u.off)
 				}
-				blk = append(blk, last)
+				if x&supMask == 0 {
+					u.sup = append(u.sup, last)
+					last = u128{}
+				} else {
+					last = last.minus(u.sup[x>>supBits])
+				}
+				u.blk = append(u.blk, last)
 			}
 		} else {
 			copy(keys[p:], keys[p+1:])
 			keys = keys[:len(keys)-1]
+			u.keys = keys
 			if (len(keys)+1)&mask == 0 {
-				blk = blk[:len(blk)-1] // its block's end is past the keys
+				// The last block's start is past the keys.
+				u.blk = u.blk[:len(u.blk)-1]
+				u.sup = u.sup[:(len(u.blk)+supMask)>>supBits]
 			}
 			// A block past p loses b and gains the key pulled into it.
-			for x := p>>blkBits + 1; x < len(blk); x++ {
-				blk[x].sub(g)
-				blk[x].add(keys[x<<blkBits-1] - u.off)
-			}
+			u.addPrefixes(p>>blkBits+1, len(u.blk), func(x int) u128 {
+				return u128{lo: keys[x<<blkBits-1] - u.off}.minus(u128{lo: g})
+			}, u128{})
 		}
-		u.keys, u.blk = keys, blk
+	}
+}
+
+// moveUnit moves a key of bit pattern b0 to b1 in the published units of
+// sub-bucket k of group j of level l (k = −1: the flat group), which
+// hold b0, keeping their order and prefix sums: the keys between its old
+// and its new place shift by one, the sums before the blocks between
+// change, and every later one by b1 − b0 (addPrefixes). Writers only,
+// and only if unitsAt(l), as editUnit.
+func (s *Sampler) moveUnit(l, j, k int, b0, b1 uint64) {
+	u0, u1 := s.cur[0].Load(), s.cur[1].Load()
+	if !s.stale.Load() && (u0 == nil || int(u0.l) != l || int(u0.j) != j) && (u1 == nil || int(u1.l) != l || int(u1.j) != j) {
+		if w := s.want.Load(); w>>8 != uint64(l)<<8|uint64(j) {
+			return
+		}
+	}
+	s.dropUnit(l, j, k, false, true)
+	g0, g1 := u128{lo: b0 - uint64(unitShift(l))<<52}, u128{lo: b1 - uint64(unitShift(l))<<52}
+	delta := g1.minus(g0)
+	for q := range s.cur {
+		u := s.cur[q].Load()
+		if u == nil || int(u.l) != l || int(u.j) != j || int(u.k) != k {
+			continue
+		}
+		keys := u.keys
+		p := countAbove(keys, 0, len(keys), b0) // b0's first place
+		if b1 > b0 {
+			// Up to the first place of a key ≤ b1: the keys in between
+			// move down one, and a prefix that ends among them gains b1
+			// and loses the key that ended it.
+			r := countAbove(keys, 0, p, b1)
+			copy(keys[r+1:p+1], keys[r:p])
+			keys[r] = b1
+			u.addPrefixes(r>>blkBits+1, p>>blkBits, func(x int) u128 {
+				return g1.minus(u128{lo: keys[x<<blkBits] - u.off})
+			}, delta)
+		} else {
+			// Down past the keys > b1 after it: they move up one, and a
+			// prefix that ends among them loses b0 and gains the key
+			// that now ends it.
+			r := countAbove(keys, p+1, len(keys), b1) - 1
+			copy(keys[p:r], keys[p+1:r+1])
+			keys[r] = b1
+			u.addPrefixes(p>>blkBits+1, r>>blkBits, func(x int) u128 {
+				return u128{lo: keys[x<<blkBits-1] - u.off}.minus(g0)
+			}, delta)
+		}
 	}
 }
 
@@ -280,4 +389,29 @@ func countAbove(keys []uint64, lo, hi int, b uint64) int {
 		}
 	}
 	return lo
+}
+
+// inUnit reports whether keys old and a ≠ old lie in the same group and
+// sub-bucket, of a published unit: a Set from one to the other moves the
+// key in the unit. For tests.
+func (s *Sampler) inUnit(old, a float64) bool {
+	if old == 0 || a == 0 || old == a {
+		return false
+	}
+	l, j := locate(old)
+	if l1, j1 := locate(a); l1 != l || j1 != j {
+		return false
+	}
+	k := -1
+	if s.lv[l].sub[j] != nil {
+		if k = subOf(old, l); subOf(a, l) != k {
+			return false
+		}
+	}
+	for q := range s.cur {
+		if u := s.cur[q].Load(); u != nil && int(u.l) == l && int(u.j) == j && int(u.k) == k {
+			return true
+		}
+	}
+	return false
 }
