@@ -1011,9 +1011,8 @@ func lawZeroAllocs(t TB, newDist NewDist) {
 	}
 	// Steady state: the keys are redrawn from one law, but the number of
 	// groups of each size in a law-exact sampler of pooled slices wanders,
-	// and the pools grow until they hold its highs (a run of 4n/m batch
-	// steps before this one left 5 of 100 seeds of levels to allocate
-	// once in the 100 counted; 20n/m, none).
+	// and the pools grow until they hold its highs (for levels, a run of
+	// 4n/m batch steps before the count left 3 of 100 seeds to allocate).
 	for range 2 * n {
 		step()
 	}
