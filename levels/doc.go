@@ -194,28 +194,34 @@
 // n = 64, 2.6% at 256). After 10·n
 // random updates at n = 2^16: 39.0 bytes per item for Exp(1) keys (heap
 // 39.2), 3.0 of them the pool of large slices left by the groups'
-// first growth, and 41.2 (heap 41.1) for the lognormal keys of the
+// first growth, and 41.4 (heap 41.5) for the lognormal keys of the
 // benchmarks, whose keys spread over more binades hold more levels
 // (about 130 kB of a sampler do not grow with n: the per-level sums of
 // all 2,098 levels, the pools' lists). At n = 2^20, 36.4 for Exp(1) keys
-// and 40.2 for lognormal ones, whose 841 split groups hold their items in
+// and 40.8 for lognormal ones, whose 841 split groups hold their items in
 // sub-buckets of a few entries each, in slices half full, and each keeps
 // an array for a merge to come: a pooled one of 149 entries when the
 // pool has one, else the one it had before it split (some 600);
 // against 16 for gonum's sampleuv.Weighted and 33–40 for package btree.
 // Emptied levels stay with their exponent (up to 32), small slices go
-// back to their pools, new levels come eight at a time and pooled slices
-// in blocks of 512 entries, so that updates in steady state mostly
-// allocate nothing, even while the keys still reach new exponents and new
-// group sizes now and then (the kit's ZeroAllocs and TestZeroAllocs count
-// none, the latter also right after collections). Not never: keys that
-// drift take groups to sizes whose slices the pools, bounded to keep the
-// memory O(n), hold none of at that moment, and the group allocates one.
-// An SRG-like loop of DrawBatch and SetBatch on drifting keys at n = 2^13
-// allocates 1 to 11 times in 2,000 batch steps once warm
-// (TestSRGLoopAllocatesRarely); at 2^15, about 100; 10·n redrawn Exp(1)
-// keys at 2^16, about 50 times in 650,000 updates: a few kB now and then,
-// where an update costs half a microsecond.
+// back to their pools, new levels come eight at a time and small pooled
+// slices in blocks of 512 entries, or, when a pool runs dry again, of a
+// quarter of the slices it made so far, up to 2,048 entries, so that the
+// numbers of groups of each size, which wander, run a pool dry more and
+// more rarely. Updates in steady state mostly allocate nothing, even
+// while the keys still reach new exponents and new group sizes now and
+// then: keys redrawn from one law allocate nothing once the pools have
+// passed their highs (TestStationaryKeysAllocateNothing, 100 seeds; with
+// blocks of 512 entries, 3 of them allocated), and the kit's ZeroAllocs
+// and TestZeroAllocs count none, the latter also right after
+// collections. Not never: keys that drift take groups to sizes whose
+// slices the pools, bounded to keep the memory O(n), hold none of at that
+// moment, and the group allocates one. An SRG-like loop of DrawBatch and
+// SetBatch on drifting keys at n = 2^13 allocates 0 to 9 times in 2,000
+// batch steps once warm (TestSRGLoopAllocatesRarely); at 2^15, about
+// 100; 10·n redrawn Exp(1) keys at 2^16, about 80 times in 655,360
+// updates from the first fill: a few kB now and then, where an update
+// costs half a microsecond.
 //
 // # Guarantees
 //
@@ -274,30 +280,36 @@
 // # Where the time goes
 //
 // On a 2-core machine (one process, blocks of 2,000 steps interleaved
-// with gonum's sampleuv.Weighted, thread CPU time, medians of 32 ratios),
-// one SRG step (Draw at ε = 1/(2n), then Set) costs 2.1 to 3.0 times
-// gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1) and
-// lognormal keys. Gonum needs no Solve; here a draw needs none either,
-// but the Set before it pays the kept solution's upkeep, four fifths of
-// the step's 4,200 instructions on Exp(1) keys at 2^16 (gonum: 1,340):
-// the float sums of the levels above t*, the bracket search in the
-// straddling unit, the table's rows; a fifth is the draw. A batch step
-// (128 draws without replacement, then their 128 new keys) shares one
-// Solve and costs per item 0.97 to 1.19 times gonum's 128 Take and 128
-// Reweight in the same run (0.77 to 0.93 in runs of the same day with
-// less of the machine taken by other jobs, which slow levels, whose
-// structures span more cache lines than gonum's heap, more than gonum);
-// some 1,500 instructions an item at 2^16, spread over the attempt's
-// choices (two random numbers, the row from the guide, the group from
-// the block sums, about 2 mispredicted branches), the read of its entry,
-// its test and p, and the update's remove and insert (some 550). At 2^20
-// the profile is memory: the read of a proposed slot and Set's writes at
-// the end of the new key's group and swap-remove from the old one; the
+// with gonum's sampleuv.Weighted, thread CPU time, medians of 40 ratios,
+// load about 1), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.0 to
+// 2.3 times gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1)
+// and lognormal keys. Gonum needs no Solve; here a draw needs none
+// either, but the Set before it pays the kept solution's upkeep, four
+// fifths of the step's 4,200 instructions on Exp(1) keys at 2^16 (gonum:
+// 1,340): the float sums of the levels above t*, the bracket search in
+// the straddling unit, the table's rows; a fifth is the draw. A batch
+// step (128 draws without replacement, then their 128 new keys) shares
+// one Solve and costs per item 0.83 to 0.92 times gonum's 128 Take and
+// 128 Reweight in the same run (levels, whose structures span more cache
+// lines than gonum's heap, slows more than gonum when other jobs take
+// the caches: 0.97 to 1.19 in a run of a busier day); some 1,500
+// instructions an item at 2^16, spread over the attempt's choices (two
+// random numbers, the row from the guide, the group from the block sums,
+// about 2 mispredicted branches), the read of its entry, its test and p,
+// and the update's remove and insert (some 400). Without replacement,
+// the draws of items already in the batch cost attempts too: SRG makes
+// 1.05 attempts a draw on mushrooms, 1.21 on the paper's other three
+// sets, whose p* is more concentrated. At 2^20 the
+// profile is memory: the read of a proposed slot and Set's writes at the
+// end of the new key's group and swap-remove from the old one; the
 // attempts of a chunk and the touches of a batch overlap those misses,
 // which is most of what they gain; below 2^15 items, where the sampler
 // stays in cache, SetBatch does not touch. Keys crowding t* in a bucket
-// that cannot split cost each update of that bucket a move of its keys: a
-// draw after a one-ulp update costs 1.6 times one on Exp(1) keys with 999
-// near-ties at n = 1000, 3.3 to 4.6 times with half of 2^16 keys within a
-// relative 10^-9 of t* (a bucket of 32,768).
+// that cannot split cost an update that moves a key out of the bucket or
+// into it a move of the keys after it, and one that moves a key within
+// it a move of the keys between its two places: a draw after a one-ulp
+// update costs 1.3 to 1.4 times one on Exp(1) keys with 999 near-ties at
+// n = 1000, and 1.3 to 1.7 times with half of 2^16 keys within a relative
+// 10^-9 of t* (a bucket of 32,768; 3.3 to 5 times before a key moved
+// within its unit).
 package levels
