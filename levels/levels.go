@@ -1046,30 +1046,13 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
-	// The last entry of each item, met first from the end, in a bit set of
-	// n bits cleared again below.
-	seen := sc.seenBits(n)
-	ch, nk := sc.chItems[:0], sc.chKeys[:0]
-	top := s.topLevel()
-	for k := m - 1; k >= 0; k-- {
-		i := items[k]
-		if seen[i>>6]&(1<<(i&63)) != 0 {
-			continue
-		}
-		seen[i>>6] |= 1 << (i & 63)
-		a := keys[k] + 0
-		if a != s.keys[i] {
-			ch, nk = append(ch, i), append(nk, a)
-			if a > 0 {
-				l, _ := locate(a)
-				top = max(top, l)
-			}
-		}
-	}
-	for _, i := range items {
-		seen[i>>6] &^= 1 << (i & 63)
-	}
+	ch, nk, most := s.lastChanges(items, keys, sc.seenBits(n), sc.chItems[:0], sc.chKeys[:0])
 	sc.chItems, sc.chKeys = ch, nk
+	top := s.topLevel()
+	if most > 0 {
+		l, _ := locate(most)
+		top = max(top, l)
+	}
 	if top+1+bits.Len(uint(n)) > maxSumLevel {
 		t := s.exactTotal(&sc.x, &sc.y, &sc.z)
 		for e, i := range ch {
@@ -1097,6 +1080,37 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 		s.keep(false, 0, 0, sc)
 	}
 	return nil
+}
+
+// lastChanges appends to ch and nk, from the end of the batch, the last
+// entry of each item of items whose key keys changes (−0 read as 0), and
+// returns them and the largest of their keys. seen is a bit set of n
+// bits, clear, and left clear. A function of its own, with few values
+// live in its loop, which the compiler keeps in registers.
+func (s *Sampler) lastChanges(items []int, keys []float64, seen []uint64, ch []int, nk []float64) ([]int, []float64, float64) {
+	most, now := 0.0, s.keys
+	ch, nk = slices.Grow(ch[:0], len(items))[:len(items)], slices.Grow(nk[:0], len(items))[:len(items)]
+	keys = keys[:len(items)]
+	c := 0
+	for k := len(items) - 1; k >= 0; k-- {
+		i := items[k]
+		w, b := i>>6, uint64(1)<<(i&63)
+		if seen[w]&b != 0 {
+			continue
+		}
+		seen[w] |= b
+		if a := keys[k] + 0; a != now[i] {
+			ch[c], nk[c] = i, a
+			c++
+			if a > most {
+				most = a
+			}
+		}
+	}
+	for _, i := range items {
+		seen[i>>6] &^= 1 << (i & 63)
+	}
+	return ch[:c], nk[:c], most
 }
 
 // touchMin is the number of items from which SetBatch touches the memory
