@@ -368,19 +368,33 @@ func legendPlot(title string) *plot.Plot {
 }
 
 // pow10Ticks labels the powers of ten of a log axis as 10ᵏ, with minor ticks
-// at their multiples 2 to 9.
+// at their multiples 2 to 9. An axis that holds fewer than two powers of
+// ten (nanoseconds from 100 to 700, say) would show one label or none:
+// there the multiples 1, 2 and 5 are labelled, as plain numbers.
 type pow10Ticks struct{}
 
 // Ticks implements plot.Ticker.
 func (pow10Ticks) Ticks(lo, hi float64) []plot.Tick {
+	powers := 0
+	for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
+		if b := math.Pow(10, k); b >= lo && b <= hi {
+			powers++
+		}
+	}
 	var ticks []plot.Tick
 	for k := math.Floor(math.Log10(lo)); k <= math.Ceil(math.Log10(hi)); k++ {
 		base := math.Pow(10, k)
-		if base >= lo && base <= hi {
-			ticks = append(ticks, plot.Tick{Value: base, Label: "10" + superscript(int(k))})
-		}
-		for m := 2.0; m <= 9; m++ {
-			if v := m * base; v >= lo && v <= hi {
+		for m := 1.0; m <= 9; m++ {
+			v := m * base
+			if v < lo || v > hi {
+				continue
+			}
+			switch {
+			case m == 1 && powers >= 2:
+				ticks = append(ticks, plot.Tick{Value: v, Label: "10" + superscript(int(k))})
+			case powers < 2 && (m == 1 || m == 2 || m == 5):
+				ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 6, 64)})
+			default:
 				ticks = append(ticks, plot.Tick{Value: v})
 			}
 		}

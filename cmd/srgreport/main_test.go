@@ -704,6 +704,21 @@ func TestTicks(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"10³", "10⁴", "10⁵", "10⁶"}, labels)
+	// Less than two powers of ten: the multiples 1, 2 and 5, plain.
+	labels = nil
+	for _, tk := range (pow10Ticks{}).Ticks(90, 700) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	require.Equal(t, []string{"100", "200", "500"}, labels)
+	labels = nil
+	for _, tk := range (pow10Ticks{}).Ticks(0.0013, 0.009) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	require.Equal(t, []string{"0.002", "0.005"}, labels)
 	require.Equal(t, "⁻¹²", superscript(-12))
 }
 
