@@ -390,28 +390,3 @@ func countAbove(keys []uint64, lo, hi int, b uint64) int {
 	}
 	return lo
 }
-
-// inUnit reports whether keys old and a ≠ old lie in the same group and
-// sub-bucket, of a published unit: a Set from one to the other moves the
-// key in the unit. For tests.
-func (s *Sampler) inUnit(old, a float64) bool {
-	if old == 0 || a == 0 || old == a {
-		return false
-	}
-	l, j := locate(old)
-	if l1, j1 := locate(a); l1 != l || j1 != j {
-		return false
-	}
-	k := -1
-	if s.lv[l].sub[j] != nil {
-		if k = subOf(old, l); subOf(a, l) != k {
-			return false
-		}
-	}
-	for q := range s.cur {
-		if u := s.cur[q].Load(); u != nil && int(u.l) == l && int(u.j) == j && int(u.k) == k {
-			return true
-		}
-	}
-	return false
-}
