@@ -28,7 +28,10 @@ type BatchSetter interface {
 // its own (BatchSetter) is handed the batch. Any other is changed by Set, first the keys that go down, then the
 // keys that go up, so that no intermediate sum exceeds the final one; if
 // the last Set still refuses (the sum passes MaxSum), the keys already set
-// are restored in reverse order. Its working memory is pooled: it allocates
+// are restored in reverse order: a map-exact sampler is then as it was,
+// and a law-exact one holds the same keys, with the same law, though its
+// draws from a given source may differ (its layout is its history's).
+// Its working memory is pooled: it allocates
 // nothing in steady state, and calls on different Samplers may run
 // concurrently.
 func SetBatch(s Distribution, items []int, keys []float64) error {

@@ -747,3 +747,25 @@ func (s *Sampler) inUnit(old, a float64) bool {
 	}
 	return false
 }
+
+// A batch whose new keys alone take the sum past MaxSum, on a sampler whose
+// keys are small: the exact check must look at the batch's largest new
+// key, not only at the keys the sampler holds. Refused, it changes
+// nothing; a batch that fits to the last unit is taken.
+func TestSetBatchMaxSumFromSmallKeys(t *testing.T) {
+	half := reweighted.MaxSum / 2
+	ulp := half - math.Nextafter(half, 0) // the room left by half and its predecessor
+	for _, order := range [][2]int{{0, 1}, {1, 0}} {
+		s := load(t, []float64{1, 2, 1})
+		before := snapshot(s)
+		keys := []float64{half, half}
+		require.ErrorIs(t, s.SetBatch([]int{order[0], order[1]}, keys), reweighted.ErrKey, "MaxSum + 1")
+		require.Equal(t, before, snapshot(s), "a refused batch changes nothing")
+		keys = []float64{math.Nextafter(half, 0), 0}
+		require.NoError(t, s.SetBatch([]int{order[0], order[1]}, keys))
+		require.NoError(t, s.SetBatch([]int{2}, []float64{half}))
+		require.ErrorIs(t, s.SetBatch([]int{order[1]}, []float64{math.Nextafter(ulp, math.Inf(1))}), reweighted.ErrKey)
+		require.NoError(t, s.SetBatch([]int{order[1]}, []float64{ulp}))
+		require.NoError(t, s.Check())
+	}
+}

@@ -264,7 +264,8 @@ func batchSetProperty(newSampler New) func(*rapid.T) {
 // as a whole, after valid entries that would change keys: lengths that
 // differ, an index out of range, a NaN, infinite, negative or too large
 // key, and keys each valid whose sum after the batch passes MaxSum (by as
-// little as 2^-52 of it, or only in the final total). Each must return its
+// little as 2^-52 of it, or only in the final total, or from keys all
+// small). Each must return its
 // sentinel and leave state() as it was: Observe(s) for what a caller sees,
 // or a deep copy of a backend's structure in its own tests. Batches whose
 // final sum is within MaxSum, though a prefix of them is not, must be
@@ -328,6 +329,15 @@ func RejectsBadBatch[S any](t require.TestingT, s reweighted.Sampler, state func
 	if c, ok := s.(Checker); ok {
 		require.NoError(t, c.Check())
 	}
+	// Past MaxSum from keys all small: a check that looks only at the
+	// largest key the sampler holds, not at the batch's, would let it by.
+	for i := range n {
+		require.NoError(t, s.Set(i, 1))
+	}
+	before = state()
+	h := reweighted.MaxSum / 2
+	rejected(set([]int{0, 1}, []float64{h, h}), reweighted.ErrKey, "SetBatch past MaxSum from small keys")
+	rejected(set([]int{1, 0}, []float64{h, h}), reweighted.ErrKey, "SetBatch past MaxSum from small keys")
 }
 
 // testBadBatch: every rejected batch returns its sentinel and changes

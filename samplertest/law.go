@@ -391,6 +391,21 @@ func lawExactMaxSum(t TB, newDist NewDist) {
 	s = fillDist(t, newDist, []float64{0x1p830, 0x1.ffffffffffffep829, 0})
 	require.NoError(t, s.Set(2, 0x1p778), "the keys sum to MaxSum exactly")
 	require.ErrorIs(t, s.Set(2, math.Nextafter(0x1p778, 1e300)), reweighted.ErrKey)
+	// A batch past MaxSum from keys all small: a check that looks only at
+	// the largest key the sampler holds, not at the batch's, lets it by.
+	// A sampler without a SetBatch of its own gets reweighted.SetBatch's
+	// Sets and their restores: its keys come back, not always its draws
+	// from a given source.
+	s = fillDist(t, newDist, []float64{1, 2, 1})
+	before = ObserveLaw(s)
+	h := reweighted.MaxSum / 2
+	require.ErrorIs(t, reweighted.SetBatch(s, []int{0, 1}, []float64{h, h}), reweighted.ErrKey)
+	if _, ok := s.(reweighted.BatchSetter); ok {
+		require.Equal(t, before, ObserveLaw(s), "a rejected SetBatch changed the sampler")
+	} else {
+		require.Equal(t, before.Keys, ObserveLaw(s).Keys, "a rejected SetBatch changed the keys")
+	}
+	require.NoError(t, reweighted.SetBatch(s, []int{1, 0}, []float64{h, math.Nextafter(h, 0)}), "the keys sum to less than MaxSum")
 }
 
 // Postcondition: −0 is stored as +0.
