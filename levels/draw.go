@@ -430,7 +430,10 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	}
 	if replace {
 		for k := range items {
-			items[k], probs[k] = s.next(o, t, src, sc, m-k)
+			if st.at == st.n {
+				s.refill(o, t, src, sc, m-k)
+			}
+			items[k], probs[k] = st.next()
 		}
 		return nil
 	}
@@ -442,7 +445,10 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		if rejections == maxRejections {
 			i, p = s.drawRest(o, sc, seen, k, uniform(src))
 		} else {
-			i, p = s.next(o, t, src, sc, m-k)
+			if st.at == st.n {
+				s.refill(o, t, src, sc, m-k)
+			}
+			i, p = st.next()
 			if seen[i>>6]&(1<<(i&63)) != 0 {
 				rejections++
 				continue
@@ -490,19 +496,26 @@ type stream struct {
 
 func (st *stream) reset() { st.n, st.at = 0, 0 }
 
-// next returns the next draw of the stream, refilling it when it runs out
-// with a chunk of attempts, as many as the need draws the caller still
-// has to make, at most chunk: their choices first, from the tables, then
-// the reads of their entries, independent loads whose cache misses
-// overlap, then their acceptance tests. Attempts beyond the need would
-// be thrown away with the batch: with chunks of 32 whatever the need, a
-// batch of 128 without replacement in SRG on mushrooms made 1.48
-// attempts a draw; 1.05 now, and 1.21 on the other three data sets, the
-// rest the draws of items already in the batch.
-func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch, need int) (int, float64) {
+// next returns the next draw of the stream st, refilled when it runs out
+// (refill, a call once a chunk; the rest inlined).
+func (st *stream) next() (int, float64) {
+	st.at++
+	return int(st.items[st.at-1]), st.probs[st.at-1]
+}
+
+// refill fills the stream with the accepted attempts of chunks, until one
+// accepts: as many attempts as the need draws the caller still has to
+// make, at most chunk, their choices first, from the tables, then the
+// reads of their entries, independent loads whose cache misses overlap,
+// then their acceptance tests, those of a head group that accept at once
+// made here (decide makes the others). Attempts beyond the need would be
+// thrown away with the batch: with chunks of 32 whatever the need, a batch
+// of 128 without replacement in SRG on mushrooms made 1.48 attempts a
+// draw; 1.05 now, and 1.21 on the other three data sets, the rest the
+// draws of items already in the batch.
+func (s *Sampler) refill(o *sol, t *table, src rand.Source, sc *scratch, need int) {
 	st := &sc.st
-	for st.at == st.n {
-		st.at, st.n = 0, 0
+	for st.at, st.n = 0, 0; st.n == 0; {
 		props := st.props[:min(need, chunk)]
 		for k := range props {
 			s.propose(o, t, &sc.tails, &sc.guide, src, &props[k])
@@ -515,14 +528,20 @@ func (s *Sampler) next(o *sol, t *table, src rand.Source, sc *scratch, need int)
 			}
 		}
 		for k := range props {
-			if i, q := s.decide(o, t, &props[k], st.ents[k], src); i >= 0 {
+			p, e := &props[k], st.ents[k]
+			if p.sure {
+				if q := o.prob(e.key()); q != 0 {
+					st.items[st.n], st.probs[st.n] = e.item, q
+					st.n++
+				}
+				continue
+			}
+			if i, q := s.decide(o, t, p, e, src); i >= 0 {
 				st.items[st.n], st.probs[st.n] = int32(i), q
 				st.n++
 			}
 		}
 	}
-	st.at++
-	return int(st.items[st.at-1]), st.probs[st.at-1]
 }
 
 // propose makes the choices of one attempt, as attempt does, into p; with
