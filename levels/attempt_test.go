@@ -191,3 +191,48 @@ func TestDirectTailAttempt(t *testing.T) {
 	}
 	s.putScratch(sc)
 }
+
+// then is a rand.Source that returns its scripted numbers, then those of
+// src.
+type then struct {
+	xs  []uint64
+	src rand.Source
+}
+
+func (s *then) Uint64() uint64 {
+	if len(s.xs) > 0 {
+		x := s.xs[0]
+		s.xs = s.xs[1:]
+		return x
+	}
+	return s.src.Uint64()
+}
+
+// An item whose p* rounds to 0 is never drawn, even from a head group
+// whose attempts accept at once: keys 2^26 and 2^-1074 at ε = 0 give the
+// tiny key p* = 2^-1100, 0 as a float, but a row of weight 2^-1048 in the
+// top level's unit, which a first number read as 0 (fineUniform after 19
+// zero words) chooses. Draw's attempt and DrawBatch's chunk must reject
+// it, and draw the other item with p = 1.
+func TestZeroProbabilityItemNeverDrawn(t *testing.T) {
+	keys := []float64{0x1p26, 0x1p-1074}
+	s := load(t, keys)
+	p, err := s.Prob(1, 0)
+	require.NoError(t, err)
+	require.Zero(t, p, "p* of the tiny key rounds to 0")
+	sc := s.getScratch()
+	_, tb := s.solution(0, sc)
+	require.Positive(t, tb.rows[0].w, "the tiny key's row has a weight")
+	s.putScratch(sc)
+	script := func() *then {
+		return &then{xs: append(make([]uint64, 19), 1<<63), src: rand.NewPCG(1, 2)}
+	}
+	i, p, err := s.Draw(0, script())
+	require.NoError(t, err)
+	require.Equal(t, 0, i)
+	require.Equal(t, 1.0, p)
+	items, probs := make([]int, 1), make([]float64, 1)
+	require.NoError(t, s.DrawBatch(0, script(), true, items, probs))
+	require.Equal(t, []int{0}, items)
+	require.Equal(t, []float64{1}, probs)
+}
