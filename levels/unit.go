@@ -194,6 +194,21 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 	return u, false
 }
 
+// unitsOfGroup reports whether the units are stale, or a unit of group j
+// of level l is published or wanted: what editUnit and moveUnit look at
+// before they touch any unit.
+func (s *Sampler) unitsOfGroup(l, j int) bool {
+	if s.stale.Load() {
+		return true
+	}
+	for q := range s.cur {
+		if u := s.cur[q].Load(); u != nil && int(u.l) == l && int(u.j) == j {
+			return true
+		}
+	}
+	return s.want.Load()>>8 == uint64(l)<<8|uint64(j)
+}
+
 // unitsAt reports whether a unit of level l may be published, wanted or
 // stale: most updates touch no such level, and say so in one load, where
 // a call of editUnit, which is not inlined, costs more than the test.
@@ -254,11 +269,8 @@ func (s *Sampler) dropUnit(l, j, k int, group, staleOnly bool) {
 // units are immutable to the reads that follow.
 // The writers call it only if unitsAt(l).
 func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
-	u0, u1 := s.cur[0].Load(), s.cur[1].Load()
-	if !s.stale.Load() && (u0 == nil || int(u0.l) != l || int(u0.j) != j) && (u1 == nil || int(u1.l) != l || int(u1.j) != j) {
-		if w := s.want.Load(); w>>8 != uint64(l)<<8|uint64(j) {
-			return
-		}
+	if !s.unitsOfGroup(l, j) {
+		return
 	}
 	s.dropUnit(l, j, k, false, true)
 	g := b - uint64(unitShift(l))<<52
@@ -323,11 +335,8 @@ func (s *Sampler) editUnit(l, j, k int, b uint64, insert bool) {
 // change, and every later one by b1 − b0 (addPrefixes). Writers only,
 // and only if unitsAt(l), as editUnit.
 func (s *Sampler) moveUnit(l, j, k int, b0, b1 uint64) {
-	u0, u1 := s.cur[0].Load(), s.cur[1].Load()
-	if !s.stale.Load() && (u0 == nil || int(u0.l) != l || int(u0.j) != j) && (u1 == nil || int(u1.l) != l || int(u1.j) != j) {
-		if w := s.want.Load(); w>>8 != uint64(l)<<8|uint64(j) {
-			return
-		}
+	if !s.unitsOfGroup(l, j) {
+		return
 	}
 	s.dropUnit(l, j, k, false, true)
 	g0, g1 := u128{lo: b0 - uint64(unitShift(l))<<52}, u128{lo: b1 - uint64(unitShift(l))<<52}
