@@ -174,8 +174,8 @@
 // key as two 32-bit halves and the item), plus the groups' spare room: a
 // small group's slice comes from pools of 8 to 64 entries, doubling, and a
 // larger one climbs a ladder of capacities a quarter apart (each the end
-// of an allocator size class) when full and steps down a rung when a
-// quarter full. A large slice a group leaves goes to a pool by rung, of at
+// of an allocator size class) when full; either steps down when three
+// eighths full. A large slice a group leaves goes to a pool by rung, of at
 // most n/8 + 8192 entries, the largest giving way when it is full, from
 // which the next group to need that size (or up to three rungs more)
 // takes it; a group that finds nothing to step down to keeps its slice
@@ -184,44 +184,46 @@
 // (or 64 each), and with the pool the memory is O(n) whatever the
 // history; a group that kept its largest slice for good would hold the
 // sum of its sizes' high-water marks, which keys that drift, as gradient
-// norms do, push up for
-// hundreds of epochs. A level costs about 5 kB, a split group's
-// sub-buckets about 3 kB (their slices go back to the pools when it
-// merges). Bytes counts what the allocator hands out, and is held within
-// 2% of the heap the sampler grows by from n = 2^10 on (TestBytesMatchesHeap
-// at 2^16, TestBytesMatchesHeapAfterReads at 2^10); below, a few kB of the
-// allocator's rounding of the per-level arrays go uncounted (4.4% at
-// n = 64, 2.6% at 256). After 10·n
-// random updates at n = 2^16: 39.0 bytes per item for Exp(1) keys (heap
-// 39.2), 3.0 of them the pool of large slices left by the groups'
-// first growth, and 41.4 (heap 41.5) for the lognormal keys of the
-// benchmarks, whose keys spread over more binades hold more levels
-// (about 130 kB of a sampler do not grow with n: the per-level sums of
-// all 2,098 levels, the pools' lists). At n = 2^20, 36.4 for Exp(1) keys
-// and 40.8 for lognormal ones, whose 841 split groups hold their items in
-// sub-buckets of a few entries each, in slices half full, and each keeps
-// an array for a merge to come: a pooled one of 149 entries when the
-// pool has one, else the one it had before it split (some 600);
-// against 16 for gonum's sampleuv.Weighted and 33–40 for package btree.
-// Emptied levels stay with their exponent (up to 32), small slices go
-// back to their pools, new levels come eight at a time and small pooled
-// slices in blocks of 512 entries, or, when a pool runs dry again, of a
-// quarter of the slices it made so far, up to 2,048 entries, so that the
-// numbers of groups of each size, which wander, run a pool dry more and
-// more rarely. Updates in steady state mostly allocate nothing, even
-// while the keys still reach new exponents and new group sizes now and
-// then: keys redrawn from one law allocate nothing once the pools have
-// passed their highs (TestStationaryKeysAllocateNothing, 100 seeds; with
-// blocks of 512 entries, 3 of them allocated), and the kit's ZeroAllocs
-// and TestZeroAllocs count none, the latter also right after
+// norms do, push up for hundreds of epochs. The pools of small slices
+// hold at most 2,048 + n/64 entries each (0.75 bytes an item for the
+// four), each slice its own object, and a slice given back to a full
+// pool goes to the collector: a sampler's first fill passes through
+// more slices of each small size than it ends with, and pools carved in
+// blocks kept that peak for good (6 bytes an item for lognormal keys at
+// 2^16). A level costs 3.6 kB, a split group's sub-buckets 3 kB (their
+// slices go back to the pools when it merges). Bytes counts what the
+// allocator hands out but for the rounding of small objects to their
+// size class, and is held between the heap that dropping the sampler
+// frees and 2% less (TestBytesMatchesHeap at 2^16: 0.2% less;
+// TestBytesMatchesHeapAfterReads at 2^10, with the reads' units: 1.2%;
+// at n = 64, 1.4%). After 10·n random updates at n = 2^16 (TestMemory,
+// up to 40 bytes an item, at 2^20 with -long): 36.3 bytes per item for
+// Exp(1) keys, and 36.6 for the lognormal keys of the benchmarks, which
+// spread over more binades and hold more levels (about 100 kB of a
+// sampler do not grow with n: the per-level sums of all 2,098 levels,
+// the level pointers, the pools' lists). At n = 2^20, 34.4 for Exp(1)
+// keys and 39.0 for lognormal ones, whose 841 split groups hold their
+// items in sub-buckets of a few entries each, in slices half full, and
+// each keeps an array for a merge to come: a pooled one of 149 entries
+// when the pool has one, else the one it had before it split (some
+// 600); against 16 for gonum's sampleuv.Weighted and 33–40 for package
+// btree. Emptied levels stay with their exponent (up to 32), small
+// slices go back to their pools, new levels come eight at a time, and a
+// dry pool of small slices makes 512 entries' worth, or, when it runs
+// dry again, a quarter of the slices it made so far, up to 2,048
+// entries, so that the numbers of groups of each size, which wander, run
+// a pool dry more and more rarely. Updates in steady state mostly
+// allocate nothing, even while the keys still reach new exponents and
+// new group sizes now and then: keys redrawn from one law allocate
+// nothing once the pools have passed their highs
+// (TestStationaryKeysAllocateNothing, 100 seeds), and the kit's
+// ZeroAllocs and TestZeroAllocs count none, the latter also right after
 // collections. Not never: keys that drift take groups to sizes whose
 // slices the pools, bounded to keep the memory O(n), hold none of at that
-// moment, and the group allocates one. An SRG-like loop of DrawBatch and
-// SetBatch on drifting keys at n = 2^13 allocates 0 to 9 times in 2,000
-// batch steps once warm (TestSRGLoopAllocatesRarely); at 2^15, about
-// 100; 10·n redrawn Exp(1) keys at 2^16, about 80 times in 655,360
-// updates from the first fill: a few kB now and then, where an update
-// costs half a microsecond.
+// moment, and the group allocates one, or its pool a refill. An SRG-like
+// loop of DrawBatch and SetBatch on drifting keys at n = 2^13 allocates
+// in 1 to 5 of 2,000 batch steps once warm (TestSRGLoopAllocatesRarely):
+// a few kB now and then, where an update costs half a microsecond.
 //
 // # Guarantees
 //

@@ -204,25 +204,25 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 	}
 	if y == nil {
 		if k := capClass(c); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
-			// The pool is empty: a block of 512 entries, or of a quarter
-			// of the slices of this size made so far in such blocks if
-			// more, up to 2,048 entries, one slice for now and the others
-			// for the next groups that need this size. The number of
-			// groups of a size wanders, and runs dry a pool that holds
-			// what they left only when it passes its highest: blocks of a
-			// fixed size would allocate at each new high, and the highs of
-			// a wandering number keep coming; larger blocks, only when it
-			// passes its highest by more. Up to 2,048 entries: in
-			// proportion without a bound, the spare slices of the
-			// sub-buckets of a few entries of lognormal keys at 2^20 (841
-			// split groups) took 3.8 bytes an item; so, 0.6.
+			// The pool is empty: 512 entries' worth of slices, or a
+			// quarter of the slices of this size made so far at such
+			// times if more, up to 2,048 entries, one for now and the
+			// others for the next groups that need this size. The number
+			// of groups of a size wanders, and runs dry a pool that holds
+			// what they left only when it passes its highest: a slice at a
+			// time would allocate at each new high, and the highs of a
+			// wandering number keep coming; more at a time, only when it
+			// passes its highest by more. Each slice is its own object,
+			// so that one the pool has no room for goes to the collector:
+			// slices carved from a block would hold it whole while any of
+			// them lives, and a sampler's first fill leaves the pools a
+			// peak's worth (6 bytes an item for lognormal keys at 2^16).
 			b := max(maxSmall*8/c, min(s.made[k]/4, maxSmall*32/c))
 			s.made[k] += b
-			block := make([]entry, b*c)
 			for q := 1; q < b && len(s.spare[k]) < cap(s.spare[k]); q++ {
-				s.spare[k] = append(s.spare[k], &block[q*c])
+				s.spare[k] = append(s.spare[k], unsafe.SliceData(make([]entry, c)))
 			}
-			y = block[:0:c]
+			y = make([]entry, 0, c)
 		} else if k := rung(c); k >= 0 && ladder()[k] == c {
 			// A rung: from the pool, or the allocator's block, which holds
 			// exactly the rung's capacity.
@@ -259,6 +259,15 @@ func (s *Sampler) release(x []entry) {
 	}
 }
 
+// poolCap returns the most slices the pool of capacity minCap<<k holds for
+// a sampler of n items: 2,048 entries' worth, the most a dry pool makes at
+// once, and n/64 entries more (0.75 bytes an item for the four pools). A
+// slice given back to a full pool goes to the collector; growing the pool
+// would allocate.
+func poolCap(n, k int) int {
+	return (maxSmall*32 + n/64) / (minCap << k)
+}
+
 // takeSmall returns an empty slice of capacity minCap<<k from its pool,
 // which must hold one.
 func (s *Sampler) takeSmall(k int) []entry {
@@ -271,8 +280,8 @@ func (s *Sampler) takeSmall(k int) []entry {
 
 // A slice of more than 64 entries has a capacity of the ladder: 85, 106,
 // 149, …, each the allocator's block for a quarter more entries than the
-// one below. A group's slice climbs it when full and steps down when a
-// quarter full, and the slice it leaves goes to a pool by rung, from
+// one below. A group's slice climbs it when full and steps down when
+// three eighths full, and the slice it leaves goes to a pool by rung, from
 // which the next group to need that rung takes it: the large groups of a
 // sampler in steady state wander too, one growing as another shrinks,
 // and a group that kept its largest slice for good would make the
@@ -384,8 +393,11 @@ func (s *Sampler) push(es *[]entry, e entry) int32 {
 }
 
 // pop removes the entry at slot p of *es, moving the last entry into it,
-// and returns the item moved, or −1. A pooled slice a quarter full moves
-// to one of half its size.
+// and returns the item moved, or −1. A pooled slice three eighths full
+// moves to one of half its size: at a quarter, as a doubling array does,
+// the sub-buckets of a few entries each, most of the memory of a sampler
+// at 2^20 whose groups split, held 42% of their capacity in slices of 64
+// (40.8 bytes an item for lognormal keys, 38.9 at three eighths).
 func (s *Sampler) pop(es *[]entry, p int32) int32 {
 	x := *es
 	last := int32(len(x) - 1)
@@ -397,14 +409,14 @@ func (s *Sampler) pop(es *[]entry, p int32) int32 {
 	x = x[:last]
 	// The rare case tested first: a branch on the slice's size class,
 	// which varies from group to group, would be mispredicted.
-	if c := cap(x); len(x) <= c/4 {
+	if c := cap(x); 8*len(x) <= 3*c {
 		switch {
 		case len(x) == 0:
 			// An empty group gives its slice back.
 			s.release(x)
 			x = nil
 		case c > maxSmall:
-			// A large slice a quarter full steps down the ladder (to a
+			// A large slice three eighths full steps down the ladder (to a
 			// pooled 64 from its first rung), giving its own to the pool.
 			nc := maxSmall
 			if k := rung(c); k > 0 {
@@ -466,23 +478,21 @@ func New(n int) *Sampler {
 		s.pos[i], s.zeros[i] = int32(i), int32(i)
 	}
 	for k := range s.spare {
-		// Room for the pools' slices: growing them would allocate.
-		s.spare[k] = make([]*entry, 0, min(n/4, 1024)+16)
+		s.spare[k] = make([]*entry, 0, poolCap(n, k))
 	}
 	// Reserve, as a tree reserves nodes, what the groups of a sampler in
 	// steady state come to need beyond their first fill: slices of 16 and
 	// 32 entries for the groups that wander past 8 and 16 items, and a few
-	// levels for keys that reach new exponents. About 2.5 bytes per item.
+	// levels for keys that reach new exponents.
 	if n >= 256 {
-		for k, c := range []int{16, 32} {
-			m := min(n/(64<<k), 256)
-			block := make([]entry, m*c)
-			for q := range m {
-				s.spare[k+1] = append(s.spare[k+1], &block[q*c])
+		for k := 1; k <= 2; k++ {
+			for range min(n/(32<<k), 256, cap(s.spare[k])) {
+				s.spare[k] = append(s.spare[k], unsafe.SliceData(make([]entry, minCap<<k)))
 			}
 		}
-		for range 4 {
-			s.free = append(s.free, new(level))
+		block := new([4]level)
+		for k := range block {
+			s.free = append(s.free, &block[k])
 		}
 	}
 	return s
@@ -1157,20 +1167,29 @@ func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
 	sc.sink = sink
 }
 
-// The heap a level and a split group's sub-buckets take: a level comes
-// in a block of eight, a large object whose size is rounded up to whole
-// 8 KiB pages (New's four are single objects of a size class just below
-// that share), and sub-buckets are one object of the 3200-byte size class.
+// The heap a level and a split group's sub-buckets take: what the
+// allocator hands out for a block of eight levels (a size class of 28 kB,
+// 3,584 bytes a level, as for New's block of four), and for one sub (a
+// size class a few bytes above its size).
 var (
-	levelAlloc = (int(unsafe.Sizeof([8]level{})) + 8191) / 8192 * 8192 / 8
-	subAlloc   = max(int(unsafe.Sizeof(sub{})), 3200)
+	levelAlloc = cap(slices.Grow([]byte(nil), int(unsafe.Sizeof([8]level{})))) / 8
+	subAlloc   = cap(slices.Grow([]byte(nil), int(unsafe.Sizeof(sub{}))))
 )
+
+// pages returns the heap an array of b bytes takes: above 32 kB, the
+// allocator hands out whole pages of 8 kB.
+func pages(b int) int {
+	if b > 32<<10 {
+		return (b + 8191) &^ 8191
+	}
+	return b
+}
 
 // Bytes returns the memory the sampler holds, in bytes: its arrays, its
 // levels (those emptied included, kept for reuse) and their groups'
 // capacity.
 func (s *Sampler) Bytes() int {
-	b := int(unsafe.Sizeof(*s)) + 8*cap(s.keys) + 4*cap(s.pos) + 4*cap(s.zeros) + 8*cap(s.lv) + int(unsafe.Sizeof(lstat{}))*cap(s.ls) + 8*cap(s.free)
+	b := int(unsafe.Sizeof(*s)) + pages(8*cap(s.keys)) + pages(4*cap(s.pos)) + pages(4*cap(s.zeros)) + pages(8*cap(s.lv)) + pages(int(unsafe.Sizeof(lstat{}))*cap(s.ls)) + 8*cap(s.free)
 	subBytes := func(sb *sub) int {
 		t := subAlloc
 		for _, es := range sb.ents {
