@@ -305,8 +305,8 @@
 // profile is memory: the read of a proposed slot and Set's writes at the
 // end of the new key's group and swap-remove from the old one; the
 // attempts of a chunk and the touches of a batch overlap those misses,
-// which is most of what they gain; below 2^15 items, where the sampler
-// stays in cache, SetBatch does not touch. Keys crowding t* in a bucket
+// which is most of what they gain; below 2^17 items, where the sampler
+// stays in the last-level cache, SetBatch does not touch. Keys crowding t* in a bucket
 // that cannot split cost an update that moves a key out of the bucket or
 // into it a move of the keys after it, and one that moves a key within
 // it a move of the keys between its two places: a draw after a one-ulp
