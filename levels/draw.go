@@ -158,16 +158,25 @@ func (s *Sampler) tailLevels(o *sol, t *table, tl *tails) {
 
 // pick returns the row that x in [0, total) falls in.
 func (t *table) pick(x float64) int {
-	lo, hi := 0, len(t.rows)-1
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if x < t.rows[mid].cum {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
+	// The first of the rows but the last whose cumulative weight exceeds
+	// x, else the last: a search whose steps move base by arithmetic, not
+	// a branch, which would be mispredicted half the time. The weights
+	// and x are positive or +0, so their bits, below 2^63, compare as they
+	// do, and xb − cb wraps past 2^63 exactly when cb > xb.
+	n := len(t.rows) - 1
+	if n <= 0 {
+		return 0
 	}
-	return lo
+	xb := math.Float64bits(x)
+	base := 0
+	for n > 1 {
+		half := n / 2
+		in := (xb-math.Float64bits(t.rows[base+half].cum))>>63 ^ 1
+		base += half * int(in)
+		n -= half
+	}
+	in := (xb-math.Float64bits(t.rows[base].cum))>>63 ^ 1
+	return base + int(in)
 }
 
 // guide is where the search of a row starts for a number in each of

@@ -604,20 +604,33 @@ func prefixCount(bc *[nBlk]uint32, cnt *[nG]int32, j int) uint32 {
 // prefix(j + 1), r below the level's bound weight wb, prefix being the
 // sums of cnt[j]·bnd(l, j), and prefix(j).
 func (lv *level) findBound(l int, r uint64) (int, uint64) {
-	var below uint64
+	// Every block and group is compared, and the answer formed by
+	// arithmetic: loops of fixed length are predicted, where one that
+	// stops at the answer, which is random, is mispredicted about once a
+	// call. The sums lie below 2^40, so r − acc wraps past 2^63 exactly
+	// when acc > r.
+	var below, acc uint64
 	b := 0
-	for ; b < nBlk-1 && r >= lv.bb[b]; b++ {
-		r -= lv.bb[b]
-		below += lv.bb[b]
+	for q := range nBlk - 1 {
+		w := lv.bb[q]
+		acc += w
+		in := (r-acc)>>63 ^ 1
+		b += int(in)
+		below += w & -in
 	}
-	j := b * 8
-	for ; j < b*8+7; j++ {
-		w := uint64(lv.cnt[j]) * bnd(l, j)
-		if r < w {
-			break
-		}
-		r -= w
-		below += w
+	one := uint64(1)
+	if l < bB {
+		one = 0
+	}
+	j0 := b * 8
+	j := j0
+	acc = below
+	for k := range 7 {
+		w := uint64(lv.cnt[j0+k]) * (uint64(nG+j0+k) + one)
+		acc += w
+		in := (r-acc)>>63 ^ 1
+		j += int(in)
+		below += w & -in
 	}
 	return j, below
 }
