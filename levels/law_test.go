@@ -316,8 +316,8 @@ func TestConcurrentReads(t *testing.T) {
 
 // Bytes reports the memory the sampler holds: the heap it grew by, from
 // New through n Set calls and 10·n more of random items, keys included,
-// for Exp(1) and lognormal keys and for Exp(1) keys a third of which are
-// in a cluster, a split group.
+// for Exp(1) and lognormal keys, for Exp(1) keys a third of which are in a
+// cluster, a split group, and for keys half of which are 0.
 // Bytes counts what the sampler's slices and structures hold, not the
 // allocator's rounding of a block up to its size class (at most 1/8 of a
 // small block, and a page for a large one), so the heap may exceed it by a
@@ -330,12 +330,17 @@ func TestBytesMatchesHeap(t *testing.T) {
 		t.Skip("the race detector adds its own heap")
 	}
 	n := 1 << 16
-	for _, law := range []string{"exp", "lognormal", "cluster"} {
+	for _, law := range []string{"exp", "lognormal", "cluster", "zeros"} {
 		t.Run(law, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 6))
 			key := func() float64 {
 				switch {
 				case law == "exp":
+					return rng.ExpFloat64()
+				case law == "zeros" && rng.IntN(2) == 0:
+					// Half the keys 0: the list of zero keys holds them.
+					return 0
+				case law == "zeros":
 					return rng.ExpFloat64()
 				case law == "cluster" && rng.IntN(3) == 0:
 					// A third of the keys within a relative 10^-5: a

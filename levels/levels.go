@@ -1269,6 +1269,12 @@ func (s *Sampler) Check() error {
 	if len(s.pos) != n {
 		return fmt.Errorf("levels: %d positions for %d items", len(s.pos), n)
 	}
+	for k := range s.spare {
+		// The bound on the pools' memory: their lists never grow.
+		if c := cap(s.spare[k]); c != poolCap(n, k) {
+			return fmt.Errorf("levels: the pool of slices of %d entries has room for %d, not %d", minCap<<k, c, poolCap(n, k))
+		}
+	}
 	var want [nLevels]*level
 	wantLs := make([]lstat, nLevels)
 	zeros := 0
