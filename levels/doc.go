@@ -283,21 +283,22 @@
 //
 // On a 2-core machine (one process, blocks of 2,000 steps interleaved
 // with gonum's sampleuv.Weighted, thread CPU time, medians of 40 ratios,
-// load about 1), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.0 to
-// 2.3 times gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1)
+// load about 0.5), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.0
+// to 2.4 times gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1)
 // and lognormal keys. Gonum needs no Solve; here a draw needs none
 // either, but the Set before it pays the kept solution's upkeep, four
 // fifths of the step's 4,200 instructions on Exp(1) keys at 2^16 (gonum:
 // 1,340): the float sums of the levels above t*, the bracket search in
 // the straddling unit, the table's rows; a fifth is the draw. A batch
 // step (128 draws without replacement, then their 128 new keys) shares
-// one Solve and costs per item 0.83 to 0.92 times gonum's 128 Take and
-// 128 Reweight in the same run (levels, whose structures span more cache
+// one Solve and costs per item 0.67 (Exp(1) keys) and 0.75 (lognormal)
+// times gonum's 128 Take and 128 Reweight in the same run at 2^16, 0.87
+// and 0.84 at 2^20 (levels, whose structures span more cache
 // lines than gonum's heap, slows more than gonum when other jobs take
 // the caches: 0.97 to 1.19 in a run of a busier day); some 1,500
 // instructions an item at 2^16, spread over the attempt's choices (two
-// random numbers, the row from the guide, the group from the block sums,
-// about 2 mispredicted branches), the read of its entry, its test and p,
+// random numbers, the row from the guide, the group from the block sums
+// by arithmetic rather than branches), the read of its entry, its test and p,
 // and the update's remove and insert (some 400). Without replacement,
 // the draws of items already in the batch cost attempts too: SRG makes
 // 1.05 attempts a draw on mushrooms, 1.21 on the paper's other three
