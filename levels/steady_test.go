@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -269,5 +270,40 @@ func TestStationaryKeysAllocateNothing(t *testing.T) {
 			}
 		})
 		require.Zero(t, got, "seed %d: allocations in 100 batch steps", seed)
+	}
+}
+
+// Property: a pool of small slices that runs dry makes 512 entries' worth
+// of slices, or a quarter of the slices it made so far at such times if
+// more, up to 2,048 entries: one for the group that asked, the others to
+// the pool, each a slice of its own of exactly the pool's capacity, and
+// no more than the pool has room for.
+func TestDryPoolRefill(t *testing.T) {
+	for _, n := range []int{1 << 10, 1 << 16} {
+		for k := range smallCaps {
+			s := New(n)
+			c := minCap << k
+			drain := func() {
+				for q := range s.spare {
+					s.spare[q] = s.spare[q][:0]
+				}
+			}
+			for round := range 40 {
+				drain()
+				made := s.made[k]
+				y := s.resize(nil, c)
+				want := max(maxSmall*8/c, min(made/4, maxSmall*32/c))
+				require.Equal(t, made+want, s.made[k], "n=%d, capacity %d, round %d: slices made", n, c, round)
+				require.Equal(t, c, cap(y))
+				require.Zero(t, len(y))
+				require.Equal(t, min(want-1, poolCap(n, k)), len(s.spare[k]), "n=%d, capacity %d, round %d: slices pooled", n, c, round)
+				seen := map[*entry]bool{unsafe.SliceData(y[:1]): true}
+				for _, p := range s.spare[k] {
+					require.False(t, seen[p], "a slice pooled twice")
+					seen[p] = true
+				}
+				require.Equal(t, poolCap(n, k), cap(s.spare[k]), "the pool's list grew")
+			}
+		}
 	}
 }
