@@ -203,7 +203,7 @@
 // sampler do not grow with n: the per-level sums of all 2,098 levels,
 // the level pointers, the pools' lists). At n = 2^20, 34.4 for Exp(1)
 // keys and 39.0 for lognormal ones, whose 841 split groups hold their
-// items in sub-buckets of a few entries each, in slices half full, and
+// items in sub-buckets of a few entries each, in slices 57% full, and
 // each keeps an array for a merge to come: a pooled one of 149 entries
 // when the pool has one, else the one it had before it split (some
 // 600); against 16 for gonum's sampleuv.Weighted and 33–40 for package

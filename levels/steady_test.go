@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -288,12 +289,14 @@ func TestDryPoolRefill(t *testing.T) {
 					s.spare[q] = s.spare[q][:0]
 				}
 			}
+			var entries []int
 			for round := range 40 {
 				drain()
 				made := s.made[k]
 				y := s.resize(nil, c)
 				want := max(maxSmall*8/c, min(made/4, maxSmall*32/c))
 				require.Equal(t, made+want, s.made[k], "n=%d, capacity %d, round %d: slices made", n, c, round)
+				entries = append(entries, want*c)
 				require.Equal(t, c, cap(y))
 				require.Zero(t, len(y))
 				require.Equal(t, min(want-1, poolCap(n, k)), len(s.spare[k]), "n=%d, capacity %d, round %d: slices pooled", n, c, round)
@@ -304,6 +307,11 @@ func TestDryPoolRefill(t *testing.T) {
 				}
 				require.Equal(t, poolCap(n, k), cap(s.spare[k]), "the pool's list grew")
 			}
+			// The rule's ends, as numbers: 512 entries at first, 2,048
+			// after enough refills, and never fewer than the refill before.
+			require.Equal(t, 512, entries[0])
+			require.Equal(t, 2048, entries[len(entries)-1])
+			require.True(t, slices.IsSorted(entries), "refills of %v entries", entries)
 		}
 	}
 }
