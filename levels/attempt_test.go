@@ -145,8 +145,8 @@ func TestDrawBatchAttemptsWhatItNeeds(t *testing.T) {
 }
 
 // A tail attempt with a table that draws its tail items directly, driven
-// number by number through Draw's attempt and through DrawBatch: the tail
-// row, then a uniform item of all ten; one whose key lies below the
+// number by number through Draw's attempt and through DrawBatch (its
+// attempts made one by one, and in passes of a chunk): the tail row, then a uniform item of all ten; one whose key lies below the
 // straddling group (1e-5, 2e-5 or 0) is drawn at once, with p = ε and no
 // further number; any other (a head key 4, or 1e-3 in the straddling
 // group, all in the tail but proposed by its own row) is tried again with
@@ -171,6 +171,14 @@ func TestDirectTailAttempt(t *testing.T) {
 	attempts := map[string]func(src *script) (int, float64){
 		"Draw": func(src *script) (int, float64) { return s.attempt(o, tb, nil, src) },
 		"DrawBatch": func(src *script) (int, float64) {
+			items, probs := make([]int, 1), make([]float64, 1)
+			require.NoError(t, s.DrawBatch(eps, src, true, items, probs))
+			return items[0], probs[0]
+		},
+		"DrawBatch far": func(src *script) (int, float64) {
+			// In passes of a chunk, as above touchMin items.
+			s.far = true
+			defer func() { s.far = false }()
 			items, probs := make([]int, 1), make([]float64, 1)
 			require.NoError(t, s.DrawBatch(eps, src, true, items, probs))
 			return items[0], probs[0]

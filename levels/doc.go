@@ -214,9 +214,9 @@
 // entries, so that the numbers of groups of each size, which wander, run
 // a pool dry more and more rarely. Updates in steady state mostly
 // allocate nothing, even while the keys still reach new exponents and
-// new group sizes now and then: keys redrawn from one law allocate
-// nothing once the pools have passed their highs
-// (TestStationaryKeysAllocateNothing, 100 seeds), and the kit's
+// new group sizes now and then: keys redrawn from one law allocate in
+// 2 of 10,000 batch steps once warm, when a pool passes its high
+// (TestStationaryKeysAllocateRarely, 100 seeds), and the kit's
 // ZeroAllocs and TestZeroAllocs count none, the latter also right after
 // collections. Not never: keys that drift take groups to sizes whose
 // slices the pools, bounded to keep the memory O(n), hold none of at that

@@ -101,31 +101,36 @@ func exactProbs(keys []float64, eps float64) []float64 {
 // The χ² goodness of fit of Draw and DrawBatch with replacement against
 // the exact p*, 10^6 draws each: a law 5% off in any bin of these sizes
 // fails by far; the seed is fixed, so the test is deterministic.
+// DrawBatch's attempts are made whole one by one for samplers below
+// touchMin items, in passes of a chunk above (far): both are tested.
 func TestChiSquareDraw(t *testing.T) {
 	const draws = 1_000_000
 	for _, c := range lawCases() {
-		t.Run(c.name, func(t *testing.T) {
-			s := load(t, c.keys)
-			p := exactProbs(c.keys, c.eps)
-			src := rand.NewPCG(11, 12)
-			counts := make([]int, len(c.keys))
-			// A fifth by Draw, each with its Solve, the rest by DrawBatch.
-			for range draws / 5 {
-				i, q, err := s.Draw(c.eps, src)
-				if err != nil || !(q > 0) {
-					require.FailNow(t, "Draw", "item %d, p %v, error %v", i, q, err)
-				}
-				counts[i]++
-			}
-			items, probs := make([]int, 1000), make([]float64, 1000)
-			for range draws * 4 / 5 / len(items) {
-				require.NoError(t, s.DrawBatch(c.eps, src, true, items, probs))
-				for _, i := range items {
+		for _, far := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/far=%v", c.name, far), func(t *testing.T) {
+				s := load(t, c.keys)
+				s.far = far
+				p := exactProbs(c.keys, c.eps)
+				src := rand.NewPCG(11, 12)
+				counts := make([]int, len(c.keys))
+				// A fifth by Draw, each with its Solve, the rest by DrawBatch.
+				for range draws / 5 {
+					i, q, err := s.Draw(c.eps, src)
+					if err != nil || !(q > 0) {
+						require.FailNow(t, "Draw", "item %d, p %v, error %v", i, q, err)
+					}
 					counts[i]++
 				}
-			}
-			require.Greater(t, chiSquare(counts, p, draws), 1e-4, "counts %v, p* %v", counts, p)
-		})
+				items, probs := make([]int, 1000), make([]float64, 1000)
+				for range draws * 4 / 5 / len(items) {
+					require.NoError(t, s.DrawBatch(c.eps, src, true, items, probs))
+					for _, i := range items {
+						counts[i]++
+					}
+				}
+				require.Greater(t, chiSquare(counts, p, draws), 1e-4, "counts %v, p* %v", counts, p)
+			})
+		}
 	}
 }
 
@@ -135,29 +140,32 @@ func TestChiSquareDraw(t *testing.T) {
 func TestChiSquareWithoutReplacement(t *testing.T) {
 	const batches = 200_000
 	for _, c := range lawCases() {
-		t.Run(c.name, func(t *testing.T) {
-			s := load(t, c.keys)
-			n := len(c.keys)
-			p := exactProbs(c.keys, c.eps)
-			pair := make([]float64, n*n)
-			for i := range n {
-				for j := range n {
-					if i != j && p[i] < 1 {
-						pair[i*n+j] = p[i] * p[j] / (1 - p[i])
+		for _, far := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/far=%v", c.name, far), func(t *testing.T) {
+				s := load(t, c.keys)
+				s.far = far
+				n := len(c.keys)
+				p := exactProbs(c.keys, c.eps)
+				pair := make([]float64, n*n)
+				for i := range n {
+					for j := range n {
+						if i != j && p[i] < 1 {
+							pair[i*n+j] = p[i] * p[j] / (1 - p[i])
+						}
 					}
 				}
-			}
-			src := rand.NewPCG(13, 14)
-			counts := make([]int, n*n)
-			items, probs := make([]int, 2), make([]float64, 2)
-			for range batches {
-				if err := s.DrawBatch(c.eps, src, false, items, probs); err != nil || items[0] == items[1] {
-					require.FailNow(t, "DrawBatch", "items %v, error %v", items, err)
+				src := rand.NewPCG(13, 14)
+				counts := make([]int, n*n)
+				items, probs := make([]int, 2), make([]float64, 2)
+				for range batches {
+					if err := s.DrawBatch(c.eps, src, false, items, probs); err != nil || items[0] == items[1] {
+						require.FailNow(t, "DrawBatch", "items %v, error %v", items, err)
+					}
+					counts[items[0]*n+items[1]]++
 				}
-				counts[items[0]*n+items[1]]++
-			}
-			require.Greater(t, chiSquare(counts, pair, batches), 1e-4)
-		})
+				require.Greater(t, chiSquare(counts, pair, batches), 1e-4)
+			})
+		}
 	}
 }
 

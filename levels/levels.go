@@ -140,11 +140,18 @@ func subOf(a float64, l int) int {
 // at returns the entry of index r in group j: its slot r, or, split, the
 // slot r counted through its sub-buckets in turn.
 func (lv *level) at(j, r int) entry {
-	if sb := lv.sub[j]; sb != nil {
-		k, b := findCount(&sb.bc, &sb.cnt, uint32(r))
-		return sb.ents[k][r-int(b)]
+	if lv.sub[j] != nil {
+		return lv.atSub(j, r)
 	}
 	return lv.ents[j][r]
+}
+
+// atSub is at for a split group: a call of its own, so that at, for the
+// flat groups, inlines.
+func (lv *level) atSub(j, r int) entry {
+	sb := lv.sub[j]
+	k, b := findCount(&sb.bc, &sb.cnt, uint32(r))
+	return sb.ents[k][r-int(b)]
 }
 
 // each calls f with every entry of group j.
@@ -455,6 +462,7 @@ type Sampler struct {
 	big     [nBig][][]entry             // large group slices no group holds, by capacity class (bigClass)
 	bigHeld int                         // the entries of capacity in big
 	kept    kept                        // the solution for the ε reads last asked for, kept by writers
+	far     bool                        // n ≥ touchMin: DrawBatch's attempts overlap their cache misses (refill)
 	ver     uint64                      // the writes that changed keys, counted
 	id      uint64                      // the sampler's number (samplers)
 	asked   struct {
@@ -473,7 +481,7 @@ func New(n int) *Sampler {
 		panic(fmt.Sprintf("levels: New(%d): more than %d items", n, math.MaxInt32))
 	}
 	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels), ls: make([]lstat, nLevels),
-		free: make([]*level, 0, 64), subs: make([]*sub, 0, 16), id: samplers.Add(1)}
+		free: make([]*level, 0, 64), subs: make([]*sub, 0, 16), id: samplers.Add(1), far: n >= touchMin}
 	for i := range n {
 		s.pos[i], s.zeros[i] = int32(i), int32(i)
 	}

