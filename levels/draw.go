@@ -239,29 +239,41 @@ func uniform(src rand.Source) float64 { return float64(src.Uint64()>>11) * 0x1p-
 // one, as many words as that takes. A row of the table whose share is
 // 10^-200 is drawn with that probability, not 0.
 func fineUniform(src rand.Source) float64 {
-	e := 0
-	for {
-		x := src.Uint64()
-		if x == 0 {
-			if e -= 64; e < -1152 {
-				return 0
-			}
-			continue
-		}
-		// x·2^(e−64), its leading bit lz below bit 63: keep 53 bits from
-		// it, taking k more from the next word if x has too few.
-		k := bits.LeadingZeros64(x) - 11
-		if k <= 0 && e == 0 {
-			// The usual case, a leading one in the first word: 53 bits
-			// times 2^(−64−k), a normal power of two, exact, as Ldexp.
-			return float64(x>>-k) * math.Float64frombits(uint64(1023-64-k)<<52)
-		}
-		if k <= 0 {
-			return math.Ldexp(float64(x>>-k), e-64-k)
-		}
-		m := x<<k | src.Uint64()>>(64-k)
-		return math.Ldexp(float64(m), e-64-k)
+	x := src.Uint64()
+	if u, ok := fineFirst(x); ok {
+		return u
 	}
+	return fineRest(src, x)
+}
+
+// fineFirst returns fineUniform for a first word x whose leading one lies
+// in its top 11 bits, and true (all but one word in 2,048): 53 bits times
+// 2^(−64−k), a normal power of two, exact, as Ldexp. Inlined, so that a
+// draw calls no function for it.
+func fineFirst(x uint64) (float64, bool) {
+	k := bits.LeadingZeros64(x) - 11
+	// uint(−k): a shift, not a panic, when k > 0 (the result unused).
+	return float64(x>>uint(-k)) * math.Float64frombits(uint64(1023-64-k)<<52), k <= 0
+}
+
+// fineRest returns fineUniform for a first word x that fineFirst refuses,
+// reading the words of src that follow.
+func fineRest(src rand.Source, x uint64) float64 {
+	e := 0
+	for x == 0 {
+		if e -= 64; e < -1152 {
+			return 0
+		}
+		x = src.Uint64()
+	}
+	// x·2^(e−64), its leading bit lz below bit 63: keep 53 bits from it,
+	// taking k more from the next word if x has too few.
+	k := bits.LeadingZeros64(x) - 11
+	if k <= 0 {
+		return math.Ldexp(float64(x>>-k), e-64-k)
+	}
+	m := x<<k | src.Uint64()>>(64-k)
+	return math.Ldexp(float64(m), e-64-k)
 }
 
 // straddleAccept returns the mass m of an item of the straddling group
@@ -599,7 +611,12 @@ func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source
 		return
 	}
 	var q int
-	if x := fineUniform(src) * t.total; g != nil {
+	w := src.Uint64()
+	u, ok := fineFirst(w)
+	if !ok {
+		u = fineRest(src, w)
+	}
+	if x := u * t.total; g != nil {
 		q = t.pickGuided(g, x)
 	} else {
 		q = t.pick(x)
