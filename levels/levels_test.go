@@ -463,6 +463,48 @@ func TestSplitMerge(t *testing.T) {
 	}
 }
 
+// SetBatch moves a key to another group of its level in place of a
+// remove and an insert (move): a group it fills past 512 items splits
+// then, as Set's insert splits it, and a group it empties merges as
+// Set's remove merges it: 500 keys in one group and 100 in another of the
+// same level, the 100 moved into the first by a batch, then back.
+func TestSetBatchMoveWithinLevelSplits(t *testing.T) {
+	const n = 600
+	rng := rand.New(rand.NewPCG(5, 6))
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = 1 + rng.Float64()*0x1p-7 // group 0 of level [1, 2)
+		if i >= 500 {
+			keys[i] = 1.5 + rng.Float64()*0x1p-7 // group 32
+		}
+	}
+	s := load(t, keys)
+	require.Zero(t, splitGroups(s))
+	items := make([]int, 100)
+	nk := make([]float64, 100)
+	for k := range items {
+		items[k], nk[k] = 500+k, 1+rng.Float64()*0x1p-7
+	}
+	require.NoError(t, s.SetBatch(items, nk))
+	require.NoError(t, s.Check())
+	require.Equal(t, 1, splitGroups(s), "600 keys in one group split")
+	for k := range items {
+		keys[items[k]] = nk[k]
+	}
+	requireLaw(t, s, keys, 1/float64(2*n))
+	// Back: 499 of the group's keys to group 32 leave 101 (below 128).
+	items = rng.Perm(n)[:499]
+	nk = make([]float64, len(items))
+	for k := range nk {
+		nk[k] = 1.5 + rng.Float64()*0x1p-7
+		keys[items[k]] = nk[k]
+	}
+	require.NoError(t, s.SetBatch(items, nk))
+	require.NoError(t, s.Check())
+	require.Zero(t, splitGroups(s), "101 keys merged again")
+	requireLaw(t, s, keys, 1/float64(2*n))
+}
+
 // A cutoff on a power of two among subnormal keys (the kit's GroupEdges):
 // 1 − ε(n − ρ) is tiny there, and the bracket's denominators, formed as
 // 1 − ε·k, lost the digits that decide key 16384 (units of 2^-1074).
