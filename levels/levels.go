@@ -389,14 +389,20 @@ func (s *Sampler) releaseBig(x []entry) {
 func (s *Sampler) push(es *[]entry, e entry) int32 {
 	x := *es
 	if len(x) == cap(x) {
-		c := max(2*len(x), minCap)
-		if len(x) >= maxSmall {
-			c = ladder()[rung(len(x))+1]
-		}
-		x = s.resize(x, c)
+		x = s.grow(x)
 	}
 	*es = append(x, e)
 	return int32(len(x))
+}
+
+// grow returns x moved to a slice of the next capacity: push's rare case,
+// a call of its own so that push inlines.
+func (s *Sampler) grow(x []entry) []entry {
+	c := max(2*len(x), minCap)
+	if len(x) >= maxSmall {
+		c = ladder()[rung(len(x))+1]
+	}
+	return s.resize(x, c)
 }
 
 // pop removes the entry at slot p of *es, moving the last entry into it,
@@ -416,26 +422,35 @@ func (s *Sampler) pop(es *[]entry, p int32) int32 {
 	x = x[:last]
 	// The rare case tested first: a branch on the slice's size class,
 	// which varies from group to group, would be mispredicted.
-	if c := cap(x); 8*len(x) <= 3*c {
-		switch {
-		case len(x) == 0:
-			// An empty group gives its slice back.
-			s.release(x)
-			x = nil
-		case c > maxSmall:
-			// A large slice three eighths full steps down the ladder (to a
-			// pooled 64 from its first rung), giving its own to the pool.
-			nc := maxSmall
-			if k := rung(c); k > 0 {
-				nc = ladder()[k-1]
-			}
-			x = s.resize(x, nc)
-		case c > minCap:
-			x = s.resize(x, c/2)
-		}
+	if 8*len(x) <= 3*cap(x) {
+		x = s.shrink(x)
 	}
 	*es = x
 	return moved
+}
+
+// shrink returns x, three eighths full or less, given back if empty, or
+// moved to a slice of a lower capacity: pop's rare case, a call of its
+// own so that pop inlines.
+func (s *Sampler) shrink(x []entry) []entry {
+	c := cap(x)
+	switch {
+	case len(x) == 0:
+		// An empty group gives its slice back.
+		s.release(x)
+		return nil
+	case c > maxSmall:
+		// A large slice three eighths full steps down the ladder (to a
+		// pooled 64 from its first rung), giving its own to the pool.
+		nc := maxSmall
+		if k := rung(c); k > 0 {
+			nc = ladder()[k-1]
+		}
+		return s.resize(x, nc)
+	case c > minCap:
+		return s.resize(x, c/2)
+	}
+	return x
 }
 
 // Sampler is a law-exact dynamic sampler of p* (Lemma 1) with O(1)
@@ -1039,11 +1054,24 @@ func (s *Sampler) move(i int, old, a float64) bool {
 	if lv.sub[j0] != nil || lv.sub[j1] != nil || lv.cnt[j1] >= kSplit && l >= 2*bB {
 		return false
 	}
+	// pop and push, their usual cases written out: the calls cost a
+	// fifth of a move.
 	p := s.pos[i]
-	if moved := s.pop(&lv.ents[j0], p); moved >= 0 {
-		s.pos[moved] = p
+	x := lv.ents[j0]
+	if last := int32(len(x) - 1); p != last {
+		x[p] = x[last]
+		s.pos[x[p].item] = p
 	}
-	s.pos[i] = s.push(&lv.ents[j1], mkEntry(a, i))
+	if x = x[:len(x)-1]; 8*len(x) <= 3*cap(x) {
+		x = s.shrink(x)
+	}
+	lv.ents[j0] = x
+	if y := lv.ents[j1]; len(y) < cap(y) {
+		s.pos[i] = int32(len(y))
+		lv.ents[j1] = append(y, mkEntry(a, i))
+	} else {
+		s.pos[i] = s.push(&lv.ents[j1], mkEntry(a, i))
+	}
 	g0, g1 := sig64(old), sig64(a)
 	b0, b1 := bnd(l, j0), bnd(l, j1)
 	st := &s.ls[l]
