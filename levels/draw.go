@@ -580,19 +580,55 @@ func (s *Sampler) refillNear(o *sol, t *table, src rand.Source, sc *scratch, nee
 	var p proposal
 	for st.at, st.n = 0, 0; st.n == 0; {
 		for range min(need, chunk) {
-			s.propose(o, t, &sc.tails, &sc.guide, src, &p)
+			if !o.zero && !o.uniform {
+				// The attempts of the usual rows made here, as propose
+				// and decide make them, with their numbers of src in the
+				// same order: without the proposal's stores and loads and
+				// the calls, a third of an attempt's instructions.
+				q := t.choose(&sc.guide, src)
+				switch r := &t.rows[q]; {
+				case r.kind == rowTail && t.direct:
+					i := int32(below(src, uint64(o.n)))
+					if !t.belowStraddle(s.keys[i]) {
+						i = s.tailItem(t, src)
+					}
+					st.items[st.n], st.probs[st.n] = i, o.eps
+					st.n++
+					continue
+				case r.kind == rowLevel || r.kind == rowPartial:
+					l := int(r.l)
+					lv := s.lv[l]
+					lo := uint64(0)
+					if r.kind == rowPartial {
+						lo = t.partLo
+					}
+					x := lo + below(src, s.ls[l].wb-lo)
+					j, pre := lv.findBound(l, x)
+					slot, sure := headSlot(l, j, x-pre)
+					var u float64
+					if !sure {
+						u = uniform(src)
+					}
+					e := lv.at(j, slot)
+					if !sure && u >= headFrac(l, j, e.key()) {
+						continue
+					}
+					if q := o.prob(e.key()); q != 0 {
+						st.items[st.n], st.probs[st.n] = e.item, q
+						st.n++
+					}
+					continue
+				}
+				p = proposal{}
+				s.proposeRow(o, t, &sc.tails, src, &p, q)
+			} else {
+				s.propose(o, t, &sc.tails, &sc.guide, src, &p)
+			}
 			var e entry
 			if p.lv != nil {
 				e = p.lv.at(int(p.j), int(p.r))
 			} else if p.direct {
 				p.u = s.keys[p.item]
-			}
-			if p.sure {
-				if q := o.prob(e.key()); q != 0 {
-					st.items[st.n], st.probs[st.n] = e.item, q
-					st.n++
-				}
-				continue
 			}
 			if i, q := s.decide(o, t, &p, e, src); i >= 0 {
 				st.items[st.n], st.probs[st.n] = int32(i), q
@@ -610,17 +646,27 @@ func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source
 		p.item = int32(below(src, uint64(o.n)))
 		return
 	}
-	var q int
+	s.proposeRow(o, t, tl, src, p, t.choose(g, src))
+}
+
+// choose returns the row of t of one attempt, from a fine uniform number
+// of src, through the guide g if not nil.
+func (t *table) choose(g *guide, src rand.Source) int {
 	w := src.Uint64()
 	u, ok := fineFirst(w)
 	if !ok {
 		u = fineRest(src, w)
 	}
 	if x := u * t.total; g != nil {
-		q = t.pickGuided(g, x)
+		return t.pickGuided(g, x)
 	} else {
-		q = t.pick(x)
+		return t.pick(x)
 	}
+}
+
+// proposeRow makes the choices of an attempt after its row q, into p,
+// clear.
+func (s *Sampler) proposeRow(o *sol, t *table, tl *tails, src rand.Source, p *proposal, q int) {
 	r := t.rows[q]
 	if r.kind == rowTail {
 		p.tail = true
