@@ -974,7 +974,7 @@ func (s *Sampler) Set(i int, a float64) error {
 	if a > old && !s.fits(old, a) {
 		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
 	}
-	if (!sameGroup(old, a) || !s.replace(i, old, a)) && !s.move(i, old, a) {
+	if (!sameGroup(old, a) || !s.replace(i, old, a)) && !(sameLevel(old, a) && s.move(i, old, a)) {
 		s.remove(i, old)
 		s.insert(i, a)
 	}
@@ -989,6 +989,14 @@ func (s *Sampler) Set(i int, a float64) error {
 // made in the item's slot (replace); else, and for subnormal keys, the
 // item leaves its group and joins the new one at the end. The test is a
 // shift and a compare, inlined, which most updates fail.
+// sameLevel reports whether old and a are normal keys of the same level
+// (exponent), a shift and a compare inlined: an update across levels
+// pays no more for move.
+func sameLevel(old, a float64) bool {
+	b0, b1 := math.Float64bits(old), math.Float64bits(a)
+	return b0>>52 == b1>>52 && b0>>52 != 0
+}
+
 func sameGroup(old, a float64) bool {
 	b0, b1 := math.Float64bits(old), math.Float64bits(a)
 	return b0>>(52-bB) == b1>>(52-bB) && b0>>52 != 0
@@ -1034,20 +1042,17 @@ func (s *Sampler) replace(i int, old, a float64) bool {
 	return true
 }
 
-// move moves item i from its key old to a, nonzero keys of the same level
-// in flat groups, from one group to another, as remove and insert would,
-// and reports whether it could: not when either group is split or will
-// be, or the level has published units (their edits are remove's and
-// insert's). Most updates of SRG keep the level (74 to 83%, 7 to 18% the
-// group), and then the level's count, its bit and its reuse are as they
-// were: a third less work than remove and insert.
+// move moves item i from its key old to a, normal keys of the same level
+// (sameLevel) in flat groups, from one group to another, as remove and
+// insert would, and reports whether it could: not when either group is
+// split or will be, or the level has published units (their edits are
+// remove's and insert's). Most updates of SRG keep the level (74 to 83%,
+// 7 to 18% the group), and then the level's count, its bit and its reuse
+// are as they were: a third less work than remove and insert.
 func (s *Sampler) move(i int, old, a float64) bool {
-	if old == 0 || a == 0 {
-		return false
-	}
 	l, j0 := locate(old)
-	l1, j1 := locate(a)
-	if l1 != l || s.unitsAt(l) {
+	_, j1 := locate(a)
+	if s.unitsAt(l) {
 		return false
 	}
 	lv := s.lv[l]
@@ -1212,7 +1217,7 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	// In the batch's order of last entries, as Set one by one would.
 	for e := len(ch) - 1; e >= 0; e-- {
 		i, a := ch[e], nk[e]
-		if old := s.keys[i]; (!sameGroup(old, a) || !s.replace(i, old, a)) && !s.move(i, old, a) {
+		if old := s.keys[i]; (!sameGroup(old, a) || !s.replace(i, old, a)) && !(sameLevel(old, a) && s.move(i, old, a)) {
 			s.remove(i, old)
 			s.insert(i, a)
 		}
