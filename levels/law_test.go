@@ -134,6 +134,43 @@ func TestChiSquareDraw(t *testing.T) {
 	}
 }
 
+// The χ² goodness of fit of DrawBatch with replacement on a split group
+// (1,200 keys spread over one group's 64 sub-buckets, the straddling
+// group at ε = 1/(2n), and 300 others over a few binades), 2·10^6 draws,
+// attempts made one by one and in passes of a chunk (far): a draw from a
+// split group reads its sub-bucket's count and entry in turn.
+func TestChiSquareSplitGroups(t *testing.T) {
+	const n, draws = 1500, 2_000_000
+	rng := rand.New(rand.NewPCG(21, 22))
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = 1 + rng.Float64()*0x1p-6
+		if i >= 1200 {
+			keys[i] = rng.ExpFloat64() * 4
+		}
+	}
+	for _, eps := range []float64{0, 1 / float64(2*n)} {
+		p := exactProbs(keys, eps)
+		for _, far := range []bool{false, true} {
+			t.Run(fmt.Sprintf("eps=%v/far=%v", eps, far), func(t *testing.T) {
+				s := load(t, keys)
+				require.Positive(t, splitGroups(s))
+				s.far = far
+				src := rand.NewPCG(23, 24)
+				counts := make([]int, n)
+				items, probs := make([]int, 1000), make([]float64, 1000)
+				for range draws / len(items) {
+					require.NoError(t, s.DrawBatch(eps, src, true, items, probs))
+					for _, i := range items {
+						counts[i]++
+					}
+				}
+				require.Greater(t, chiSquare(counts, p, draws), 1e-4)
+			})
+		}
+	}
+}
+
 // The χ² goodness of fit of the first two items of DrawBatch without
 // replacement against ordered successive sampling, P(i, j) =
 // p*_i·p*_j/(1 − p*_i).
