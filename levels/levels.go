@@ -1273,7 +1273,10 @@ const touchMin = 1 << 17
 
 // touch reads, for every change of a batch, the memory its update will
 // read and write: the item's slot and its group's last entry, the slot of
-// the item that will move into it, and the end of the new key's group.
+// the item that will move into it, and the end of the new key's group,
+// and for a split group the count and sums of the sub-bucket (4% to 8%
+// of a batch step at 2^20; the level's count and sum besides gained
+// nothing, and passes of independent loads lost 10%).
 // These loads do not depend on each other, so their cache misses overlap;
 // the updates, which do, then find the lines in cache.
 func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
@@ -1287,7 +1290,9 @@ func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
 			lv := s.lv[l]
 			es := lv.ents[j]
 			if sb := lv.sub[j]; sb != nil {
-				es = sb.ents[subOf(old, l)]
+				k := subOf(old, l)
+				es = sb.ents[k]
+				sink += sb.cnt[k] + int32(sb.sum[k].lo) + int32(sb.bs[k>>3].lo)
 			}
 			if p := int(s.pos[i]); p < len(es) {
 				last := es[len(es)-1].item
@@ -1299,7 +1304,9 @@ func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
 			if lv := s.lv[l]; lv != nil {
 				es := lv.ents[j]
 				if sb := lv.sub[j]; sb != nil {
-					es = sb.ents[subOf(a, l)]
+					k := subOf(a, l)
+					es = sb.ents[k]
+					sink += sb.cnt[k] + int32(sb.sum[k].lo) + int32(sb.bs[k>>3].lo)
 				}
 				if len(es) > 0 {
 					sink += es[len(es)-1].item
