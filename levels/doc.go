@@ -159,11 +159,14 @@
 // DrawBatch draws with one Solve, one table and a guide to its rows (for
 // each of 64 equal parts of the total weight, the first row it can fall
 // in, so that a row is found in a step or two, with no branch on the
-// random number to mispredict), 32 attempts at a time:
-// their choices first, from the tables and block sums (in cache), then
-// the reads of their 32 entries, loads that do not depend on each other so
-// that their cache misses overlap, then their tests; the accepted attempts,
-// in order, are independent draws. Without replacement it
+// random number to mispredict), 32 attempts at a time. From 2^17 items
+// (touchMin) on, their choices first, from the tables and block sums (in
+// cache), then the reads of their 32 entries, loads that do not depend on
+// each other so that their cache misses overlap, then their tests; below,
+// where the sampler stays in the last-level cache, each attempt is made
+// whole before the next, those of a direct tail row and of a level of the
+// head without a call. Either way the accepted attempts, in order, are
+// independent draws. Without replacement it
 // rejects items already drawn and, after 64 rejections in a row, draws
 // from the explicit conditional distribution in O(n), as
 // reweighted.DrawBatch does. When a few items hold most of the mass (the

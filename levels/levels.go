@@ -1052,6 +1052,7 @@ func (s *Sampler) replace(i int, old, a float64) bool {
 func (s *Sampler) move(i int, old, a float64) bool {
 	l, j0 := locate(old)
 	_, j1 := locate(a)
+	j0, j1 = j0&(nG-1), j1&(nG-1) // no-ops that drop the bounds checks
 	if s.unitsAt(l) {
 		return false
 	}
