@@ -285,8 +285,8 @@
 // # Where the time goes
 //
 // On a 2-core machine (one process, blocks of 2,000 steps interleaved
-// with gonum's sampleuv.Weighted, thread CPU time, medians of 40 ratios,
-// load about 0.5), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.0
+// with gonum's sampleuv.Weighted, thread CPU time, medians of 48 ratios,
+// load about 0.5), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.1
 // to 2.4 times gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1)
 // and lognormal keys. Gonum needs no Solve; here a draw needs none
 // either, but the Set before it pays the kept solution's upkeep, four
@@ -294,19 +294,22 @@
 // 1,340): the float sums of the levels above t*, the bracket search in
 // the straddling unit, the table's rows; a fifth is the draw. A batch
 // step (128 draws without replacement, then their 128 new keys) shares
-// one Solve and costs per item 0.67 (Exp(1) keys) and 0.75 (lognormal)
-// times gonum's 128 Take and 128 Reweight in the same run at 2^16, 0.87
-// and 0.84 at 2^20 (levels, whose structures span more cache
-// lines than gonum's heap, slows more than gonum when other jobs take
-// the caches: 0.97 to 1.19 in a run of a busier day); some 1,500
-// instructions an item at 2^16, spread over the attempt's choices (two
-// random numbers, the row from the guide, the group from the block sums
-// by arithmetic rather than branches), the read of its entry, its test and p,
-// and the update's remove and insert (some 400). Without replacement,
+// one Solve and costs per item 0.64 (Exp(1) keys) and 0.68 (lognormal)
+// times gonum's 128 Take and 128 Reweight in the same run at 2^16, 0.80
+// and 0.78 at 2^20 (levels, whose structures span more cache lines than
+// gonum's heap, slows more than gonum when other jobs take the caches:
+// 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
+// cache) the sampler costs some 790 instructions an example, against SGD's
+// whole iteration of 940: an attempt's choices (two random numbers, the
+// row from the guide, the group from the block sums with no branch on
+// the number, the slot), the read of its entry, its test and p, and the
+// update, which most often moves the item to another group of its level
+// (move). Without replacement,
 // the draws of items already in the batch cost attempts too: SRG makes
 // 1.05 attempts a draw on mushrooms, 1.21 on the paper's other three
 // sets, whose p* is more concentrated. At 2^20 the
-// profile is memory: the read of a proposed slot and Set's writes at the
+// profile is memory: the read of a proposed slot (for a split group,
+// after its sub-buckets' counts) and Set's writes at the
 // end of the new key's group and swap-remove from the old one; the
 // attempts of a chunk and the touches of a batch overlap those misses,
 // which is most of what they gain; below 2^17 items, where the sampler
