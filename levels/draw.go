@@ -659,9 +659,8 @@ func (t *table) choose(g *guide, src rand.Source) int {
 	}
 	if x := u * t.total; g != nil {
 		return t.pickGuided(g, x)
-	} else {
-		return t.pick(x)
 	}
+	return t.pick(u * t.total)
 }
 
 // proposeRow makes the choices of an attempt after its row q, into p,

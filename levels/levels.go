@@ -396,7 +396,7 @@ func (s *Sampler) push(es *[]entry, e entry) int32 {
 }
 
 // grow returns x moved to a slice of the next capacity: push's rare case,
-// a call of its own so that push inlines.
+// a call of its own.
 func (s *Sampler) grow(x []entry) []entry {
 	c := max(2*len(x), minCap)
 	if len(x) >= maxSmall {
@@ -431,7 +431,7 @@ func (s *Sampler) pop(es *[]entry, p int32) int32 {
 
 // shrink returns x, three eighths full or less, given back if empty, or
 // moved to a slice of a lower capacity: pop's rare case, a call of its
-// own so that pop inlines.
+// own, which move's copy of pop's usual case calls too.
 func (s *Sampler) shrink(x []entry) []entry {
 	c := cap(x)
 	switch {
@@ -631,8 +631,8 @@ func (lv *level) findBound(l int, r uint64) (int, uint64) {
 	// fixed number are predicted, where a loop that stops at the answer,
 	// which is random, is mispredicted about once a call. The block is a
 	// count of the prefixes at or below r, its prefix read back from
-	// them; the group is kept by conditional moves (the compiler makes
-	// branches of the block's). The steps are written out: a loop's
+	// them; the group is kept by conditional moves (the same form for the
+	// block compiles to branches). The steps are written out: a loop's
 	// counter and bounds checks cost as much as the steps. 18 ns a call
 	// on random numbers, from 21.
 	bb := &lv.bb
