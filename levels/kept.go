@@ -305,8 +305,8 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		{w: scaleDown(float64(s.ls[l].wb-partLo), l-bB-o.ts), l: int32(l), kind: rowPartial},
 	}
 	q := 0
-	for _, r := range front {
-		if r.w > 0 {
+	for k := range front {
+		if r := &front[k]; r.w > 0 {
 			if q >= t.front || t.rows[q].kind != r.kind || t.rows[q].l != r.l {
 				return false
 			}
@@ -317,20 +317,21 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		return false
 	}
 	q = 0
-	for _, r := range front {
-		if r.w > 0 {
-			t.rows[q].w = r.w
+	for k := range front {
+		if w := front[k].w; w > 0 {
+			t.rows[q].w = w
 			q++
 		}
 	}
 	for _, m := range [2]int{lo, ln} {
-		if m <= l {
-			continue
-		}
-		for k, h := range t.heads {
-			if int(h) == m {
-				t.rows[t.front+len(t.heads)-1-k].w = scaleDown(float64(s.ls[m].wb), m-bB-o.ts)
-				break
+		if m > l {
+			// The heads run top down, so level m's row is the
+			// (top − m)th from the top at most: search from there.
+			for k := min(o.top-m, len(t.heads)-1); k >= 0; k-- {
+				if int(t.heads[k]) == m {
+					t.rows[t.front+len(t.heads)-1-k].w = scaleDown(float64(s.ls[m].wb), m-bB-o.ts)
+					break
+				}
 			}
 		}
 	}
