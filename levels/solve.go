@@ -191,14 +191,32 @@ func (s *Sampler) skipTo(o *sol, sc *scratch, l int) (int, float64, int, bool) {
 // roundings in that sum, and the lowest of those levels (−1 if none).
 func (s *Sampler) levelsAbove(o *sol, l int) (above int, sAbove float64, depth, low int) {
 	low = -1
-	for m := o.top; m > l; m = s.nextLevel(m) {
-		st := &s.ls[m]
-		above += int(st.n)
-		sAbove += scaleDown(st.sum.float(), unitShift(m)-o.ts)
-		depth += 3
-		low = m
+	if o.top <= l {
+		return above, sAbove, depth, low
 	}
-	return above, sAbove, depth, low
+	// The occupied levels from the top down, as nextLevel walks them, a
+	// word of the bitmap at a time: no call a level.
+	w := o.top >> 6
+	x := s.occ[w] & (^uint64(0) >> (63 - o.top&63))
+	for {
+		for ; x != 0; x &^= 1 << (bits.Len64(x) - 1) {
+			m := w*64 + bits.Len64(x) - 1
+			if m <= l {
+				return above, sAbove, depth, low
+			}
+			st := &s.ls[m]
+			above += int(st.n)
+			sAbove += scaleDown(st.sum.float(), unitShift(m)-o.ts)
+			depth += 3
+			low = m
+		}
+		ws := s.occW & (1<<w - 1)
+		if ws == 0 {
+			return above, sAbove, depth, low
+		}
+		w = bits.Len64(ws) - 1
+		x = s.occ[w]
+	}
 }
 
 // resolve finds the head of the straddling group j of level l: part is
