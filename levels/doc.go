@@ -286,19 +286,19 @@
 //
 // On a 2-core machine (one process, blocks of 2,000 steps interleaved
 // with gonum's sampleuv.Weighted, thread CPU time, medians of 48 ratios,
-// load about 0.5), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.1
+// load about 0.5), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.0
 // to 2.4 times gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1)
 // and lognormal keys. Gonum needs no Solve; here a draw needs none
 // either, but the Set before it pays the kept solution's upkeep, four
-// fifths of the step's 4,200 instructions on Exp(1) keys at 2^16 (gonum:
+// fifths of the step's 4,100 instructions on Exp(1) keys at 2^16 (gonum:
 // 1,340): the float sums of the levels above t*, the bracket search in
 // the straddling unit, the table's rows; a fifth is the draw. A batch
 // step (128 draws without replacement, then their 128 new keys) shares
-// one Solve and costs per item 0.64 (Exp(1) keys) and 0.68 (lognormal)
-// times gonum's 128 Take and 128 Reweight in the same run at 2^16, 0.80
-// and 0.78 at 2^20 (levels, whose structures span more cache lines than
-// gonum's heap, slows more than gonum when other jobs take the caches:
-// 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
+// one Solve and costs per item 0.64 to 0.78 (Exp(1) keys) and 0.67 to
+// 0.76 (lognormal) times gonum's 128 Take and 128 Reweight in the same
+// run at 2^16, 0.80 and 0.78 at 2^20 (levels, whose structures span more
+// cache lines than gonum's heap, slows more than gonum when other jobs
+// take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
 // cache) the sampler costs some 790 instructions an example, against SGD's
 // whole iteration of 940: an attempt's choices (two random numbers, the
 // row from the guide, the group from the block sums with no branch on
