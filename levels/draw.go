@@ -596,15 +596,7 @@ func (s *Sampler) refillNear(o *sol, t *table, src rand.Source, sc *scratch, nee
 					st.n++
 					continue
 				case r.kind == rowLevel || r.kind == rowPartial:
-					l := int(r.l)
-					lv := s.lv[l]
-					lo := uint64(0)
-					if r.kind == rowPartial {
-						lo = t.partLo
-					}
-					x := lo + below(src, s.ls[l].wb-lo)
-					j, pre := lv.findBound(l, x)
-					slot, sure := headSlot(l, j, x-pre)
+					lv, l, j, slot, sure := s.headChoice(t, r, src)
 					var u float64
 					if !sure {
 						u = uniform(src)
@@ -678,26 +670,37 @@ func (s *Sampler) proposeRow(o *sol, t *table, tl *tails, src rand.Source, p *pr
 		s.tailLoc(o, t, tl, below(src, uint64(t.nTail)), p)
 		return
 	}
-	l := int(r.l)
-	lv := s.lv[l]
 	if r.kind != rowStraddle {
-		lo := uint64(0)
-		if r.kind == rowPartial {
-			lo = t.partLo
-		}
-		x := lo + below(src, s.ls[l].wb-lo)
-		j, pre := lv.findBound(l, x)
-		slot, sure := headSlot(l, j, x-pre)
+		lv, l, j, slot, sure := s.headChoice(t, &r, src)
 		p.lv, p.l, p.j, p.r, p.sure, p.test = lv, int32(l), int32(j), int32(slot), sure, !sure
 		if !sure {
 			p.u = uniform(src)
 		}
 		return
 	}
+	l := int(r.l)
+	lv := s.lv[l]
 	j := o.grp
 	p.lv, p.l, p.j = lv, int32(l), int32(j)
 	p.r = int32(below(src, uint64(lv.cnt[j])))
 	p.u = uniform(src)
+}
+
+// headChoice returns the group j and the slot of an attempt on row r of
+// level l (lv), a level of the head or the straddling level's part above
+// its straddling group, chosen by one number of src over the row's bound
+// weight, and whether the attempt accepts at once (headSlot).
+func (s *Sampler) headChoice(t *table, r *row, src rand.Source) (lv *level, l, j, slot int, sure bool) {
+	l = int(r.l)
+	lv = s.lv[l]
+	lo := uint64(0)
+	if r.kind == rowPartial {
+		lo = t.partLo
+	}
+	x := lo + below(src, s.ls[l].wb-lo)
+	j, pre := lv.findBound(l, x)
+	slot, sure = headSlot(l, j, x-pre)
+	return lv, l, j, slot, sure
 }
 
 // tailItem returns a uniform tail item outside the straddling group, for a
