@@ -178,10 +178,15 @@ func rowCostNote(r *Report) string {
 		parts = append(parts, fmt.Sprintf("%s %s× on rows of %s non-zeros", s.name, fmtF(s.ratio, 1), fmtF(s.row, 0)))
 	}
 	short, long := sets[0], sets[len(sets)-1]
+	sr, lr := fmtF(short.ratio, 1), fmtF(long.ratio, 1)
 	verdict := "longer rows did not bring SRG's cost closer to SGD's here"
-	if long.ratio < short.ratio {
-		verdict = fmt.Sprintf("the longest rows bring SRG's epoch from %s to %s times SGD's, so there its seconds follow its epochs more closely",
-			fmtF(short.ratio, 1), fmtF(long.ratio, 1))
+	switch {
+	case sr == lr:
+		// "from 2.1 to 2.1" would say nothing: the difference is below
+		// the digit shown.
+		verdict = fmt.Sprintf("the row lengths here make no difference that shows: about %s times SGD's on the shortest rows and on the longest", sr)
+	case long.ratio < short.ratio:
+		verdict = fmt.Sprintf("the longest rows bring SRG's epoch from %s to %s times SGD's, so there its seconds follow its epochs more closely", sr, lr)
 	}
 	return fmt.Sprintf(" By the mean length of the rows (the sampler's work per example is the same whatever the row; the gradient's grows with it): %s; %s.",
 		strings.Join(parts, ", "), verdict)

@@ -151,7 +151,9 @@ func TestSolversAgreeOnPaperSets(t *testing.T) {
 }
 
 // The note on row length orders the sets by their mean row and says
-// whether the longest rows bring SRG's epoch cost closer to SGD's.
+// whether the longest rows bring SRG's epoch cost closer to SGD's, or,
+// when the two costs show as the same digits, that the rows make no
+// difference that shows.
 func TestRowCostNote(t *testing.T) {
 	row := func(nnz int) *libsvm.Dataset {
 		ds := &libsvm.Dataset{Ptr: []int{0}, Labels: []float64{1, -1}}
@@ -172,6 +174,11 @@ func TestRowCostNote(t *testing.T) {
 	require.Contains(t, note, "bring SRG's epoch from 5.0 to 0.9 times SGD's")
 	r.Datasets[0].EpochCost.Ratio = 6
 	require.Contains(t, rowCostNote(r), "did not bring")
+	// 2.14 and 2.07 both show as 2.1: no "from 2.1 to 2.1".
+	r.Datasets[0].EpochCost.Ratio, r.Datasets[1].EpochCost.Ratio = 2.07, 2.14
+	note = rowCostNote(r)
+	require.Contains(t, note, "make no difference that shows: about 2.1 times SGD's")
+	require.NotContains(t, note, "from 2.1 to 2.1")
 	r.Datasets = r.Datasets[:1]
 	require.Empty(t, rowCostNote(r))
 }
