@@ -248,8 +248,8 @@ func fineUniform(src rand.Source) float64 {
 
 // fineFirst returns fineUniform for a first word x whose leading one lies
 // in its top 11 bits, and true (all but one word in 2,048): 53 bits times
-// 2^(−64−k), a normal power of two, exact, as Ldexp. Inlined, so that a
-// draw calls no function for it.
+// 2^(−64−k), a normal power of two, exact, as Ldexp. Inlined in
+// fineUniform, which calls out only for the rare continuation.
 func fineFirst(x uint64) (float64, bool) {
 	k := bits.LeadingZeros64(x) - 11
 	// uint(−k): a shift, not a panic, when k > 0 (the result unused).
@@ -644,15 +644,11 @@ func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source
 // choose returns the row of t of one attempt, from a fine uniform number
 // of src, through the guide g if not nil.
 func (t *table) choose(g *guide, src rand.Source) int {
-	w := src.Uint64()
-	u, ok := fineFirst(w)
-	if !ok {
-		u = fineRest(src, w)
-	}
-	if x := u * t.total; g != nil {
+	x := fineUniform(src) * t.total
+	if g != nil {
 		return t.pickGuided(g, x)
 	}
-	return t.pick(u * t.total)
+	return t.pick(x)
 }
 
 // proposeRow makes the choices of an attempt after its row q, into p,
