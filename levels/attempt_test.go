@@ -146,12 +146,13 @@ func TestDrawBatchAttemptsWhatItNeeds(t *testing.T) {
 
 // A tail attempt with a table that draws its tail items directly, driven
 // number by number through Draw's attempt and through DrawBatch (its
-// attempts made one by one, and in passes of a chunk): the tail row, then a uniform item of all ten; one whose key lies below the
-// straddling group (1e-5, 2e-5 or 0) is drawn at once, with p = ε and no
-// further number; any other (a head key 4, or 1e-3 in the straddling
-// group, all in the tail but proposed by its own row) is tried again with
-// the next number, never rejected: a rejection would draw the tail items
-// nTail/n times too rarely.
+// attempts made one by one, and in passes of a chunk): the tail row, then
+// a uniform item of all ten; one whose key lies below the straddling group
+// (1e-5, 2e-5 or 0) is drawn at once, with p = ε and no further number;
+// any other (a head key 4, or 1e-3 in the straddling group, all in the
+// tail but proposed by its own row) is tried again with the next number,
+// never rejected: a rejection would draw the tail items nTail/n times too
+// rarely.
 func TestDirectTailAttempt(t *testing.T) {
 	keys := []float64{4, 4, 1e-3, 1e-3, 1e-5, 1e-5, 1e-5, 2e-5, 0, 0}
 	below := []bool{false, false, false, false, true, true, true, true, true, true}
