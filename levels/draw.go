@@ -330,13 +330,7 @@ func headFrac(l, j int, a float64) float64 {
 func (s *Sampler) attempt(o *sol, t *table, tl *tails, src rand.Source) (int, float64) {
 	var p proposal
 	s.propose(o, t, tl, nil, src, &p)
-	var e entry
-	if p.lv != nil {
-		e = p.lv.at(int(p.j), int(p.r))
-	} else if p.direct {
-		p.u = s.keys[p.item]
-	}
-	return s.decide(o, t, &p, e, src)
+	return s.decideAt(o, t, &p, src)
 }
 
 // decide returns the item of an attempt whose proposal is p and entry e
@@ -449,6 +443,10 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	if !o.zero && !o.uniform {
 		sc.guide.build(t)
 	}
+	if !s.far {
+		s.drawNear(o, t, src, sc, replace, items, probs)
+		return nil
+	}
 	if replace {
 		for k := range items {
 			if st.at == st.n {
@@ -538,10 +536,6 @@ func (st *stream) next() (int, float64) {
 // attempts, their numbers of src taken in another order.
 func (s *Sampler) refill(o *sol, t *table, src rand.Source, sc *scratch, need int) {
 	st := &sc.st
-	if !s.far {
-		s.refillNear(o, t, src, sc, need)
-		return
-	}
 	for st.at, st.n = 0, 0; st.n == 0; {
 		props := st.props[:min(need, chunk)]
 		for k := range props {
@@ -571,63 +565,99 @@ func (s *Sampler) refill(o *sol, t *table, src rand.Source, sc *scratch, need in
 	}
 }
 
-// refillNear is refill for a sampler that stays in the last-level
-// cache, each attempt made whole before the next: there the separate
-// passes overlap few cache misses, and their loads and stores cost 4% of
-// an SRG epoch on mushrooms (40 instructions an attempt).
-func (s *Sampler) refillNear(o *sol, t *table, src rand.Source, sc *scratch, need int) {
-	st := &sc.st
-	var p proposal
-	for st.at, st.n = 0, 0; st.n == 0; {
-		for range min(need, chunk) {
-			if !o.zero && !o.uniform {
-				// The attempts of the usual rows made here, as propose
-				// and decide make them, with their numbers of src in the
-				// same order: without the proposal's stores and loads and
-				// the calls, a third of an attempt's instructions.
-				q := t.choose(&sc.guide, src)
-				switch r := &t.rows[q]; {
-				case r.kind == rowTail && t.direct:
-					i := int32(below(src, uint64(o.n)))
-					if !t.belowStraddle(s.keys[i]) {
-						i = s.tailItem(t, src)
-					}
-					st.items[st.n], st.probs[st.n] = i, o.eps
-					st.n++
-					continue
-				case r.kind == rowLevel || r.kind == rowPartial:
-					lv, l, j, slot, sure := s.headChoice(t, r, src)
-					var u float64
-					if !sure {
-						u = uniform(src)
-					}
-					e := lv.at(j, slot)
-					if !sure && u >= headFrac(l, j, e.key()) {
-						continue
-					}
-					if q := o.prob(e.key()); q != 0 {
-						st.items[st.n], st.probs[st.n] = e.item, q
-						st.n++
-					}
+// drawNear is DrawBatch below touchMin items (far unset), where the
+// sampler stays in the last-level cache: each attempt is made whole, as
+// Draw's attempt makes it, with its numbers of src in the same order, and
+// an accepted one goes into items at once (without replacement, unless
+// the batch holds its item already). refill's passes, which overlap the
+// cache misses of a chunk's attempts, overlap few here, and their stores
+// and loads of the proposals and of the stream cost 4% of an SRG epoch on
+// mushrooms (40 instructions an attempt).
+func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, replace bool, items []int, probs []float64) {
+	var seen []uint64
+	if !replace {
+		seen = sc.seenBits(len(s.keys))
+	}
+	// Copies that the calls below cannot be assumed to change, so that
+	// the loop keeps them in registers.
+	usual, g, rows, direct, eps := !o.zero && !o.uniform, &sc.guide, t.rows, t.direct, o.eps
+	rejections := 0
+	for k := 0; k < len(items); {
+		var i int
+		var p float64
+		switch {
+		case !replace && rejections == maxRejections:
+			i, p = s.drawRest(o, sc, seen, k, uniform(src))
+		case usual:
+			// The attempts of the usual rows made here, as propose and
+			// decide make them, with their numbers of src in the same
+			// order: without the proposal's stores and loads and the
+			// calls, a third of an attempt's instructions.
+			q := t.choose(g, src)
+			switch r := &rows[q]; {
+			case r.kind == rowTail && direct:
+				x := int32(below(src, uint64(o.n)))
+				if !t.belowStraddle(s.keys[x]) {
+					x = s.tailItem(t, src)
+				}
+				i, p = int(x), eps
+			case r.kind == rowLevel || r.kind == rowPartial:
+				lv, l, j, slot, sure := s.headChoice(t, r, src)
+				var u float64
+				if !sure {
+					u = uniform(src)
+				}
+				e := lv.at(j, slot)
+				if !sure && u >= headFrac(l, j, e.key()) {
 					continue
 				}
-				p = proposal{}
-				s.proposeRow(o, t, &sc.tails, src, &p, q)
-			} else {
-				s.propose(o, t, &sc.tails, &sc.guide, src, &p)
+				if p = o.prob(e.key()); p == 0 {
+					continue
+				}
+				i = int(e.item)
+			default:
+				var pr proposal
+				s.proposeRow(o, t, &sc.tails, src, &pr, q)
+				if i, p = s.decideAt(o, t, &pr, src); i < 0 {
+					continue
+				}
 			}
-			var e entry
-			if p.lv != nil {
-				e = p.lv.at(int(p.j), int(p.r))
-			} else if p.direct {
-				p.u = s.keys[p.item]
-			}
-			if i, q := s.decide(o, t, &p, e, src); i >= 0 {
-				st.items[st.n], st.probs[st.n] = int32(i), q
-				st.n++
+		default:
+			var pr proposal
+			s.propose(o, t, &sc.tails, &sc.guide, src, &pr)
+			if i, p = s.decideAt(o, t, &pr, src); i < 0 {
+				continue
 			}
 		}
+		if !replace {
+			w, b := i>>6, uint64(1)<<(i&63)
+			if seen[w]&b != 0 {
+				rejections++
+				continue
+			}
+			seen[w] |= b
+			rejections = 0
+		}
+		items[k], probs[k] = i, p
+		k++
 	}
+	if !replace {
+		for _, i := range items {
+			seen[i>>6] &^= 1 << (i & 63)
+		}
+	}
+}
+
+// decideAt reads the entry of proposal p, if it names a slot, or the key
+// of its item, if a direct tail try, and decides the attempt.
+func (s *Sampler) decideAt(o *sol, t *table, p *proposal, src rand.Source) (int, float64) {
+	var e entry
+	if p.lv != nil {
+		e = p.lv.at(int(p.j), int(p.r))
+	} else if p.direct {
+		p.u = s.keys[p.item]
+	}
+	return s.decide(o, t, p, e, src)
 }
 
 // propose makes the choices of one attempt, as attempt does, into p; with
