@@ -199,7 +199,7 @@ func (d *Driver) SetBatch(items []int, keys []float64) error {
 		return reweighted.ErrEmpty
 	}
 	n := d.Len()
-	if err := check.Batch(items, keys, n); err != nil {
+	if _, err := check.Batch(items, keys, n); err != nil {
 		return err
 	}
 	if m == 0 {

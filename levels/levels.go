@@ -1186,23 +1186,21 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	if len(s.keys) == 0 {
 		return reweighted.ErrEmpty
 	}
-	m, n := len(items), len(s.keys)
-	if err := check.Batch(items, keys, n); err != nil {
+	n := len(s.keys)
+	most, err := check.Batch(items, keys, n)
+	if err != nil {
 		return err
 	}
-	if m == 0 {
-		return nil
-	}
-	sc := s.getScratch()
-	defer s.putScratch(sc)
-	ch, nk, most := s.lastChanges(items, keys, sc.seenBits(n), sc.chItems[:0], sc.chKeys[:0])
-	sc.chItems, sc.chKeys = ch, nk
 	top := s.topLevel()
 	if most > 0 {
 		l, _ := locate(most)
 		top = max(top, l)
 	}
+	sc := s.getScratch()
+	defer s.putScratch(sc)
 	if top+1+bits.Len(uint(n)) > maxSumLevel {
+		ch, nk := s.lastChanges(items, keys, sc.seenBits(n), sc.chItems[:0], sc.chKeys[:0])
+		sc.chItems, sc.chKeys = ch, nk
 		t := s.exactTotal(&sc.x, &sc.y, &sc.z)
 		for e, i := range ch {
 			t.Sub(t, unitsInt(&sc.y, s.keys[i]))
@@ -1213,18 +1211,28 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 		}
 	}
 	if n >= touchMin {
-		s.touch(ch, nk, sc)
+		s.touch(items, keys, sc)
 	}
-	// In the batch's order of last entries, as Set one by one would.
-	for e := len(ch) - 1; e >= 0; e-- {
-		i, a := ch[e], nk[e]
-		if old := s.keys[i]; (!sameGroup(old, a) || !s.replace(i, old, a)) && !(sameLevel(old, a) && s.move(i, old, a)) {
+	// Each entry in turn, as Set one by one would: an item's last entry
+	// leaves its last key, with no pass to find the last entries first (a
+	// batch of SRG without replacement repeats no item; that pass cost 38
+	// instructions an example of SRG on mushrooms).
+	keys = keys[:len(items)]
+	changed := false
+	for e, i := range items {
+		a := keys[e] + 0 // −0 read as 0
+		old := s.keys[i]
+		if a == old {
+			continue
+		}
+		changed = true
+		if (!sameGroup(old, a) || !s.replace(i, old, a)) && !(sameLevel(old, a) && s.move(i, old, a)) {
 			s.remove(i, old)
 			s.insert(i, a)
 		}
 		s.keys[i] = a
 	}
-	if len(ch) > 0 {
+	if changed {
 		s.ver++
 		s.keep(false, 0, 0, sc)
 	}
@@ -1233,14 +1241,9 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 
 // lastChanges appends to ch and nk, from the end of the batch, the last
 // entry of each item of items whose key keys changes (−0 read as 0), and
-// returns them and the largest of their keys. seen is a bit set of n
-// bits, clear, and left clear. A function of its own, with few values
-// live in its loop, which the compiler keeps in registers.
-func (s *Sampler) lastChanges(items []int, keys []float64, seen []uint64, ch []int, nk []float64) ([]int, []float64, float64) {
-	most, now := 0.0, s.keys
-	ch, nk = slices.Grow(ch[:0], len(items))[:len(items)], slices.Grow(nk[:0], len(items))[:len(items)]
-	keys = keys[:len(items)]
-	c := 0
+// returns them. seen is a bit set of n bits, clear, and left clear.
+func (s *Sampler) lastChanges(items []int, keys []float64, seen []uint64, ch []int, nk []float64) ([]int, []float64) {
+	now := s.keys
 	for k := len(items) - 1; k >= 0; k-- {
 		i := items[k]
 		w, b := i>>6, uint64(1)<<(i&63)
@@ -1249,17 +1252,13 @@ func (s *Sampler) lastChanges(items []int, keys []float64, seen []uint64, ch []i
 		}
 		seen[w] |= b
 		if a := keys[k] + 0; a != now[i] {
-			ch[c], nk[c] = i, a
-			c++
-			if a > most {
-				most = a
-			}
+			ch, nk = append(ch, i), append(nk, a)
 		}
 	}
 	for _, i := range items {
 		seen[i>>6] &^= 1 << (i & 63)
 	}
-	return ch[:c], nk[:c], most
+	return ch, nk
 }
 
 // touchMin is the number of items from which SetBatch touches the memory
@@ -1272,7 +1271,7 @@ func (s *Sampler) lastChanges(items []int, keys []float64, seen []uint64, ch []i
 // epoch on w8a and ijcnn1 (about 50,000 examples) costs 3% less without.
 const touchMin = 1 << 17
 
-// touch reads, for every change of a batch, the memory its update will
+// touch reads, for every entry of a batch, the memory its update will
 // read and write: the item's slot and its group's last entry, the slot of
 // the item that will move into it, and the end of the new key's group,
 // and for a split group the count and sums of the sub-bucket (4% to 8%

@@ -415,6 +415,13 @@ func lawNegativeZero(t TB, newDist NewDist) {
 	require.NoError(t, s.Set(1, math.Copysign(0, -1)))
 	require.False(t, math.Signbit(s.Key(1)), "−0 must be stored as 0")
 	require.NoError(t, VerifyLaw(s, []float64{0, 0, 0}, 0))
+	// And by a batch, over keys that were not 0 (a key that is 0 already
+	// does not change).
+	require.NoError(t, reweighted.SetBatch(s, []int{1, 2}, []float64{5, 3}))
+	require.NoError(t, reweighted.SetBatch(s, []int{2, 1}, []float64{math.Copysign(0, -1), math.Copysign(0, -1)}))
+	require.False(t, math.Signbit(s.Key(1)), "−0 must be stored as 0 by SetBatch")
+	require.False(t, math.Signbit(s.Key(2)), "−0 must be stored as 0 by SetBatch")
+	require.NoError(t, VerifyLaw(s, []float64{0, 0, 0}, 0))
 }
 
 // ObserveLaw is Observe for a sampler of either kind: its keys, and the

@@ -39,18 +39,21 @@ func Index(i, n int) error {
 
 // Batch validates a batch of SetBatch for n ≥ 1 items: ErrBatch if items
 // and keys differ in length, then ErrIndex or ErrKey for the first bad
-// entry, wrapped with its position. The sum against MaxSum is the
-// caller's to check.
-func Batch(items []int, keys []float64, n int) error {
+// entry, wrapped with its position. It returns the largest key of a valid
+// batch (0 if empty), for the caller's check of the sum against MaxSum.
+func Batch(items []int, keys []float64, n int) (float64, error) {
 	if len(keys) != len(items) {
-		return fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, len(items), len(keys))
+		return 0, fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, len(items), len(keys))
 	}
+	most := 0.0
 	for k, i := range items {
-		if a := keys[k]; uint(i) >= uint(n) || !(a >= 0 && a <= reweighted.MaxSum) {
-			return batchError(k, i, a, n)
+		a := keys[k]
+		if uint(i) >= uint(n) || !(a >= 0 && a <= reweighted.MaxSum) {
+			return 0, batchError(k, i, a, n)
 		}
+		most = max(most, a)
 	}
-	return nil
+	return most, nil
 }
 
 // batchError is the error of batch entry k, item i with key a, which Batch

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/reweighted/reweighted"
 )
@@ -42,11 +43,12 @@ func TestKeyBoundaries(t *testing.T) {
 // and names its position; differing lengths are ErrBatch.
 func TestBatchFirstBadEntry(t *testing.T) {
 	const n = 4
-	require.ErrorIs(t, Batch([]int{0}, nil, n), reweighted.ErrBatch)
+	_, err := Batch([]int{0}, nil, n)
+	require.ErrorIs(t, err, reweighted.ErrBatch)
 	for _, bad := range boundary {
 		for _, i := range []int{-1, 0, n - 1, n} {
 			items, keys := []int{1, 2, i, 0}, []float64{1, 2, bad, math.NaN()}
-			err := Batch(items, keys, n)
+			_, err := Batch(items, keys, n)
 			switch {
 			case i < 0 || i >= n:
 				require.ErrorIs(t, err, reweighted.ErrIndex)
@@ -62,5 +64,32 @@ func TestBatchFirstBadEntry(t *testing.T) {
 			}
 		}
 	}
-	require.NoError(t, Batch([]int{0, 3}, []float64{0, reweighted.MaxSum}, n))
+	most, err := Batch([]int{0, 3}, []float64{0, reweighted.MaxSum}, n)
+	require.NoError(t, err)
+	require.Equal(t, reweighted.MaxSum, most)
+}
+
+// Property: Batch returns the largest key of a valid batch, 0 for an
+// empty one, whatever the keys' order, −0 read as 0.
+func TestBatchLargestKey(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var valid []float64
+		for _, a := range boundary {
+			if a >= 0 && a <= reweighted.MaxSum {
+				valid = append(valid, a)
+			}
+		}
+		key := rapid.OneOf(rapid.SampledFrom(valid), rapid.Float64Range(0, reweighted.MaxSum))
+		keys := rapid.SliceOf(key).Draw(t, "keys")
+		items := make([]int, len(keys))
+		most, err := Batch(items, keys, 1)
+		require.NoError(t, err)
+		want := 0.0
+		for _, a := range keys {
+			if a > want {
+				want = a
+			}
+		}
+		require.Equal(t, math.Float64bits(want), math.Float64bits(most), "never −0")
+	})
 }
