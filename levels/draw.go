@@ -532,7 +532,7 @@ func (st *stream) next() (int, float64) {
 // of 128 without replacement in SRG on mushrooms made 1.48 attempts a
 // draw; 1.05 now, and 1.21 on the other three data sets, the rest the
 // draws of items already in the batch. Below touchMin items (far unset)
-// each attempt is made whole before the next (refillNear): the same
+// DrawBatch makes each attempt whole before the next (drawNear): the same
 // attempts, their numbers of src taken in another order.
 func (s *Sampler) refill(o *sol, t *table, src rand.Source, sc *scratch, need int) {
 	st := &sc.st
