@@ -1212,6 +1212,15 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	}
 	if n >= touchMin {
 		s.touch(items, keys, sc)
+	} else {
+		// The items' keys and slots, independent loads, read ahead of the
+		// updates, which would read each only after the last update's
+		// work: without, an SRG epoch took up to 2% longer (w8a, ijcnn1).
+		var sink uint64
+		for _, i := range items {
+			sink += math.Float64bits(s.keys[i]) + uint64(s.pos[i])
+		}
+		sc.sink = int32(sink)
 	}
 	// Each entry in turn, as Set one by one would: an item's last entry
 	// leaves its last key, with no pass to find the last entries first (a
