@@ -148,3 +148,35 @@ func TestLoBitsIsTheGroupsLeastKey(t *testing.T) {
 		}
 	}
 }
+
+// Property: headSlot splits a number x of head group j of level l into the
+// slot ⌊x/bnd⌋ and whether x mod bnd lies below the group's edge, as
+// integer division says, for every bound (the groups of both kinds of
+// level) and every x a group can hold (a count of up to 2^31 − 1 times
+// the bound): multiples of the bound and their neighbours, the numbers at
+// the edge, and the largest.
+func TestHeadSlotIsTheIntegerQuotient(t *testing.T) {
+	check := func(t require.TestingT, l, j int, x uint64) {
+		bd := bnd(l, j)
+		slot, sure := headSlot(l, j, x)
+		require.Equal(t, x/bd, uint64(slot), "x = %d, bound %d", x, bd)
+		require.Equal(t, x%bd < headEdge(l, j), sure, "x = %d, bound %d", x, bd)
+	}
+	top := uint64(math.MaxInt32) * 2 * nG // at or above any group's numbers, below 2^38
+	for _, l := range []int{bB - 1, bB, 2 * bB, 1000} {
+		for j := range nG {
+			bd := bnd(l, j)
+			for _, k := range []uint64{0, 1, 2, 1 << 20, (top / bd) - 1} {
+				for _, d := range []uint64{0, 1, bd - 2, bd - 1} {
+					check(t, l, j, k*bd+d)
+				}
+			}
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		l := rapid.SampledFrom([]int{0, bB - 1, bB, 100, 2000}).Draw(t, "level")
+		j := rapid.IntRange(0, nG-1).Draw(t, "group")
+		x := rapid.Uint64Range(0, uint64(math.MaxInt32)*bnd(l, j)-1).Draw(t, "x")
+		check(t, l, j, x)
+	})
+}
