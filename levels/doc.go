@@ -159,13 +159,14 @@
 // DrawBatch draws with one Solve, one table and a guide to its rows (for
 // each of 64 equal parts of the total weight, the first row it can fall
 // in, so that a row is found in a step or two, with no branch on the
-// random number to mispredict), 32 attempts at a time. From 2^17 items
-// (touchMin) on, their choices first, from the tables and block sums (in
-// cache), then the reads of their 32 entries, loads that do not depend on
-// each other so that their cache misses overlap, then their tests; below,
-// where the sampler stays in the last-level cache, each attempt is made
-// whole before the next, those of a direct tail row and of a level of the
-// head without a call. Either way the accepted attempts, in order, are
+// random number to mispredict). From 2^17 items (touchMin) on, 32
+// attempts at a time: their choices first, from the tables and block sums
+// (in cache), then the reads of their 32 entries, loads that do not
+// depend on each other so that their cache misses overlap, then their
+// tests; below, where the sampler stays in the last-level cache, each
+// attempt is made whole before the next, those of a direct tail row and
+// of a level of the head without a call, and an accepted one goes into
+// the batch at once. Either way the accepted attempts, in order, are
 // independent draws. Without replacement it
 // rejects items already drawn and, after 64 rejections in a row, draws
 // from the explicit conditional distribution in O(n), as
@@ -299,7 +300,7 @@
 // run at 2^16, 0.80 and 0.78 at 2^20 (levels, whose structures span more
 // cache lines than gonum's heap, slows more than gonum when other jobs
 // take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
-// cache) the sampler costs some 820 instructions an example, against SGD's
+// cache) the sampler costs some 790 instructions an example, against SGD's
 // whole iteration of 940: an attempt's choices (two random numbers, the
 // row from the guide, the group from the block sums with no branch on
 // the number, the slot), the read of its entry, its test and p, and the
@@ -313,7 +314,8 @@
 // end of the new key's group and swap-remove from the old one; the
 // attempts of a chunk and the touches of a batch overlap those misses,
 // which is most of what they gain; below 2^17 items, where the sampler
-// stays in the last-level cache, SetBatch does not touch. Keys crowding t* in a bucket
+// stays in the last-level cache, SetBatch reads only the items' keys and
+// slots ahead of its updates. Keys crowding t* in a bucket
 // that cannot split cost an update that moves a key out of the bucket or
 // into it a move of the keys after it, and one that moves a key within
 // it a move of the keys between its two places: a draw after a one-ulp
