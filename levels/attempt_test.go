@@ -24,7 +24,8 @@ func (s *script) Uint64() uint64 {
 // remainder is below the edge (64), using no number for a test; at the
 // edge it takes one more number u and accepts exactly when u is below the
 // key's excess over the edge, here 1/4 of a unit for the first key and
-// 3/4 for the second: u = 1/4 − 2^-53 accepts, u = 1/4 rejects.
+// 3/4 for the second: u = 1/4 − 2^-53 accepts, u = 1/4 rejects; through
+// Draw's attempt and through DrawBatch's, near and far.
 func TestHeadAttemptUsesItsNumbers(t *testing.T) {
 	keys := []float64{1 + 0.25*0x1p-6, 1 + 0.75*0x1p-6}
 	s := load(t, keys)
@@ -66,6 +67,27 @@ func TestHeadAttemptUsesItsNumbers(t *testing.T) {
 	require.Equal(t, keys[1], s.Key(i))
 	i, _ = attempt(row, word(65+64), uniformOf(0.75))
 	require.Equal(t, -1, i)
+	// DrawBatch's attempts, made whole (near) or in passes (far), test the
+	// edge as Draw's do: a rejection goes on to the next attempt, here
+	// slot 1 at once.
+	for _, far := range []bool{false, true} {
+		s.far = far
+		draw := func(xs ...uint64) (float64, *script) {
+			src := &script{xs: xs}
+			items, probs := make([]int, 1), make([]float64, 1)
+			require.NoError(t, s.DrawBatch(0, src, true, items, probs))
+			return s.Key(items[0]), src
+		}
+		a, src := draw(row, word(64), uniformOf(0.25-0x1p-53))
+		require.Equal(t, keys[0], a, "far = %v", far)
+		require.Empty(t, src.xs)
+		a, src = draw(row, word(64), uniformOf(0.25), row, word(65+10))
+		require.Equal(t, keys[1], a, "far = %v: u = 1/4 at an excess of 1/4 rejects", far)
+		require.Empty(t, src.xs)
+		a, _ = draw(row, word(65+64), uniformOf(0.75), row, word(0))
+		require.Equal(t, keys[0], a, "far = %v: u = 3/4 at an excess of 3/4 rejects", far)
+	}
+	s.far = false
 }
 
 // DrawBatch builds its guide for the table it draws with: after a batch
