@@ -300,7 +300,7 @@
 // run at 2^16, 0.80 and 0.78 at 2^20 (levels, whose structures span more
 // cache lines than gonum's heap, slows more than gonum when other jobs
 // take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
-// cache) the sampler costs some 790 instructions an example, against SGD's
+// cache) the sampler costs some 780 instructions an example, against SGD's
 // whole iteration of 940: an attempt's choices (two random numbers, the
 // row from the guide, the group from the block sums with no branch on
 // the number, the slot), the read of its entry, its test and p, and the
