@@ -1215,7 +1215,9 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	} else {
 		// The items' keys and slots, independent loads, read ahead of the
 		// updates, which would read each only after the last update's
-		// work: without, an SRG epoch took up to 2% longer (w8a, ijcnn1).
+		// work: without, an SRG epoch took 0.5% (ijcnn1) to 2% (phishing,
+		// w8a) longer; reading each item's entry in its group too, up to
+		// 2.5% longer than with this.
 		var sink uint64
 		for _, i := range items {
 			sink += math.Float64bits(s.keys[i]) + uint64(s.pos[i])
