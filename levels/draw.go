@@ -303,8 +303,8 @@ func headSlot(l, j int, x uint64) (slot int, sure bool) {
 	return int(q), x-q*bd < edge
 }
 
-// recip[d] is ⌈2^64/d⌉ for a bound d of a group, 64 ≤ d ≤ 128 (d & 255
-// only drops the bounds check), so that the high word of x·recip[d] is
+// recip[d & 127] is ⌈2^64/d⌉ for a bound d of a group, 64 ≤ d ≤ 128 (the
+// mask, which puts 128 at 0, drops the bounds check), so that the high word of x·recip[d] is
 // ⌊x/d⌋ for every x < 2^38, which a group's numbers are (its count times
 // d): recip[d]·d = 2^64 + e with e < d, so x·recip[d]/2^64 exceeds x/d by
 // x·e/(d·2^64) < 2^-19/d, less than the least distance, 1/d, from x/d up
@@ -590,8 +590,9 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 	if !replace {
 		seen = sc.seenBits(len(s.keys))
 	}
-	// Copies that the calls below cannot be assumed to change, so that
-	// the loop keeps them in registers.
+	// Read once: as far as the compiler knows, the calls below could
+	// change what o and t point to, and it would read them again for
+	// every attempt.
 	usual, g, rows, direct, eps := !o.zero && !o.uniform, &sc.guide, t.rows, t.direct, o.eps
 	rejections := 0
 	for k := 0; k < len(items); {
