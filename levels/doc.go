@@ -48,7 +48,9 @@
 // bracket are in the head, those below in the tail, and the predicate is
 // tested only at the keys inside it, by a binary search over the group's
 // keys sorted: the sorted copy of the straddling group (a unit) is built
-// in O(c log c) when a Solve needs it a second time with no write to it in
+// (by buckets of its keys' leading bits, then by insertion in each: O(c)
+// for keys that spread over the group, O(c log c) for keys that crowd
+// one another) when a Solve needs it a second time with no write to it in
 // between, and kept for the next Solves, a write to it inserting or
 // removing one key in place; the first time, one pass over the group
 // counts and sums the keys above the bracket and sorts those inside it,

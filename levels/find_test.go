@@ -2,6 +2,7 @@ package levels
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -178,5 +179,46 @@ func TestHeadSlotIsTheIntegerQuotient(t *testing.T) {
 		j := rapid.IntRange(0, nG-1).Draw(t, "group")
 		x := rapid.Uint64Range(0, uint64(math.MaxInt32)*bnd(l, j)-1).Draw(t, "x")
 		check(t, l, j, x)
+	})
+}
+
+// Property: sortKeys returns the bit patterns of its entries in decreasing
+// order, each as often as it occurs, whatever their spread: keys over one
+// group and over the whole range of bit patterns, exact ties, near-ties a
+// few ulps apart, and crowds of more than maxBucket keys in one bucket,
+// which it sorts by comparison; against slices.Sort.
+func TestSortKeysIsADecreasingSort(t *testing.T) {
+	var bkt []int32
+	rapid.Check(t, func(t *rapid.T) {
+		c := rapid.SampledFrom([]int{0, 1, 2, 3, maxBucket, maxBucket + 1, 100, 700, 5000}).Draw(t, "c")
+		// The span the keys spread over: one key's ulps, a sub-bucket, a
+		// group, a level, every pattern.
+		span := rapid.SampledFrom([]uint64{1, 8, 1 << 40, 1 << 46, 1 << 52, math.MaxUint64}).Draw(t, "span")
+		base := rapid.Uint64().Draw(t, "base")
+		if base > math.MaxUint64-span {
+			base = math.MaxUint64 - span
+		}
+		ents := make([]entry, c)
+		want := make([]uint64, c)
+		for i := range ents {
+			var b uint64
+			switch k := rapid.IntRange(0, 3).Draw(t, "kind"); {
+			case k == 0 && i > 0: // a tie
+				b = want[rapid.IntRange(0, i-1).Draw(t, "of")]
+			case k == 1 && i > 0: // a few ulps from an earlier key
+				b = want[rapid.IntRange(0, i-1).Draw(t, "of")] + uint64(rapid.IntRange(-3, 3).Draw(t, "ulps"))
+				b = min(max(b, base), base+span)
+			case k == 2: // an edge of the span
+				b = base + span*uint64(rapid.IntRange(0, 1).Draw(t, "edge"))
+			default:
+				b = base + rapid.Uint64Range(0, span).Draw(t, "offset")
+			}
+			ents[i] = entry{klo: uint32(b), khi: uint32(b >> 32), item: int32(i)}
+			want[i] = b
+		}
+		slices.Sort(want)
+		slices.Reverse(want)
+		got := sortKeys(make([]uint64, 0, c), ents, &bkt)
+		require.Equal(t, want, got)
 	})
 }

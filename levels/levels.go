@@ -1630,6 +1630,7 @@ func checkSub(l, j int, sb, w *sub, c int) error {
 type scratch struct {
 	x, y, z, w big.Int
 	cand       []uint64 // the straddling unit's keys inside t*'s bracket, sorted
+	bkt        []int32  // the counts of the buckets of a unit's sort (sortKeys)
 	pre        []u128   // their prefix sums
 	seen       []uint64
 	chItems    []int
@@ -1681,7 +1682,7 @@ func (s *Sampler) putScratch(sc *scratch) {
 
 // bytes returns the memory sc holds, its big integers aside.
 func (sc *scratch) bytes() int {
-	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
+	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + 4*cap(sc.bkt) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
 		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 8*cap(sc.probs) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum)
 }
 

@@ -426,12 +426,21 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		var head u128
 		keys = sc.cand[:0]
 		for _, e := range ents {
+			// Without a branch on the head's keys, about half of the keys
+			// of a unit, which a branch would mispredict half the time;
+			// the keys inside the bracket are few.
 			b := uint64(e.khi)<<32 | uint64(e.klo)
+			var h uint64
 			if b >= tuB {
-				head.add(b - off)
-				na++
-				minHead = min(minHead, b)
-			} else if b >= tlB {
+				h = 1
+			}
+			m := -h
+			var carry uint64
+			head.lo, carry = bits.Add64(head.lo, (b-off)&m, 0)
+			head.hi += carry
+			na += int(h)
+			minHead = min(minHead, b|^m)
+			if h == 0 && b >= tlB {
 				keys = append(keys, b)
 			}
 		}

@@ -1,6 +1,7 @@
 package levels
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -172,13 +173,7 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 		u.blk = slices.Grow([]u128(nil), c>>blkBits+1)
 		u.sup = slices.Grow([]u128(nil), c>>(blkBits+supBits)+1)
 	}
-	keys := u.keys[:0]
-	for _, e := range ents {
-		keys = append(keys, uint64(e.khi)<<32|uint64(e.klo))
-	}
-	slices.Sort(keys)
-	slices.Reverse(keys)
-	u.keys, u.off = keys, uint64(unitShift(l))<<52
+	u.keys, u.off = sortKeys(u.keys, ents, &sc.bkt), uint64(unitShift(l))<<52
 	u.setSums()
 	// unitLv has l's bit: it was set with want, which names this unit,
 	// and only writers, which recompute it from want and cur, clear it.
@@ -371,6 +366,71 @@ func (s *Sampler) moveUnit(l, j, k int, b0, b1 uint64) {
 		}
 	}
 }
+
+// sortKeys returns the bit patterns of the keys of ents in decreasing
+// order, in keys (whose capacity holds them). It places them by their
+// leading bits below those they share into at least as many buckets as
+// keys, then sorts each bucket by insertion: keys spread over their
+// group or sub-bucket leave one or two in a bucket, and the sort costs
+// four passes, where a comparison sort costs some c·log c mispredicted
+// branches (on keys over many binades, whose cutoff moves from one group
+// to another every few updates, most of a Set's time). Keys that crowd
+// one another, more than maxBucket in one bucket, are sorted by
+// comparison. bkt is the buckets' counts, grown as needed.
+func sortKeys(keys []uint64, ents []entry, bkt *[]int32) []uint64 {
+	c := len(ents)
+	keys = keys[:c]
+	lo, hi := uint64(math.MaxUint64), uint64(0)
+	for _, e := range ents {
+		b := uint64(e.khi)<<32 | uint64(e.klo)
+		lo, hi = min(lo, b), max(hi, b)
+	}
+	// nb buckets, nb > c, the key b in bucket (hi − b) >> shift < nb: the
+	// largest keys first.
+	nb := min(1<<bits.Len(uint(c)), maxBuckets)
+	shift := max(0, bits.Len64(hi-lo)-bits.Len(uint(nb-1)))
+	if cap(*bkt) < nb+1 {
+		*bkt = make([]int32, nb+1, max(nb+1, 2*cap(*bkt)))
+	}
+	cnt := (*bkt)[:nb+1]
+	clear(cnt)
+	for _, e := range ents {
+		cnt[(hi-(uint64(e.khi)<<32|uint64(e.klo)))>>shift+1]++
+	}
+	most := int32(0)
+	for q := 1; q <= nb; q++ {
+		most = max(most, cnt[q])
+		cnt[q] += cnt[q-1]
+	}
+	for _, e := range ents {
+		b := uint64(e.khi)<<32 | uint64(e.klo)
+		q := (hi - b) >> shift
+		keys[cnt[q]] = b
+		cnt[q]++
+	}
+	if most > maxBucket {
+		slices.Sort(keys)
+		slices.Reverse(keys)
+		return keys
+	}
+	// The buckets are in order: a key moves only within its own.
+	for i := 1; i < c; i++ {
+		x := keys[i]
+		j := i
+		for ; j > 0 && keys[j-1] < x; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = x
+	}
+	return keys
+}
+
+// maxBuckets bounds sortKeys' buckets, maxBucket the keys of one that it
+// sorts by insertion.
+const (
+	maxBuckets = 1 << 12
+	maxBucket  = 32
+)
 
 // countAtLeast returns the number of keys ≥ b in keys[lo:hi], decreasing,
 // plus lo.
