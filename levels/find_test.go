@@ -222,3 +222,50 @@ func TestSortKeysIsADecreasingSort(t *testing.T) {
 		require.Equal(t, want, got)
 	})
 }
+
+// Property: countAtLeastNear(keys, g, b) is the number of keys ≥ b of a
+// decreasing slice, whatever the guess g (inside the keys, at their ends,
+// past them, far off), on keys with runs of ties and with b equal to a
+// key, between two, or past all of them; against a plain count.
+func TestCountAtLeastNearIsTheCount(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		keys := rapid.SliceOfN(rapid.Uint64Range(0, 40), 0, 200).Draw(t, "keys")
+		slices.Sort(keys)
+		slices.Reverse(keys)
+		b := rapid.Uint64Range(0, 42).Draw(t, "b")
+		g := rapid.IntRange(-3, len(keys)+3).Draw(t, "guess")
+		want := 0
+		for _, k := range keys {
+			if k >= b {
+				want++
+			}
+		}
+		require.Equal(t, want, countAtLeastNear(keys, g, b), "b=%d g=%d", b, g)
+	})
+}
+
+// Property: a unit's prefix(q) is the exact sum of its q largest keys, less
+// the offset, for every q: from the block sum below q or from the one
+// above it, on units of up to three super-blocks.
+func TestUnitPrefixIsTheSumOfTheLargest(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := rapid.IntRange(0, 3<<(blkBits+supBits)+40).Draw(t, "c")
+		off := uint64(7) << 52
+		ents := make([]entry, c)
+		for i := range ents {
+			b := off + rapid.Uint64Range(0, 1<<52-1).Draw(t, "key")
+			ents[i] = entry{klo: uint32(b), khi: uint32(b >> 32), item: int32(i)}
+		}
+		var bkt []int32
+		u := &unit{off: off}
+		u.keys = sortKeys(make([]uint64, 0, c), ents, &bkt)
+		u.setSums()
+		var acc u128
+		for q := 0; q <= c; q++ {
+			require.Equal(t, acc, u.prefix(q), "q=%d of %d", q, c)
+			if q < c {
+				acc.add(u.keys[q] - off)
+			}
+		}
+	})
+}

@@ -210,7 +210,9 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 		return false
 	}
 	f := unitShift(l) - no.ts
-	in := s.bracket(&no, sc, ents, sum, tm, te, unitHi, l, j, k, part, sAbove, above, depth, math.Float64bits(o.theta))
+	// The unit's keys in the head before the update, the keys of the
+	// sub-buckets above it aside: within one or two of those after.
+	in := s.bracket(&no, sc, ents, sum, tm, te, unitHi, l, j, k, part, sAbove, above, depth, math.Float64bits(o.theta), o.h-inSub)
 	switch no.h {
 	case 0:
 		// No key of the unit in the head: t* lies above them all. A Solve

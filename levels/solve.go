@@ -228,7 +228,7 @@ func (s *Sampler) levelsAbove(o *sol, l int) (above int, sAbove float64, depth, 
 func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, sAbove float64, above, depth, hk int) u128 {
 	sb := lv.sub[j]
 	if sb == nil {
-		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth, 0)
+		return s.bracket(o, sc, lv.ents[j], lv.gsum[j], uint64(nG+j), l-bB, hiEdge(l, j), l, j, -1, part, sAbove, above, depth, 0, -1)
 	}
 	// A sub-bucket's lower edge is tm(k) = base + k units of 2^(l−12).
 	base := uint64(nG*nG + nG*j)
@@ -243,7 +243,7 @@ func (s *Sampler) resolve(o *sol, sc *scratch, lv *level, l, j int, part u128, s
 		return part
 	}
 	tm := base + uint64(k)
-	part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, j, k, part, sAbove, above+in, depth, 0)
+	part = s.bracket(o, sc, sb.ents[k], sb.sum[k], tm, l-2*bB, scale(float64(tm+1), l-2*bB-1074), l, j, k, part, sAbove, above+in, depth, 0, -1)
 	o.h += in
 	return part
 }
@@ -378,8 +378,9 @@ func (s *Sampler) search(o *sol, sc *scratch, occ uint64, bc *[nBlk]uint32, bs *
 // of the solution before one update (follow), the search tests first the
 // keys on either side of it: keys that crowd t* put many inside the
 // bracket, and an update moves the head's edge among them by a key or
-// two, if at all.
-func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l, j, k int, part u128, sAbove float64, above, depth int, guess uint64) u128 {
+// two, if at all; with gi ≥ 0, the count of the unit's keys in the head
+// before that update, the two counts are searched for out from it.
+func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64, te int, hi float64, l, j, k int, part u128, sAbove float64, above, depth int, guess uint64, gi int) u128 {
 	c := len(ents)
 	f := unitShift(l) - o.ts
 	kb := o.n - above - c
@@ -461,8 +462,16 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	}
 	// keys[:lo] are known head, keys[hi2:] known tail; a test at a key p
 	// counts every key ≥ p, its ties included.
-	lo := countAtLeast(keys, 0, len(keys), tuB)
-	hi2 := countAtLeast(keys, lo, len(keys), tlB)
+	var lo, hi2 int
+	if u != nil && gi >= 0 {
+		// The bracket holds about one key, and the head's edge moved by
+		// a key or two, if at all: search out from where it was.
+		lo = countAtLeastNear(keys, gi, tuB)
+		hi2 = countAtLeastNear(keys, lo, tlB)
+	} else {
+		lo = countAtLeast(keys, 0, len(keys), tuB)
+		hi2 = countAtLeast(keys, lo, len(keys), tlB)
+	}
 	// test decides the key at q, lo ≤ q < hi2, and its ties: all in the
 	// head, or all in the tail.
 	test := func(q int) {

@@ -56,9 +56,19 @@ const (
 // blockPrefix returns the sum of the keys before block x of u.
 func (u *unit) blockPrefix(x int) u128 { return u.sup[x>>supBits].plus(u.blk[x]) }
 
-// prefix returns the sum of the q largest keys of u.
+// prefix returns the sum of the q largest keys of u: from the sum that
+// ends the block of q or, when q lies in the upper half of its block and
+// the next block starts within the keys, from the next block's sum less
+// the keys in between (at most 16 of them, not 31).
 func (u *unit) prefix(q int) u128 {
 	b := q >> blkBits
+	if q&(1<<blkBits-1) > 1<<(blkBits-1) && b+1 < len(u.blk) {
+		s := u.blockPrefix(b + 1)
+		for _, x := range u.keys[q : (b+1)<<blkBits] {
+			s.sub(x - u.off)
+		}
+		return s
+	}
 	s := u.blockPrefix(b)
 	for _, x := range u.keys[b<<blkBits : q] {
 		s.add(x - u.off)
@@ -444,6 +454,41 @@ func countAtLeast(keys []uint64, lo, hi int, b uint64) int {
 		}
 	}
 	return lo
+}
+
+// countAtLeastNear returns countAtLeast(keys, 0, len(keys), b), found
+// by galloping out from g, a guess of it: O(log |answer − g|) probes,
+// where a guess one or two keys off (the head of the unit before one
+// update) costs two or three, not the log c of a binary search.
+func countAtLeastNear(keys []uint64, g int, b uint64) int {
+	n := len(keys)
+	g = min(max(g, 0), n)
+	if g < n && keys[g] >= b {
+		// The answer is above g: keys[lo−1] ≥ b.
+		lo, step := g+1, 1
+		for {
+			p := lo + step - 1
+			if p >= n {
+				return countAtLeast(keys, lo, n, b)
+			}
+			if keys[p] < b {
+				return countAtLeast(keys, lo, p, b)
+			}
+			lo, step = p+1, 2*step
+		}
+	}
+	// The answer is at most g: keys[hi] < b, or hi = n.
+	hi, step := g, 1
+	for {
+		p := hi - step
+		if p < 0 {
+			return countAtLeast(keys, 0, hi, b)
+		}
+		if keys[p] >= b {
+			return countAtLeast(keys, p+1, hi, b)
+		}
+		hi, step = p, 2*step
+	}
 }
 
 // countAbove returns the number of keys > b in keys[lo:hi], decreasing,
