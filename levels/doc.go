@@ -267,8 +267,9 @@
 // the entry rewritten in its slot and three sums; then, if a read came since the last write, the upkeep
 // of the kept solution: O(occupied levels above t*) float additions and
 // O(1) integer ones for the sums above the straddling unit, the bracket
-// search in the unit (two binary searches and O(1) tests expected, two
-// when the head's edge did not move), and the table's rows that moved;
+// search in the unit (two searches out from the head's old edge, a few
+// probes each, and O(1) tests expected, two when the head's edge did not
+// move), and the table's rows that moved;
 // or, when t* left the unit, a Solve from there and a new table. An
 // insertion into or removal from a published unit of c keys moves the
 // keys after it and changes c/32 block sums (c ≤ 512 unless the keys
@@ -279,7 +280,8 @@
 // in the straddling level at most 16 integer additions and six tests; in
 // a split group as many more; in the straddling unit two
 // binary searches and the tests at the keys inside the bracket, O(1)
-// expected, once its sorted copy exists: O(c log c) to build. An exact
+// expected, once its sorted copy exists: O(c) to build for keys that
+// spread over the unit, O(c log c) for keys that crowd one another. An exact
 // decision, when a key or an edge lies within a relative 10^-13 or so of
 // t*, adds big integer products over the occupied levels. A draw: the
 // kept or held solution, or one Solve and one table, then O(1) expected.
@@ -287,11 +289,13 @@
 //
 // # Where the time goes
 //
-// On a 2-core machine (one process, blocks of 2,000 steps interleaved
-// with gonum's sampleuv.Weighted, thread CPU time, medians of 48 ratios,
-// load about 0.5), one SRG step (Draw at ε = 1/(2n), then Set) costs 2.0
-// to 2.4 times gonum's Take and Reweight at n = 2^16 and 2^20, for Exp(1)
-// and lognormal keys. Gonum needs no Solve; here a draw needs none
+// On a 2-core machine (BenchmarkSingleStep, levels and gonum's
+// sampleuv.Weighted in one run, medians of the ratios of six runs), one
+// SRG step (Draw at ε = 1/(2n), then Set) costs 1.6 times gonum's Take
+// and Reweight at n = 2^16 with Exp(1) keys, 2.8 with lognormal keys,
+// whose t* leaves its group every 20 updates or so, each time for a unit
+// to pass over and sort, and 2.2 at 2^20 with either. Gonum needs no
+// Solve; here a draw needs none
 // either, but the Set before it pays the kept solution's upkeep, four
 // fifths of the step's 4,100 instructions on Exp(1) keys at 2^16 (gonum:
 // 1,340): the float sums of the levels above t*, the bracket search in
