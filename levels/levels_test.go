@@ -811,3 +811,46 @@ func TestSetBatchMaxSumFromSmallKeys(t *testing.T) {
 		require.NoError(t, s.Check())
 	}
 }
+
+// The one pass over a straddling unit that is not sorted yet (a Solve's
+// first need of it) sums the unit's keys above t*'s bracket in 128 bits:
+// 6,000 distinct keys spread over the top sub-bucket below 2, each a
+// significand near 2^53 units of their level, 5,000 of them in the head,
+// below 60,000 keys of 1,000, which make t*'s bracket narrow (about one
+// key wide), so that some 5,000 keys of the unit lie above it, a sum past
+// 2^64. ρ must be the oracle's (and the planted head's), λ within 1e-9 of
+// it.
+func TestUnitPassSumsPast64Bits(t *testing.T) {
+	const crowd, head, large = 6000, 5000, 60000
+	keys := make([]float64, 0, crowd+large)
+	for range large {
+		keys = append(keys, 1000)
+	}
+	top := math.Float64bits(2) - 1
+	step := uint64(1<<40) / crowd // the sub-bucket holds 2^40 patterns
+	for i := range crowd {
+		keys = append(keys, math.Float64frombits(top-uint64(i)*step))
+	}
+	rho0 := large + head
+	// t* halfway between the head's smallest key and the next below it:
+	// ε·λ = t*, with λ = Σ_head + (n − ρ)·t*.
+	ts := (keys[rho0-1] + keys[rho0]) / 2
+	var sHead float64
+	for _, a := range keys[:rho0] {
+		sHead += a
+	}
+	eps := ts / (sHead + float64(len(keys)-rho0)*ts)
+	// The crowd's head, but the tenth nearest t*, sums past 2^64 units of
+	// 2^-52: the pass reaches the high word.
+	var above big.Int
+	for _, a := range keys[large : rho0-crowd/10] {
+		above.Add(&above, new(big.Int).SetUint64(math.Float64bits(a)-(1023<<52)+1<<52))
+	}
+	require.Greater(t, above.BitLen(), 64)
+	ex := samplertest.Oracle(keys, eps)
+	require.Equal(t, rho0, ex.Rho, "the planted head")
+	rho, lambda, err := load(t, keys).Solve(eps)
+	require.NoError(t, err)
+	require.Equal(t, ex.Rho, rho)
+	require.True(t, samplertest.CloseRel(lambda, ex.Lambda, 1e-9), "λ = %v, exact %v", lambda, ex.Lambda.FloatString(20))
+}
