@@ -269,3 +269,26 @@ func TestUnitPrefixIsTheSumOfTheLargest(t *testing.T) {
 		}
 	})
 }
+
+// Property: u64float(x) is float64(x) bit for bit, for x below and above
+// 2^63, at powers of two and their neighbours, and at the halfway cases
+// of rounding to 53 bits.
+func TestU64FloatIsTheConversion(t *testing.T) {
+	check := func(x uint64) {
+		require.Equal(t, math.Float64bits(float64(x)), math.Float64bits(u64float(x)), "x=%#x", x)
+	}
+	for e := range 64 {
+		p := uint64(1) << e
+		for _, d := range []uint64{0, 1, 2, 3, p >> 1, p >> 11, p>>11 | 1, p >> 12} {
+			check(p + d)
+			check(p - d)
+			check(p | p>>53 | d)
+		}
+	}
+	check(math.MaxUint64)
+	rapid.Check(t, func(t *rapid.T) {
+		x := rapid.Uint64().Draw(t, "x")
+		s := rapid.IntRange(0, 63).Draw(t, "shift")
+		require.Equal(t, math.Float64bits(float64(x>>s)), math.Float64bits(u64float(x>>s)), "x=%#x", x>>s)
+	})
+}

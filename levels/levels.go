@@ -82,7 +82,20 @@ func (x u128) minus(y u128) u128 {
 }
 
 // float returns x rounded, within two roundings.
-func (x u128) float() float64 { return float64(x.hi)*0x1p64 + float64(x.lo) }
+func (x u128) float() float64 { return float64(x.hi)*0x1p64 + u64float(x.lo) }
+
+// u64float returns float64(x), rounded as the conversion rounds it,
+// without the conversion's branch on the top bit of x: the low words of
+// the exact sums have it set half the time, at random, and a Solve or an
+// upkeep converts a few of them for each level it walks (a mispredicted
+// branch each other time). Below 2^63 it is the signed conversion; from
+// 2^63, the conversion of x/2 rounded to odd, doubled, as Go's own.
+func u64float(x uint64) float64 {
+	lo := math.Float64bits(float64(int64(x)))
+	hi := math.Float64bits(float64(int64(x>>1|x&1)) * 2)
+	m := -(x >> 63)
+	return math.Float64frombits(lo&^m | hi&m)
+}
 
 // bigInt sets z to x·2^sh, using tmp, and returns z.
 func (x u128) bigInt(z, tmp *big.Int, sh uint) *big.Int {
