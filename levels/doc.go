@@ -291,10 +291,10 @@
 //
 // On a 2-core machine (BenchmarkSingleStep, levels and gonum's
 // sampleuv.Weighted in one run, medians of the ratios of six runs), one
-// SRG step (Draw at ε = 1/(2n), then Set) costs 1.6 times gonum's Take
+// SRG step (Draw at ε = 1/(2n), then Set) costs 1.55 times gonum's Take
 // and Reweight at n = 2^16 with Exp(1) keys, 2.8 with lognormal keys,
 // whose t* leaves its group every 20 updates or so, each time for a unit
-// to pass over and sort, and 2.2 at 2^20 with either. Gonum needs no
+// to pass over and sort, and 2.2 to 2.4 at 2^20 with either. Gonum needs no
 // Solve; here a draw needs none
 // either, but the Set before it pays the kept solution's upkeep, four
 // fifths of the step's 4,100 instructions on Exp(1) keys at 2^16 (gonum:
