@@ -427,9 +427,10 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		var head u128
 		keys = sc.cand[:0]
 		for _, e := range ents {
-			// Without a branch on the head's keys, about half of the keys
-			// of a unit, which a branch would mispredict half the time;
-			// the keys inside the bracket are few.
+			// The head's keys are added by mask, not under a branch:
+			// about half of a unit's keys are in the head, in no order,
+			// and a branch on each would be mispredicted half the time.
+			// Only the few keys inside the bracket take a branch.
 			b := uint64(e.khi)<<32 | uint64(e.klo)
 			var h uint64
 			if b >= tuB {
