@@ -379,14 +379,14 @@ func (s *Sampler) moveUnit(l, j, k int, b0, b1 uint64) {
 
 // sortKeys returns the bit patterns of the keys of ents in decreasing
 // order, in keys (whose capacity holds them). It places them by their
-// leading bits below those they share into at least as many buckets as
-// keys, then sorts each bucket by insertion: keys spread over their
-// group or sub-bucket leave one or two in a bucket, and the sort costs
-// four passes, where a comparison sort costs some c·log c mispredicted
-// branches (on keys over many binades, whose cutoff moves from one group
-// to another every few updates, most of a Set's time). Keys that crowd
-// one another, more than maxBucket in one bucket, are sorted by
-// comparison. bkt is the buckets' counts, grown as needed.
+// leading bits below those they share into more buckets than keys (up to
+// maxBuckets), then sorts each bucket by insertion: keys spread over
+// their group or sub-bucket leave one or two in a bucket, and the sort
+// costs four passes, where a comparison sort makes some c·log c
+// mispredicted branches (a third of a single step's time on lognormal
+// keys, whose cutoff moves to another group every 20 updates or so).
+// Keys that crowd one another, more than maxBucket in one bucket, are
+// sorted by comparison. bkt is the buckets' counts, grown as needed.
 func sortKeys(keys []uint64, ents []entry, bkt *[]int32) []uint64 {
 	c := len(ents)
 	keys = keys[:c]
@@ -395,8 +395,8 @@ func sortKeys(keys []uint64, ents []entry, bkt *[]int32) []uint64 {
 		b := uint64(e.khi)<<32 | uint64(e.klo)
 		lo, hi = min(lo, b), max(hi, b)
 	}
-	// nb buckets, nb > c, the key b in bucket (hi − b) >> shift < nb: the
-	// largest keys first.
+	// nb buckets, more than c up to maxBuckets, the key b in bucket
+	// (hi − b) >> shift < nb: the largest keys first.
 	nb := min(1<<bits.Len(uint(c)), maxBuckets)
 	shift := max(0, bits.Len64(hi-lo)-bits.Len(uint(nb-1)))
 	if cap(*bkt) < nb+1 {
