@@ -158,8 +158,7 @@ var implPart = regexp.MustCompile(`(^|/)impl=[^/]*`)
 // name with its impl= element set to peer; "" if name has none, or is the
 // peer's own.
 func peerOf(name, peer string) string {
-	loc := implPart.FindStringIndex(name)
-	if loc == nil {
+	if !implPart.MatchString(name) {
 		return ""
 	}
 	p := implPart.ReplaceAllString(name, "${1}impl="+peer)
