@@ -3,6 +3,7 @@ package reweighted
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"sync"
 )
 
@@ -25,15 +26,14 @@ type BatchSetter interface {
 // and ErrKey if the keys after the batch would sum to more than MaxSum.
 //
 // s may be any Distribution, of either kind. One with a SetBatch method of
-// its own (BatchSetter) is handed the batch. Any other is changed by Set, first the keys that go down, then the
-// keys that go up, so that no intermediate sum exceeds the final one; if
-// the last Set still refuses (the sum passes MaxSum), the keys already set
-// are restored in reverse order: a map-exact sampler is then as it was,
-// and a law-exact one holds the same keys, with the same law, though its
-// draws from a given source may differ (its layout is its history's).
-// Its working memory is pooled: it allocates
-// nothing in steady state, and calls on different Samplers may run
-// concurrently.
+// its own (BatchSetter) is handed the batch. Any other has the sum after
+// the batch checked against MaxSum first (by its Solve at ε = 0 when the
+// sum is clearly below, else exactly over its keys, O(n)), then is changed
+// by Set, first the keys that go down, then the keys that go up, so that
+// no intermediate sum exceeds the final one. Should a Set still refuse,
+// the keys already set are restored in reverse order. Its working memory
+// is pooled: it allocates nothing in steady state, and calls on different
+// Samplers may run concurrently.
 func SetBatch(s Distribution, items []int, keys []float64) error {
 	if s.Len() == 0 {
 		return ErrEmpty
@@ -73,8 +73,18 @@ func SetBatch(s Distribution, items []int, keys []float64) error {
 	for _, i := range items {
 		sc.seen[i>>6] &^= 1 << (i & 63)
 	}
+	inc := 0.0 // what the batch adds to the sum, in float
 	for k, i := range items {
 		old[k] = s.Key(i)
+		if last[k] && keys[k] > old[k] {
+			inc += keys[k] - old[k]
+		}
+	}
+	// A refusal of MaxSum is decided here, before any key changes: keys
+	// set and restored by Set would leave a sampler whose sums depend on
+	// its shape (btree) with sums associated otherwise.
+	if inc > 0 && !fitsMaxSum(s, items, keys, last, old, inc) {
+		return fmt.Errorf("%w: the keys after the batch would sum to more than MaxSum", ErrKey)
 	}
 	for _, up := range []bool{false, true} {
 		for k, i := range items {
@@ -93,6 +103,31 @@ func SetBatch(s Distribution, items []int, keys []float64) error {
 		}
 	}
 	return nil
+}
+
+// fitsMaxSum reports whether the keys of s after the batch (the entries
+// marked last, whose items held old) sum to at most MaxSum: at once when
+// the total that Solve at ε = 0 gives, plus inc, the float sum of the
+// increases, lies clearly below (its relative error is far below 2^-16);
+// else exactly, in a float of 2,048 bits, which holds every sum of keys
+// (multiples of 2^-1074 below 2^862) without rounding.
+func fitsMaxSum(s Distribution, items []int, keys []float64, last []bool, old []float64, inc float64) bool {
+	if _, total, err := s.Solve(0); err == nil && total+inc <= MaxSum*(1-0x1p-16) {
+		return true
+	}
+	var sum, x big.Float
+	sum.SetPrec(2048)
+	x.SetPrec(2048)
+	for i := range s.Len() {
+		sum.Add(&sum, x.SetFloat64(s.Key(i)))
+	}
+	for k := range items {
+		if last[k] {
+			sum.Add(&sum, x.SetFloat64(keys[k]))
+			sum.Sub(&sum, x.SetFloat64(old[k]))
+		}
+	}
+	return sum.Cmp(x.SetFloat64(MaxSum)) <= 0
 }
 
 // setScratch is the working memory of SetBatch's fallback: the items met,

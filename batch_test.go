@@ -91,3 +91,19 @@ func TestLoadLengthMismatch(t *testing.T) {
 	require.NotErrorIs(t, err, reweighted.ErrIndex)
 	require.Equal(t, []float64{1, 2, 3}, []float64{s.Key(0), s.Key(1), s.Key(2)})
 }
+
+// A batch refused for MaxSum by SetBatch's fallback leaves the sampler as
+// it was, bit for bit, on btree, whose sums depend on its shape: the case
+// rapid found (seed 5428673470182884144), where one item was set and then
+// restored before the refusal, and Solve's λ moved by an ulp.
+func TestFallbackMaxSumRefusalChangesNothing(t *testing.T) {
+	s := plain{btree.New(17)}
+	for i, a := range map[int]float64{0: 1, 1: 1, 2: 1, 3: 1, 4: 7.15972597961874e+249, 5: 3.57986298980937e+249,
+		6: 7.159725979618741e+248, 16: 0.05 * reweighted.MaxSum} {
+		require.NoError(t, s.Set(i, a))
+	}
+	before := samplertest.Observe(s)
+	err := reweighted.SetBatch(s, []int{0, 0, 0, 7, 0}, []float64{0, 0, 1, 1, 7.15972597961874e+249})
+	require.ErrorIs(t, err, reweighted.ErrKey)
+	require.Equal(t, before, samplertest.Observe(s))
+}
