@@ -163,6 +163,18 @@ func main() {
 	}
 }
 
+// failFiles returns rapid's fail files under root (testdata/rapid/…/*.fail).
+func failFiles(root string) []string {
+	var ff []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".fail") && strings.Contains(filepath.ToSlash(p), "testdata/rapid/") {
+			ff = append(ff, p)
+		}
+		return nil
+	})
+	return ff
+}
+
 func run(n int, seed uint64, limit time.Duration, patterns, files []string, list bool) error {
 	var all []mutant
 	for _, f := range files {
@@ -186,6 +198,9 @@ func run(n int, seed uint64, limit time.Duration, patterns, files []string, list
 			fmt.Println(m)
 		}
 		return nil
+	}
+	if ff := failFiles("."); len(ff) > 0 {
+		return fmt.Errorf("rapid replays its fail files in every mutant's tests, and a mutant killed by one is not killed by the suite; remove them first: %s", strings.Join(ff, " "))
 	}
 	out, err := exec.Command("go", append([]string{"list"}, patterns...)...).Output()
 	if err != nil {
@@ -272,8 +287,12 @@ func judge(overlay string, limit time.Duration, js []string) (verdict string, ou
 	for _, pkg := range js {
 		args := []string{"-n", "19", "go", "test", "-overlay", overlay, "-count=1", "-failfast",
 			"-timeout", limit.String(), pkg}
-		if len(extra) > 0 && takesFlags[pkg] {
-			args = append(append(args, "-args"), extra...)
+		if takesFlags[pkg] {
+			// A fail file that one mutant's failure writes would be
+			// replayed for every later mutant (rapid replays those under
+			// testdata/rapid first), which could then be killed by an
+			// input the suite itself never draws.
+			args = append(append(args, "-args", "-rapid.nofailfile"), extra...)
 		}
 		// go test's own -timeout makes a looping test binary panic; timeout
 		// is the backstop, and kills go and the binaries it started.
