@@ -107,3 +107,48 @@ func TestFallbackMaxSumRefusalChangesNothing(t *testing.T) {
 	require.ErrorIs(t, err, reweighted.ErrKey)
 	require.Equal(t, before, samplertest.Observe(s))
 }
+
+// setCounter is a plain sampler that counts the calls of Set.
+type setCounter struct {
+	reweighted.Sampler
+	sets int
+}
+
+func (c *setCounter) Set(i int, a float64) error {
+	c.sets++
+	return c.Sampler.Set(i, a)
+}
+
+// SetBatch's fallback refuses a batch past MaxSum before it calls Set,
+// also when the sum after it exceeds MaxSum by a relative 2^-30 only, far
+// inside any rounding that a float total, with its slack of 2^-16, could
+// wave through; a batch that lands exactly on MaxSum is taken. A refusal
+// found only by Set, then undone, would change the order of btree's sums.
+func TestFallbackRefusesPastMaxSumBeforeAnySet(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		last float64 // the new key of item 1, the others summing to MaxSum/2
+		ok   bool
+	}{
+		{"over by 2^-30", reweighted.MaxSum / 2 * (1 + 0x1p-29), false},
+		{"over by 2^-20", reweighted.MaxSum / 2 * (1 + 0x1p-19), false},
+		{"at MaxSum", reweighted.MaxSum / 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &setCounter{Sampler: plain{btree.New(4)}}
+			require.NoError(t, s.Sampler.Set(0, reweighted.MaxSum/4))
+			require.NoError(t, s.Sampler.Set(2, reweighted.MaxSum/4))
+			before := samplertest.Observe(s)
+			err := reweighted.SetBatch(s, []int{3, 1}, []float64{0, tc.last})
+			if tc.ok {
+				require.NoError(t, err)
+				require.Equal(t, tc.last, s.Key(1))
+				return
+			}
+			require.ErrorIs(t, err, reweighted.ErrKey)
+			require.ErrorContains(t, err, "would sum to more than MaxSum")
+			require.Zero(t, s.sets, "Set called before the refusal")
+			require.Equal(t, before, samplertest.Observe(s))
+		})
+	}
+}

@@ -1,0 +1,89 @@
+package levels
+
+import (
+	"math/big"
+	"reflect"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ownedBytes walks v, a scratch or a part of one, and returns the bytes of
+// the backing arrays of the slices it holds; the struct itself is counted
+// by its size. Pointers may only borrow a sampler's levels (a proposal's),
+// and big integers are left aside, as scratch.bytes documents; any other
+// reference fails the test, so that a new field must be counted, or said
+// to be borrowed, here.
+func ownedBytes(t *testing.T, v reflect.Value) int {
+	t.Helper()
+	switch v.Kind() {
+	case reflect.Slice:
+		return v.Cap() * int(v.Type().Elem().Size())
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[big.Int]() {
+			return 0
+		}
+		b := 0
+		for f := range v.NumField() {
+			b += ownedBytes(t, v.Field(f))
+		}
+		return b
+	case reflect.Array:
+		b := 0
+		for k := range v.Len() {
+			b += ownedBytes(t, v.Index(k))
+		}
+		return b
+	case reflect.Pointer:
+		require.Equal(t, reflect.TypeFor[*level](), v.Type(), "a pointer the scratch may own")
+		return 0
+	case reflect.Map, reflect.Chan, reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		t.Fatalf("a reference of kind %v in the scratch", v.Kind())
+	}
+	return 0
+}
+
+// giveSlices sets every slice that v holds to a fresh one of a capacity of
+// its own (the next of caps), so that a term of scratch.bytes that counts
+// a slice twice, not at all, or with another's size shows.
+func giveSlices(v reflect.Value, next *int) {
+	switch v.Kind() {
+	case reflect.Slice:
+		*next += 3
+		s := reflect.MakeSlice(v.Type(), 0, *next)
+		reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem().Set(s)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[big.Int]() {
+			return
+		}
+		for f := range v.NumField() {
+			giveSlices(v.Field(f), next)
+		}
+	case reflect.Array:
+		for k := range v.Len() {
+			giveSlices(v.Index(k), next)
+		}
+	}
+}
+
+// scratch.bytes, which Bytes adds for the sampler's own scratch, is the
+// scratch's size plus the backing arrays of all its slices, whatever
+// their capacities: against a walk of the struct that finds every slice,
+// after the pool's scratch, and after one whose slices have capacities
+// all different. TestBytesMatchesHeap ties Bytes to the heap; the
+// scratch's slices are too small a share there for a term left out to
+// show.
+func TestScratchBytesCountsEverySlice(t *testing.T) {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	size := int(unsafe.Sizeof(*sc))
+	require.Equal(t, size+ownedBytes(t, reflect.ValueOf(sc).Elem()), sc.bytes(), "the pool's scratch")
+
+	var own scratch
+	next := 0
+	giveSlices(reflect.ValueOf(&own).Elem(), &next)
+	require.Greater(t, next, 3*9, "slices found")
+	want := size + ownedBytes(t, reflect.ValueOf(&own).Elem())
+	require.Equal(t, want, own.bytes(), "slices of capacities 3, 6, …, %d", next)
+}
