@@ -13,9 +13,10 @@
 //	go run ./internal/cmd/abbench -pkg ./bench -peer gonum-weighted \
 //		-bench 'SingleStep/impl=(levels|gonum-weighted)/' -rounds 8 3d51401 .
 //
-// -testflags passes further flags to the test binaries, such as
-// "-data ../../shared/data" for the epochs of package srg; they run in the
-// package's folder of their revision.
+// -metric compares another metric than ns/op, such as the srg-levels/sgd
+// of BenchmarkEpochRatio. -testflags passes further flags to the test
+// binaries, such as "-data /path/to/data" for the epochs of package srg;
+// they run in the package's folder of their revision.
 package main
 
 import (
@@ -41,6 +42,7 @@ func main() {
 		rounds    = flag.Int("rounds", 8, "the rounds, each of which runs every revision once")
 		peer      = flag.String("peer", "", "the impl= that ratios are taken to, in the same run")
 		testflags = flag.String("testflags", "", "space-separated flags for the test binaries")
+		metric    = flag.String("metric", "ns/op", "the unit of the metric compared, such as srg-levels/sgd of BenchmarkEpochRatio")
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: abbench [flags] revision...\n")
@@ -51,14 +53,14 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(os.Stdout, flag.Args(), *pkg, *bench, *benchtime, *rounds, *peer, strings.Fields(*testflags)); err != nil {
+	if err := run(os.Stdout, flag.Args(), *pkg, *bench, *benchtime, *rounds, *peer, *metric, strings.Fields(*testflags)); err != nil {
 		fmt.Fprintln(os.Stderr, "abbench:", err)
 		os.Exit(1)
 	}
 }
 
 // run builds, runs and reports; see the package comment.
-func run(w io.Writer, revs []string, pkg, bench, benchtime string, rounds int, peer string, extra []string) (err error) {
+func run(w io.Writer, revs []string, pkg, bench, benchtime string, rounds int, peer, metric string, extra []string) (err error) {
 	top, err := output(".", "git", "rev-parse", "--show-toplevel")
 	if err != nil {
 		return err
@@ -97,10 +99,10 @@ func run(w io.Writer, revs []string, pkg, bench, benchtime string, rounds int, p
 			if err != nil {
 				return fmt.Errorf("running %s at %s: %w", pkg, revs[k], err)
 			}
-			runs = append(runs, result{rev: k, ns: parse(out)})
+			runs = append(runs, result{rev: k, ns: parse(out, metric)})
 		}
 	}
-	report(w, revs, runs, peer)
+	report(w, revs, runs, peer, metric)
 	return nil
 }
 
@@ -127,23 +129,33 @@ func rotation(r, k int) []int {
 	return o
 }
 
-// result is the ns/op of the benchmarks of one run of one revision.
+// result is the metric of the benchmarks of one run of one revision.
 type result struct {
 	rev int
 	ns  map[string]float64
 }
 
 // benchLine is a result line of go test -bench: its name, less the
-// GOMAXPROCS suffix, and its ns/op.
-var benchLine = regexp.MustCompile(`^(Benchmark\S*?)(?:-\d+)?\s+\d+\s+([0-9.e+]+) ns/op`)
+// GOMAXPROCS suffix, its count, and its metrics, pairs of a value and a
+// unit.
+var benchLine = regexp.MustCompile(`^(Benchmark\S*?)(?:-\d+)?\s+\d+((?:\s+[0-9.e+-]+ \S+)+)\s*$`)
 
-// parse returns the ns/op of each benchmark in out.
-func parse(out string) map[string]float64 {
+// parse returns the value of the metric of unit in each benchmark of out
+// that reports it.
+func parse(out, unit string) map[string]float64 {
 	ns := map[string]float64{}
 	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
-		if m := benchLine.FindStringSubmatch(sc.Text()); m != nil {
-			if v, err := strconv.ParseFloat(m[2], 64); err == nil {
+		m := benchLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[2])
+		for q := 0; q+1 < len(f); q += 2 {
+			if f[q+1] != unit {
+				continue
+			}
+			if v, err := strconv.ParseFloat(f[q], 64); err == nil {
 				ns[m[1]] = v
 			}
 		}
@@ -176,10 +188,10 @@ func quartiles(xs []float64) (med, lo, hi float64) {
 	return xs[n/2], xs[n/4], xs[n-1-n/4]
 }
 
-// report prints, for each benchmark and revision, the median ns/op and its
-// quartiles, and with peer the median of the ratios to the peer's
-// benchmark of the same run.
-func report(w io.Writer, revs []string, runs []result, peer string) {
+// report prints, for each benchmark and revision, the median of the
+// metric of unit and its quartiles, and with peer the median of the ratios
+// to the peer's benchmark of the same run.
+func report(w io.Writer, revs []string, runs []result, peer, unit string) {
 	type key struct {
 		name string
 		rev  int
@@ -209,7 +221,7 @@ func report(w io.Writer, revs []string, runs []result, peer string) {
 	})
 	for _, k := range keys {
 		med, lo, hi := quartiles(ns[k])
-		fmt.Fprintf(w, "%-60s %-10s %10.1f ns/op [%.1f, %.1f] runs %d", k.name, revs[k.rev], med, lo, hi, len(ns[k]))
+		fmt.Fprintf(w, "%-60s %-10s %10.4g %s [%.4g, %.4g] runs %d", k.name, revs[k.rev], med, unit, lo, hi, len(ns[k]))
 		if rs := ratio[k]; len(rs) > 0 {
 			med, lo, hi := quartiles(rs)
 			fmt.Fprintf(w, "   /%s %.3f [%.3f, %.3f]", peer, med, lo, hi)

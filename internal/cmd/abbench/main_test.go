@@ -26,7 +26,25 @@ ok  	github.com/reweighted/reweighted/bench	7.278s
 		"BenchmarkSingleStep/impl=gonum-weighted/keys=exp/n=65536": 227.2,
 		"BenchmarkEpochRatio/set=mushrooms":                        38121472,
 		"BenchmarkNoProcs":                                         1.5e6,
-	}, parse(out))
+	}, parse(out, "ns/op"))
+}
+
+// With another unit, the value of that metric is read, wherever it lies
+// in the line; a benchmark without it is left out.
+func TestParseReadsAnyMetric(t *testing.T) {
+	out := `BenchmarkEpochRatio/set=mushrooms-2         	      12	  38121472 ns/op	         2.080 srg-levels/sgd	         1.121 srg-standin/sgd
+BenchmarkEpochRatio/set=w8a-2         	      12	  1e+08 ns/op	         1.9 srg-levels/sgd	         -0.5 srg-standin/sgd
+BenchmarkSingleStep/impl=levels/keys=exp/n=65536-2         	 3399716	       368.3 ns/op	       0 B/op	       0 allocs/op
+`
+	require.Equal(t, map[string]float64{
+		"BenchmarkEpochRatio/set=mushrooms": 1.121,
+		"BenchmarkEpochRatio/set=w8a":       -0.5,
+	}, parse(out, "srg-standin/sgd"))
+	require.Equal(t, map[string]float64{
+		"BenchmarkEpochRatio/set=mushrooms": 2.080,
+		"BenchmarkEpochRatio/set=w8a":       1.9,
+	}, parse(out, "srg-levels/sgd"))
+	require.Equal(t, map[string]float64{"BenchmarkSingleStep/impl=levels/keys=exp/n=65536": 0}, parse(out, "B/op"))
 }
 
 // A benchmark's peer is its name with the impl= element replaced, wherever
@@ -82,14 +100,14 @@ func TestReportRatiosWithinRuns(t *testing.T) {
 		{rev: 1, ns: map[string]float64{a: 70, g: 50}},
 	}
 	var b bytes.Buffer
-	report(&b, []string{"old", "new"}, runs, "g")
+	report(&b, []string{"old", "new"}, runs, "g", "ns/op")
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	require.Len(t, lines, 4)
 	require.Contains(t, lines[0], "old")
-	require.Contains(t, lines[0], "200.0 ns/op")
+	require.Contains(t, lines[0], "200 ns/op")
 	require.Contains(t, lines[0], "/g 2.000 [2.000, 3.000]")
 	require.Contains(t, lines[1], "new")
-	require.Contains(t, lines[1], "80.0 ns/op")
+	require.Contains(t, lines[1], "80 ns/op")
 	require.Contains(t, lines[1], "/g 1.400 [0.800, 1.500]")
 	require.NotContains(t, lines[2], "/g", "the peer has no ratio to itself")
 }
