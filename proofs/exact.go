@@ -162,13 +162,18 @@ func checkLemma2(cfg Config) (Result, error) {
 				return res, nil
 			}
 			if !e.AllZero && e.Lambda.Sign() > 0 {
-				// The ratio is λ's relative error over the contract's 1e-9.
+				// The ratio is λ's error over the bound CloseRel allows:
+				// 1e-9 of λ, and one step of the subnormal grid, which a λ
+				// too small to carry 30 bits cannot beat (relative to 1e-9
+				// alone, a λ of 1e-318 would show some 10^5).
 				d := new(big.Rat).Sub(new(big.Rat).SetFloat64(lambda), e.Lambda)
-				res.WorstRatio = math.Max(res.WorstRatio, math.Abs(ratFloat(d.Quo(d, e.Lambda)))/1e-9)
+				bound := new(big.Rat).Mul(e.Lambda, new(big.Rat).SetFloat64(1e-9))
+				bound.Add(bound, new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64))
+				res.WorstRatio = math.Max(res.WorstRatio, ratFloat(d.Abs(d).Quo(d, bound)))
 			}
 		}
 	}
-	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; every backend's Solve returns the exact ρ on all (%d solves); ratio is λ's relative error / 1e-9", solves)
+	res.Notes += fmt.Sprintf("exact Algorithm 2 = definition of ρ on all; every backend's Solve returns the exact ρ on all (%d solves); ratio is λ's error over its bound, 1e-9 of λ plus one step of the subnormal grid", solves)
 	return res, nil
 }
 
