@@ -67,6 +67,17 @@ func giveSlices(v reflect.Value, next *int) {
 	}
 }
 
+// unit.bytes, which Bytes adds for every published and spare unit, is the
+// unit's size plus its three arrays, whatever their capacities: against
+// the walk by reflection, after slices of capacities all different.
+func TestUnitBytesCountsEverySlice(t *testing.T) {
+	var u unit
+	next := 0
+	giveSlices(reflect.ValueOf(&u).Elem(), &next)
+	require.Equal(t, 9, next, "three slices found")
+	require.Equal(t, int(unsafe.Sizeof(u))+ownedBytes(t, reflect.ValueOf(&u).Elem()), u.bytes())
+}
+
 // scratch.bytes, which Bytes adds for the sampler's own scratch, is the
 // scratch's size plus the backing arrays of all its slices, whatever
 // their capacities: against a walk of the struct that finds every slice,

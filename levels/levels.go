@@ -1402,7 +1402,7 @@ func (s *Sampler) Bytes() int {
 	}
 	for q := range s.cur {
 		if u := s.cur[q].Load(); u != nil {
-			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*(cap(u.blk)+cap(u.sup))
+			b += u.bytes()
 		}
 	}
 	if sc := s.spareSc.Load(); sc != nil {
@@ -1411,7 +1411,7 @@ func (s *Sampler) Bytes() int {
 	b += s.kept.tab.bytes()
 	for q := range s.spareU {
 		if u := s.spareU[q].Load(); u != nil {
-			b += int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*(cap(u.blk)+cap(u.sup))
+			b += u.bytes()
 		}
 	}
 	return b

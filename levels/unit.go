@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // unit is the straddling group or sub-bucket of a Solve with its keys
@@ -43,6 +44,11 @@ type unit struct {
 	blk []u128
 	sup []u128
 	off uint64
+}
+
+// bytes returns the memory u holds: the struct and its arrays.
+func (u *unit) bytes() int {
+	return int(unsafe.Sizeof(*u)) + 8*cap(u.keys) + int(unsafe.Sizeof(u128{}))*(cap(u.blk)+cap(u.sup))
 }
 
 // blkBits is the log of the keys per block of a unit's sums, supBits that
