@@ -161,7 +161,7 @@
 // DrawBatch draws with one Solve, one table and a guide to its rows (for
 // each of 64 equal parts of the total weight, the first row it can fall
 // in, so that a row is found in a step or two, with no branch on the
-// random number to mispredict). From 2^17 items (touchMin) on, 32
+// random number to mispredict). From 2^18 items (touchMin) on, 32
 // attempts at a time: their choices first, from the tables and block sums
 // (in cache), then the reads of their 32 entries, loads that do not
 // depend on each other so that their cache misses overlap, then their
@@ -319,7 +319,7 @@
 // after its sub-buckets' counts) and Set's writes at the
 // end of the new key's group and swap-remove from the old one; the
 // attempts of a chunk and the touches of a batch overlap those misses,
-// which is most of what they gain; below 2^17 items, where the sampler
+// which is most of what they gain; below 2^18 items, where the sampler
 // stays in the last-level cache, SetBatch reads only the items' keys and
 // slots ahead of its updates. Keys crowding t* in a bucket
 // that cannot split cost an update that moves a key out of the bucket or

@@ -1286,14 +1286,16 @@ func (s *Sampler) lastChanges(items []int, keys []float64, seen []uint64, ch []i
 }
 
 // touchMin is the number of items from which SetBatch touches the memory
-// of its updates first: below, some 5 MB or less, the sampler stays in the
-// last-level cache, whose latency out-of-order execution mostly hides, and
-// the touches only add work. A batch step of levels over gonum's, with and
-// without touches (2 MB of L2 and 32 MB of L3 cache): at 2^16, 0.81 and
-// 0.77 (Exp(1): 0.71, 0.66); at 2^17, 0.76 and 0.82 (lognormal; Exp(1):
-// 0.86, 0.88); at 2^18, 0.78 and 0.83; at 2^20, 0.85 and 0.94. An SRG
-// epoch on w8a and ijcnn1 (about 50,000 examples) costs 3% less without.
-const touchMin = 1 << 17
+// of its updates first, and DrawBatch makes its attempts in chunks (far):
+// below, some 10 MB or less, the sampler stays in the last-level cache,
+// whose latency out-of-order execution mostly hides, and the touches and
+// passes only add work. A batch step of levels over gonum's (abbench, 8
+// rounds, 2 MB of L2 and 32 MB of L3 cache), with them and without: at
+// 2^17, 0.85 and 0.74; at 2^18, 0.95 and 1.00; at 2^19, 0.97 and 1.10; at
+// 2^20, 0.79 and 1.12 (2^16, 0.49 and 0.52). An SRG epoch on w8a and
+// ijcnn1 (about 50,000 examples) costs 3% less without touches, and more
+// with chunks of attempts (2.21 SGD epochs on ijcnn1, against 1.97).
+const touchMin = 1 << 18
 
 // touch reads, for every entry of a batch, the memory its update will
 // read and write: the item's slot and its group's last entry, the slot of
