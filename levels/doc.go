@@ -163,7 +163,8 @@
 // in, so that a row is found in a step or two, with no branch on the
 // random number to mispredict). From 2^18 items (touchMin) on, 32
 // attempts at a time: their choices first, from the tables and block sums
-// (in cache), then the reads of their 32 entries, loads that do not
+// (in cache), then the reads of their 32 entries (for a split group,
+// after a pass over the counts of its sub-buckets), loads that do not
 // depend on each other so that their cache misses overlap, then their
 // tests; below, where the sampler stays in the last-level cache, each
 // attempt is made whole before the next, those of a direct tail row and

@@ -553,9 +553,26 @@ func (s *Sampler) refill(o *sol, t *table, src rand.Source, sc *scratch, need in
 		for k := range props {
 			s.propose(o, t, &sc.tails, &sc.guide, src, &props[k])
 		}
+		// A split group's sub-bucket, found from its counts in a pass of
+		// its own: the lines of the counts and then of the entries are
+		// each read by independent loads.
+		var sub [chunk]int32
+		for k := range props {
+			sub[k] = -1
+			if p := &props[k]; p.lv != nil {
+				if sb := p.lv.sub[p.j]; sb != nil {
+					q, b := findCount(&sb.bc, &sb.cnt, uint32(p.r))
+					sub[k], p.r = int32(q), p.r-int32(b)
+				}
+			}
+		}
 		for k := range props {
 			if p := &props[k]; p.lv != nil {
-				st.ents[k] = p.lv.at(int(p.j), int(p.r))
+				if q := sub[k]; q >= 0 {
+					st.ents[k] = p.lv.sub[p.j].ents[q][p.r]
+				} else {
+					st.ents[k] = p.lv.ents[p.j][p.r]
+				}
 			} else if p.direct {
 				p.u = s.keys[p.item]
 			}
