@@ -302,9 +302,9 @@
 // 1,340): the float sums of the levels above t*, the bracket search in
 // the straddling unit, the table's rows; a fifth is the draw. A batch
 // step (128 draws without replacement, then their 128 new keys) shares
-// one Solve and costs per item 0.64 to 0.78 (Exp(1) keys) and 0.67 to
-// 0.76 (lognormal) times gonum's 128 Take and 128 Reweight in the same
-// run at 2^16, 0.80 and 0.78 at 2^20 (levels, whose structures span more
+// one Solve and costs per item 0.48 (Exp(1) keys) and 0.57 (lognormal)
+// times gonum's 128 Take and 128 Reweight in the same run at 2^16, 0.69
+// to 0.72 and 0.75 to 0.80 at 2^20 (levels, whose structures span more
 // cache lines than gonum's heap, slows more than gonum when other jobs
 // take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
 // cache) the sampler costs some 780 instructions an example, against SGD's
