@@ -45,8 +45,8 @@ func ownedBytes(t *testing.T, v reflect.Value) int {
 }
 
 // giveSlices sets every slice that v holds to a fresh one of a capacity of
-// its own (the next of caps), so that a term of scratch.bytes that counts
-// a slice twice, not at all, or with another's size shows.
+// its own (3, 6, 9, … from *next on), so that a term of a bytes method
+// that counts a slice twice, not at all, or with another's size shows.
 func giveSlices(v reflect.Value, next *int) {
 	switch v.Kind() {
 	case reflect.Slice:

@@ -1290,11 +1290,12 @@ func (s *Sampler) lastChanges(items []int, keys []float64, seen []uint64, ch []i
 // below, some 10 MB or less, the sampler stays in the last-level cache,
 // whose latency out-of-order execution mostly hides, and the touches and
 // passes only add work. A batch step of levels over gonum's (abbench, 8
-// rounds, 2 MB of L2 and 32 MB of L3 cache), with them and without: at
-// 2^17, 0.85 and 0.74; at 2^18, 0.95 and 1.00; at 2^19, 0.97 and 1.10; at
-// 2^20, 0.79 and 1.12 (2^16, 0.49 and 0.52). An SRG epoch on w8a and
-// ijcnn1 (about 50,000 examples) costs 3% less without touches, and more
-// with chunks of attempts (2.21 SGD epochs on ijcnn1, against 1.97).
+// rounds, 2 MB of L2 and 32 MB of L3 cache, before touch read in three
+// passes), with them and without: at 2^17, 0.85 and 0.74; at 2^18, 0.95
+// and 1.00; at 2^19, 0.97 and 1.10; at 2^20, 0.79 and 1.12. An SRG epoch
+// on w8a and ijcnn1 (about 50,000 examples) costs 3% less without
+// touches, and more with chunks of attempts (2.21 SGD epochs on ijcnn1,
+// against 1.97).
 const touchMin = 1 << 18
 
 // touch reads, for every entry of a batch, the memory its update will
