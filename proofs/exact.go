@@ -162,14 +162,11 @@ func checkLemma2(cfg Config) (Result, error) {
 				return res, nil
 			}
 			if !e.AllZero && e.Lambda.Sign() > 0 {
-				// The ratio is λ's error over the bound CloseRel allows:
-				// 1e-9 of λ, and one step of the subnormal grid, which a λ
-				// too small to carry 30 bits cannot beat (relative to 1e-9
-				// alone, a λ of 1e-318 would show some 10^5).
-				d := new(big.Rat).Sub(new(big.Rat).SetFloat64(lambda), e.Lambda)
-				bound := new(big.Rat).Mul(e.Lambda, new(big.Rat).SetFloat64(1e-9))
-				bound.Add(bound, new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64))
-				res.WorstRatio = math.Max(res.WorstRatio, ratFloat(d.Abs(d).Quo(d, bound)))
+				// λ's error over the bound the check allows: 1e-9 of λ,
+				// and one step of the subnormal grid, which a λ too small
+				// to carry 30 bits cannot beat (over 1e-9 of λ alone, a λ
+				// of 1e-318 would show some 10^5).
+				res.WorstRatio = math.Max(res.WorstRatio, samplertest.RelErrRatio(lambda, e.Lambda, 1e-9))
 			}
 		}
 	}

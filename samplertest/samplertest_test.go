@@ -450,3 +450,49 @@ func TestSetDefaultFlag(t *testing.T) {
 		require.Equal(t, 1, *probe, "restored after the test")
 	}
 }
+
+// RelErrRatio is |x − y| over rel·|y| + 2^-1074, worked out by hand at
+// the cases below, +Inf for a NaN or infinite x.
+func TestRelErrRatioByHand(t *testing.T) {
+	tiny := math.SmallestNonzeroFloat64
+	for _, c := range []struct {
+		x    float64
+		y    *big.Rat
+		rel  float64
+		want float64
+	}{
+		{1.5, big.NewRat(1, 1), 0.25, 2},   // 0.5 / 0.25, the 2^-1074 lost in rounding
+		{1, big.NewRat(1, 1), 0.25, 0},     // exact
+		{0.75, big.NewRat(1, 1), 0.5, 0.5}, // below the bound on the other side
+		{tiny, new(big.Rat), 1e-9, 1},      // one subnormal step from 0
+		{3 * tiny, new(big.Rat), 1e-9, 3},
+		{math.NaN(), big.NewRat(1, 1), 1e-9, math.Inf(1)},
+		{math.Inf(-1), big.NewRat(1, 1), 1e-9, math.Inf(1)},
+	} {
+		require.Equal(t, c.want, RelErrRatio(c.x, c.y, c.rel), "x = %v, y = %v, rel = %v", c.x, c.y, c.rel)
+	}
+}
+
+// Property: RelErrRatio is at most 1 exactly when CloseRel holds, away from
+// the quotient's rounding (ratios within 1e-12 of 1 are not compared): the
+// report's ratio and the check measure against the same bound.
+func TestRelErrRatioAgreesWithCloseRel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		y := new(big.Rat).SetFloat64(rapid.Float64Range(-1e300, 1e300).Draw(rt, "y"))
+		rel := rapid.SampledFrom([]float64{0, 1e-12, 1e-9, 0.5}).Draw(rt, "rel")
+		yf, _ := y.Float64()
+		x := rapid.OneOf(
+			rapid.Float64(),
+			rapid.Just(yf),
+			rapid.Just(math.Nextafter(yf, math.Inf(1))),
+			rapid.Just(yf*(1+rel)),
+			rapid.Just(yf*(1-rel)),
+			rapid.Just(math.SmallestNonzeroFloat64),
+		).Draw(rt, "x")
+		r := RelErrRatio(x, y, rel)
+		if math.Abs(r-1) < 1e-12 {
+			return
+		}
+		require.Equal(rt, r <= 1, CloseRel(x, y, rel), "ratio %v", r)
+	})
+}

@@ -205,16 +205,34 @@ func probeRanks(n, rho int) []int {
 // |x − y| ≤ rel·|y|, or within one step of the subnormal grid when y is too
 // small to carry rel precision.
 func CloseRel(x float64, y *big.Rat, rel float64) bool {
-	d := new(big.Rat).SetFloat64(x)
+	d, bound := relErr(x, y, rel)
+	return d != nil && d.Cmp(bound) <= 0
+}
+
+// RelErrRatio returns |x − y| over the bound of CloseRel, rel·|y| plus one
+// step of the subnormal grid: at most 1 exactly when CloseRel holds, up to
+// the rounding of the quotient; +Inf for a NaN or infinite x.
+func RelErrRatio(x float64, y *big.Rat, rel float64) float64 {
+	d, bound := relErr(x, y, rel)
 	if d == nil {
-		return false // x is NaN or infinite
+		return math.Inf(1)
 	}
-	d.Sub(d, y)
-	d.Abs(d)
-	bound := new(big.Rat).Abs(y)
+	r, _ := d.Quo(d, bound).Float64()
+	return r
+}
+
+// relErr returns |x − y| and CloseRel's bound on it; d is nil for a NaN or
+// infinite x.
+func relErr(x float64, y *big.Rat, rel float64) (d, bound *big.Rat) {
+	bound = new(big.Rat).Abs(y)
 	bound.Mul(bound, new(big.Rat).SetFloat64(rel))
 	bound.Add(bound, new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64))
-	return d.Cmp(bound) <= 0
+	d = new(big.Rat).SetFloat64(x)
+	if d == nil {
+		return nil, bound
+	}
+	d.Sub(d, y)
+	return d.Abs(d), bound
 }
 
 // KKT checks that p is optimal for min Σ a_i²/p_i over Δ(ε) by its
