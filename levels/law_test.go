@@ -317,19 +317,6 @@ func TestMemory(t *testing.T) {
 	}
 }
 
-// heldBy returns the heap that dropping *s frees, and drops it.
-func heldBy(s **Sampler) uint64 {
-	var held, freed runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&held)
-	*s = nil
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&freed)
-	return held.HeapAlloc - freed.HeapAlloc
-}
-
 // The read methods may run concurrently (go test -race checks it).
 func TestConcurrentReads(t *testing.T) {
 	keys := []float64{3, 0, 1, 1, 2.5, 1e-300, 7}
@@ -405,7 +392,7 @@ func TestBytesMatchesHeap(t *testing.T) {
 			}
 			b := float64(s.Bytes())
 			splits := splitGroups(s)
-			heap := float64(heldBy(&s))
+			heap := float64(samplertest.HeldBy(&s))
 			if law == "cluster" {
 				require.Positive(t, splits, "the cluster's group is split")
 			}
