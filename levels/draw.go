@@ -611,6 +611,12 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 	// change what o and t point to, and it would read them again for
 	// every attempt.
 	usual, g, rows, direct, eps := !o.zero && !o.uniform, &sc.guide, t.rows, t.direct, o.eps
+	// o.prob for the usual rows, its operands read once: the same
+	// operations, so the same p, bit for bit.
+	theta, sum, c := o.theta, o.s, 0.0
+	if usual {
+		c = o.c()
+	}
 	rejections := 0
 	for k := 0; k < len(items); {
 		var i int
@@ -641,7 +647,11 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 				if !sure && u >= headFrac(l, j, e.key()) {
 					continue
 				}
-				if p = o.prob(e.key()); p == 0 {
+				a := e.key()
+				if p = eps; a >= theta {
+					p = a / sum * c
+				}
+				if p == 0 {
 					continue
 				}
 				i = int(e.item)

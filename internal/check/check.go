@@ -45,16 +45,26 @@ func Batch(items []int, keys []float64, n int) (float64, error) {
 	if len(keys) != len(items) {
 		return 0, fmt.Errorf("%w: %d items but %d keys", reweighted.ErrBatch, len(items), len(keys))
 	}
-	most := 0.0
+	// On the bits: a key is valid when its bits are at most MaxSum's (a
+	// float ≥ 0 orders as its bits) or are −0's; NaN, +Inf and negative
+	// keys lie above. The largest key is the largest of the bits without
+	// the sign. A float comparison and max with its NaN and signed-zero
+	// rules took twice the instructions.
+	var most uint64
 	for k, i := range items {
-		a := keys[k]
-		if uint(i) >= uint(n) || !(a >= 0 && a <= reweighted.MaxSum) {
-			return 0, batchError(k, i, a, n)
+		b := math.Float64bits(keys[k])
+		if uint(i) >= uint(n) || b > maxSumBits && b != negZero {
+			return 0, batchError(k, i, keys[k], n)
 		}
-		most = max(most, a)
+		most = max(most, b<<1>>1)
 	}
-	return most, nil
+	return math.Float64frombits(most), nil
 }
+
+const (
+	maxSumBits = 0x73e0000000000000 // math.Float64bits(reweighted.MaxSum)
+	negZero    = 1 << 63            // math.Float64bits(−0)
+)
 
 // batchError is the error of batch entry k, item i with key a, which Batch
 // refuses: its index first.
