@@ -10,9 +10,10 @@ const RaceEnabled = raceEnabled
 // use after two collections with *p held, less the heap in use after two
 // more once *p is nil. The difference is what *p alone holds when nothing
 // else refers to it or to what it points to, and nothing else allocates
-// meanwhile. A backend holds its Bytes against it, since its memory target
-// rests on Bytes.
-func HeldBy[T any](p **T) uint64 {
+// meanwhile; if something else allocated, it can be below what *p holds,
+// and negative. A backend holds its Bytes against it, since its memory
+// target rests on Bytes.
+func HeldBy[T any](p **T) int64 {
 	var held, freed runtime.MemStats
 	runtime.GC()
 	runtime.GC()
@@ -21,5 +22,7 @@ func HeldBy[T any](p **T) uint64 {
 	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&freed)
-	return held.HeapAlloc - freed.HeapAlloc
+	// Signed: a heap that grew meanwhile reads as a negative difference,
+	// not as one wrapped to near 2^64.
+	return int64(held.HeapAlloc) - int64(freed.HeapAlloc)
 }
