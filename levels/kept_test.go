@@ -117,8 +117,12 @@ func TestKeptFollowsUpdates(t *testing.T) {
 	eps := 1 / float64(2*n)
 	src := rand.NewPCG(7, 8)
 	for step := range steps {
+		solves := s.solves.Load()
 		i, _, err := reweighted.Draw(s, eps, src)
 		require.NoError(t, err)
+		if step > 0 {
+			require.Equal(t, solves, s.solves.Load(), "step %d: a Draw with the solution kept makes no Solve", step)
+		}
 		keys[i] = rng.ExpFloat64()
 		require.NoError(t, s.Set(i, keys[i]))
 		require.True(t, s.kept.ok, "step %d: a draw came, the solution is kept", step)
@@ -339,4 +343,48 @@ func TestKeptNewLevelFromZero(t *testing.T) {
 	require.Equal(t, 1, s.kept.followed, "the second update is followed")
 	require.Equal(t, 0, s.kept.retabled, "its table is built anew")
 	require.Equal(t, samplertest.Oracle(keys, eps).Rho, s.kept.o.rho)
+}
+
+// Check compares the kept solution and every field of the kept table with
+// a Solve's and a new table's: a change to any one of them is refused.
+func TestCheckRefusesACorruptKeptSolution(t *testing.T) {
+	const n = 1 << 10
+	rng := rand.New(rand.NewPCG(9, 10))
+	keys := expKeys(rng, n)
+	s := load(t, keys)
+	eps := 1 / float64(2*n)
+	i, _, err := reweighted.Draw(s, eps, rand.NewPCG(11, 12))
+	require.NoError(t, err)
+	require.NoError(t, s.Set(i, 2*keys[i]))
+	require.True(t, s.kept.ok, "a draw came: the solution is kept")
+	require.NoError(t, s.Check())
+	k := &s.kept
+	require.NotEmpty(t, k.tab.rows)
+	require.NotEmpty(t, k.tab.heads)
+	bump := func(x *float64) func() {
+		*x = math.Nextafter(*x, math.Inf(1))
+		return func() { *x = math.Nextafter(*x, 0) }
+	}
+	inc := func(x *int) func() { *x++; return func() { *x-- } }
+	changes := map[string]func() (undo func()){
+		"ρ":              func() func() { return inc(&k.o.rho) },
+		"s":              func() func() { return bump(&k.o.s) },
+		"a row's weight": func() func() { return bump(&k.tab.rows[0].w) },
+		"a row's sum":    func() func() { return bump(&k.tab.rows[len(k.tab.rows)-1].cum) },
+		"a head level":   func() func() { k.tab.heads[0]++; return func() { k.tab.heads[0]-- } },
+		"front":          func() func() { return inc(&k.tab.front) },
+		"ts":             func() func() { return inc(&k.tab.ts) },
+		"total":          func() func() { return bump(&k.tab.total) },
+		"t*":             func() func() { return bump(&k.tab.tstar) },
+		"strB":           func() func() { return bump(&k.tab.strB) },
+		"partLo":         func() func() { k.tab.partLo++; return func() { k.tab.partLo-- } },
+		"nTail":          func() func() { return inc(&k.tab.nTail) },
+		"lvTail":         func() func() { return inc(&k.tab.lvTail) },
+	}
+	for name, change := range changes {
+		undo := change()
+		require.Error(t, s.Check(), "the kept %s changed", name)
+		undo()
+		require.NoError(t, s.Check(), "the kept %s restored", name)
+	}
 }

@@ -497,6 +497,7 @@ type Sampler struct {
 		eps atomic.Uint64 // the bits of the ε a read last asked for, plus 1 (0: none)
 		hot atomic.Bool   // a read came since the last write
 	}
+	solves atomic.Uint64 // the Solves made, by reads and writers: for the tests
 }
 
 // New returns a sampler of n items, all keys 0. It panics for n < 0 or
@@ -1550,6 +1551,21 @@ func (s *Sampler) Check() error {
 		if (x != 0) != (s.occW>>w&1 != 0) {
 			return fmt.Errorf("levels: word %d of the level bitmap is %x, marked %v", w, x, s.occW>>w&1 != 0)
 		}
+	}
+	// The walk down the occupied levels, from the top, that Solve and the
+	// table make: every level that holds items, in order, and no other.
+	next := s.topLevel()
+	for l := nLevels - 1; l >= 0; l-- {
+		if want[l] == nil {
+			continue
+		}
+		if next != l {
+			return fmt.Errorf("levels: the walk down the levels gives %d, the next level holding items is %d", next, l)
+		}
+		next = s.nextLevel(l)
+	}
+	if next != -1 {
+		return fmt.Errorf("levels: the walk down the levels gives %d below the lowest level holding items", next)
 	}
 	if err := s.checkUnit(); err != nil {
 		return err

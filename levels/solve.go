@@ -91,6 +91,7 @@ func (s *Sampler) validate(eps float64) error {
 // solve solves Lemma 1 for a valid ε, with sc's memory for the straddling
 // group.
 func (s *Sampler) solve(eps float64, sc *scratch) sol {
+	s.solves.Add(1)
 	n := len(s.keys)
 	o := sol{n: n, eps: eps, uniform: eps == 1/float64(n), lvl: -1, grp: -1, sub: -1}
 	if len(s.zeros) == n {
