@@ -81,9 +81,15 @@ func TestDatasetCurvesMatchTheirSchedules(t *testing.T) {
 		}
 		require.Less(t, dc.Alpha[len(dc.Alpha)-1], 0.9*alpha, "decreasing-step %s ends lower", name)
 		if name == "SGD" || name == "SRG" {
-			// m examples an iteration: ⌈epochs·n/m⌉ iterations in all.
+			// m examples an iteration: ⌈epochs·n/m⌉ iterations in all,
+			// and ⌈j·n/(per·m)⌉ before checkpoint j, whose step is that of
+			// the last of them (checkpoint 0's, the first's).
 			last := math.Ceil(float64(epochs*n) / m)
 			require.InEpsilon(t, decr(last-1), dc.Alpha[len(dc.Alpha)-1], 1e-9, "%s's last step", name)
+			for j, a := range dc.Alpha {
+				iters := math.Ceil(float64(j*n) / (per * m))
+				require.InEpsilon(t, decr(max(iters-1, 0)), a, 1e-9, "%s's step at checkpoint %d", name, j)
+			}
 		}
 		require.Equal(t, cc.Log10Err[len(cc.Log10Err)-1], res.FinalLog10["constant/"+name])
 		require.Equal(t, dc.Log10Err[len(dc.Log10Err)-1], res.FinalLog10["decreasing/"+name])

@@ -94,3 +94,29 @@ func TestLanczosMargin(t *testing.T) {
 	require.InDelta(t, 0.022, hi/est-1, 0.0005)
 	require.GreaterOrEqual(t, hi, 1.0)
 }
+
+// L is the exact eigenvalue up to DenseMaxDim features, that many
+// included, and the Lanczos bound above: at d = DenseMaxDim (w8a's 300)
+// the dense value, at DenseMaxDim + 1 the bound.
+func TestLExactUpToDenseMaxDim(t *testing.T) {
+	for _, d := range []int{DenseMaxDim, DenseMaxDim + 1} {
+		ds := libsvm.TextLike(3, libsvm.Shape{Name: "edge", N: 200, D: d, RowNNZ: 20})
+		p, err := NewProblem(ds, ds.Labels, Logistic, 1/float64(ds.Len()))
+		require.NoError(t, err)
+		require.Equal(t, d, p.Dim())
+		ones := make([]float64, p.Len())
+		for i := range ones {
+			ones[i] = 1
+		}
+		vals, ok := eigenvalues(p.gram(ones))
+		require.True(t, ok)
+		exact := vals[len(vals)-1]/4 + p.Mu
+		if d <= DenseMaxDim {
+			require.Equal(t, exact, p.L(), "d = %d: the dense eigenvalue", d)
+			continue
+		}
+		_, hi := p.gramMax(nil)
+		require.Equal(t, hi/4+p.Mu, p.L(), "d = %d: the Lanczos bound", d)
+		require.Greater(t, p.L(), exact, "d = %d: the bound lies above", d)
+	}
+}

@@ -126,3 +126,18 @@ func TestSolveWithBadInput(t *testing.T) {
 	require.Equal(t, "Newton-CG", srg.NewtonCG.String())
 	require.Equal(t, "Solver(7)", srg.Solver(7).String())
 }
+
+// A tolerance that Newton cannot reach is an error, not a solution: at
+// tol = 0 rounding leaves ‖∇F‖ above 1e3·tol, and both solvers say so,
+// with the point and gradient norm they reached (still within rounding
+// of x*).
+func TestSolveRefusesAnUnreachedTolerance(t *testing.T) {
+	p := logistic(t, libsvm.TextLike(1, libsvm.RCV1.Scaled(400)))
+	for _, solver := range []srg.Solver{srg.DenseNewton, srg.NewtonCG} {
+		sol, err := p.SolveWith(0, solver)
+		require.Error(t, err, "solver %v", solver)
+		require.Contains(t, err.Error(), "Newton stopped at ‖∇F‖ =")
+		require.Positive(t, sol.GradNorm, "solver %v", solver)
+		require.Less(t, sol.GradNorm, 1e-9, "solver %v: the point reached is still near x*", solver)
+	}
+}

@@ -236,6 +236,20 @@ func TestSRGUniformEpsIsSGD(t *testing.T) {
 	})
 }
 
+// Under ε = 1/float64(n) the importance weight is exactly 1 for every n,
+// also where n·fl(1/n) rounds below 1 (n = 49, …) and 1/(n·p) would not be.
+func TestWeightAtUniformEpsIsOne(t *testing.T) {
+	off := 0
+	for n := 1; n <= 1000; n++ {
+		p := 1 / float64(n)
+		if 1/(float64(n)*p) != 1 {
+			off++
+		}
+		require.Equal(t, 1.0, weight(n, p, p), "n = %d", n)
+	}
+	require.Positive(t, off, "some n where 1/(n·p) is not 1")
+}
+
 // Property: the loopless SVRG estimator is unbiased: E over i of the step
 // (without a reference refresh) is x − α∇F(x).
 func TestSVRGStepUnbiased(t *testing.T) {
@@ -521,6 +535,17 @@ func TestSchedules(t *testing.T) {
 		require.InEpsilon(t, n*eps/(20*L), a, 1e-12, "α_k = nε_k/(20L)")
 		require.Greater(t, eps, 0.0)
 		require.LessOrEqual(t, eps, 1/(2.0*n))
+	}
+	// ζ = min(L/n, μ), here either one: α_0 = 1/(40L) whatever ζ, and
+	// α_k = 2/(ζ·(k + k0)) to O(1/k), with k0 = 80L/ζ − 2.
+	for _, m := range []float64{mu, 1} {
+		zeta := math.Min(L/n, m)
+		c2 := Corollary2(n, L, m)
+		a0, _ := c2.At(0)
+		require.InEpsilon(t, 1/(40*L), a0, 1e-12, "μ = %v", m)
+		const k = 1e8
+		a, _ := c2.At(k)
+		require.InEpsilon(t, 2/(zeta*(k+80*L/zeta-2)), a, 1e-6, "μ = %v: α_k ≈ 2/(ζ(k+k0)), ζ = %v", m, zeta)
 	}
 	require.Equal(t, 1.0, MiniBatchSmoothness(10, 1, 1, 0.2))
 	require.InEpsilon(t, 0.2, MiniBatchSmoothness(10, 10, 1, 0.2), 1e-15)
