@@ -20,6 +20,7 @@ type lawRef struct {
 	*brute
 	overdraw float64 // > 0: tail items accepted with overdraw times their probability
 	hidden   bool    // the over-draw is in the draws only, not in AttemptProbs
+	outside  bool    // Draw returns item n, out of range
 }
 
 func newLawRef(n int) *lawRef { return &lawRef{brute: newBrute(n)} }
@@ -66,6 +67,9 @@ func (l *lawRef) Draw(eps float64, src rand.Source) (int, float64, error) {
 	top, ps, err := l.top(eps)
 	if err != nil {
 		return 0, 0, err
+	}
+	if l.outside {
+		return len(ps), ps[0], nil
 	}
 	r := rand.New(src)
 	for {
@@ -167,4 +171,108 @@ func TestGroupEdgeHitsTheEdge(t *testing.T) {
 		}
 	}
 	require.Greater(t, hits, 50, "instances whose cutoff lies within 1e-12 of a power of two")
+}
+
+// chiSquared's p-value is the survival function of the χ² law at the
+// statistic Σ (c − e)²/e over the cells expected 5 times or more, the
+// others pooled into one cell, with one degree of freedom fewer than the
+// cells: checked against the closed form for 3 degrees of freedom,
+// Q(3/2, x/2) = erfc(√(x/2)) + √(2x/π)·e^(−x/2).
+func TestChiSquaredStatisticAndFreedom(t *testing.T) {
+	// p = a/Σa at ε = 0: 0.5, 0.3, 0.193 and two cells pooled (4 and 3
+	// expected in 1,000 draws).
+	ex := Oracle([]float64{500, 300, 193, 4, 3}, 0)
+	counts := []float64{520, 290, 180, 6, 4}
+	x := 20.0*20/500 + 10.0*10/300 + 13.0*13/193 + 3.0*3/7
+	want := math.Erfc(math.Sqrt(x/2)) + math.Sqrt(2*x/math.Pi)*math.Exp(-x/2)
+	require.InDelta(t, want, chiSquared(t, ex, counts, 1000, "five cells"), 1e-12)
+	// Cells expected fewer than 5 times in all (here 0.5) are held to
+	// 5 + 10·0.5 draws together: 10 pass, 15 fail.
+	ex = Oracle([]float64{999.5, 0.3, 0.2}, 0)
+	pooled := func(counts []float64) []string {
+		return failures("pooled", func(tb TB, _ New) { chiSquared(tb, ex, counts, 1000, "pooled") }, nil)
+	}
+	require.Empty(t, pooled([]float64{990, 6, 4}))
+	require.NotEmpty(t, pooled([]float64{985, 10, 5}), "15 draws of items expected 0.5 times")
+}
+
+// The boundary classes of the χ² tests are what their names say: the
+// near-ties lie a few ulps either side of 1.5, and the group wholly in the
+// tail has its upper edge exactly at the cutoff at its own ε, with the two
+// keys of 4 the head.
+func TestLawCasesHitTheirClasses(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range lawCases() {
+		seen[c.name] = true
+		switch c.name {
+		case "near-ties":
+			below, above := 0, 0
+			for _, a := range c.keys {
+				require.InDelta(t, 1.5, a, 16*0x1p-52, "a near-tie of 1.5")
+				if a < 1.5 {
+					below++
+				} else if a > 1.5 {
+					above++
+				}
+			}
+			require.Positive(t, below, "near-ties below 1.5")
+			require.Positive(t, above, "near-ties above 1.5")
+		case "tail group below the edge":
+			e := c.eps[3] // the case's own bound, after 0, 1/(2n), 1/n
+			ex := Oracle(c.keys, e)
+			require.Equal(t, 2, ex.Rho)
+			cut := new(big.Rat).Mul(ex.Lambda, ex.Eps)
+			require.Zero(t, cut.Cmp(big.NewRat(1, 1)), "ε·λ = 1, the tail group's upper edge, not %v", cut.FloatString(20))
+			for _, k := range []int{4, 5} {
+				require.Less(t, ratFloat(new(big.Rat).Mul(Oracle(c.keys, c.eps[k]).Lambda, new(big.Rat).SetFloat64(c.eps[k]))), 1.0+1e-15)
+			}
+		}
+	}
+	require.True(t, seen["near-ties"] && seen["tail group below the edge"], "both classes present")
+}
+
+// GroupEdge makes tail keys 1 to 3 ulps below the power of two at the
+// cutoff, as well as head keys at it and above: over 200 seeds, keys just
+// below the edge appear (in the head or the tail, as ε's nudge of a few
+// ulps moves the cutoff).
+func TestGroupEdgeHasKeysJustBelowTheEdge(t *testing.T) {
+	justBelow := 0
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		in := GroupEdgeFromBits(2+int(seed%20), r.Uint64)
+		ex := Oracle(in.Keys, in.Eps)
+		if ex.AllZero || in.Eps == 0 || ex.Uniform {
+			continue
+		}
+		c := ratFloat(new(big.Rat).Mul(ex.Lambda, ex.Eps))
+		m, e := math.Frexp(c)
+		edge := math.Ldexp(1, e-1)
+		if 1-m < m-0.5 {
+			edge = math.Ldexp(1, e)
+		}
+		if min(m-0.5, 1-m) >= 1e-12 || edge < 0x1p-1022 {
+			continue // not on an edge, or on the subnormal grid, where an ulp is not relative
+		}
+		low := edge
+		for range 3 {
+			low = math.Nextafter(low, 0)
+		}
+		for _, a := range in.Keys {
+			if a >= low && a < edge {
+				justBelow++
+			}
+		}
+	}
+	require.Greater(t, justBelow, 20, "keys 1 to 3 ulps below the edge")
+}
+
+// VerifyLaw refuses a draw of an item out of range, by name, rather than
+// reading past the end of its probabilities.
+func TestVerifyLawRefusesAnItemOutOfRange(t *testing.T) {
+	keys := []float64{3, 1, 0.5, 0.25}
+	l := newLawRef(len(keys))
+	require.NoError(t, l.Load(keys))
+	require.NoError(t, VerifyLaw(l, keys, 0.1))
+	l.outside = true
+	require.ErrorContains(t, VerifyLaw(l, keys, 0.1), "item 4 out of range")
 }

@@ -355,6 +355,9 @@ func TestLocateMatchesItemAt(t *testing.T) {
 		for _, u := range us {
 			require.Equal(t, ex.ItemAt(u, ex.Rho), ex.Locate(u), "u = %v", u)
 		}
+		for _, u := range []float64{1, math.Nextafter(1, 2), -0.5, math.Inf(1)} {
+			require.Equal(t, -1, ex.Locate(u), "u = %v lies outside [0, 1)", u)
+		}
 	})
 }
 
