@@ -120,9 +120,10 @@ func TestVerifyLawPassesReference(t *testing.T) {
 }
 
 // The white-box check catches an over-draw of the tail that the draws and
-// AttemptProbs share, of 33% and of 1%, on that boundary class.
+// AttemptProbs share, of 33%, of 1% and of 10^-8 (ten times
+// RelAttempt), on that boundary class, by the item.
 func TestVerifyLawCatchesOverdraw(t *testing.T) {
-	for _, over := range []float64{1.33, 1.01} {
+	for _, over := range []float64{1.33, 1.01, 1 + 1e-8} {
 		s := newLawRef(len(tailEdge.Keys))
 		s.overdraw = over
 		for i, a := range tailEdge.Keys {
@@ -231,8 +232,9 @@ func TestLawCasesHitTheirClasses(t *testing.T) {
 	require.True(t, seen["near-ties"] && seen["tail group below the edge"], "both classes present")
 }
 
-// GroupEdge makes tail keys 1 to 3 ulps below the power of two at the
-// cutoff, as well as head keys at it and above: over 200 seeds, keys just
+// GroupEdge makes valid instances (keys in [0, MaxSum], ε in [0, 1/n]) with
+// tail keys 1 to 3 ulps below the power of two at the cutoff, as well as
+// head keys at it and above: over 200 seeds, keys just
 // below the edge appear (in the head or the tail, as ε's nudge of a few
 // ulps moves the cutoff).
 func TestGroupEdgeHasKeysJustBelowTheEdge(t *testing.T) {
@@ -240,6 +242,10 @@ func TestGroupEdgeHasKeysJustBelowTheEdge(t *testing.T) {
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 1))
 		in := GroupEdgeFromBits(2+int(seed%20), r.Uint64)
+		for _, a := range in.Keys {
+			require.True(t, a >= 0 && a <= reweighted.MaxSum, "seed %d: key %v", seed, a)
+		}
+		require.True(t, in.Eps >= 0 && in.Eps <= 1/float64(len(in.Keys)), "seed %d: ε = %v", seed, in.Eps)
 		ex := Oracle(in.Keys, in.Eps)
 		if ex.AllZero || in.Eps == 0 || ex.Uniform {
 			continue
