@@ -499,3 +499,23 @@ func TestRelErrRatioAgreesWithCloseRel(t *testing.T) {
 		require.Equal(rt, r <= 1, CloseRel(x, y, rel), "ratio %v", r)
 	})
 }
+
+// probeRanks lists every rank up to 64 items, and above, in increasing
+// order, the first two, the last two and ρ − 1 to ρ + 1 among them.
+func TestProbeRanksCoverTheEdges(t *testing.T) {
+	for n := 1; n <= 200; n += 1 + n/8 {
+		for rho := 1; rho <= n; rho++ {
+			got := probeRanks(n, rho)
+			require.True(t, slices.IsSorted(got), "n = %d", n)
+			require.Equal(t, len(got), len(slices.Compact(slices.Clone(got))), "n = %d: ranks listed once", n)
+			if n <= 64 {
+				require.Len(t, got, n, "n = %d: every rank", n)
+			}
+			for _, r := range []int{1, 2, rho - 1, rho, rho + 1, n - 1, n} {
+				if r >= 1 && r <= n {
+					require.Contains(t, got, r, "n = %d, ρ = %d", n, rho)
+				}
+			}
+		}
+	}
+}
