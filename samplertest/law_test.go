@@ -224,8 +224,13 @@ func TestLawCasesHitTheirClasses(t *testing.T) {
 			require.Equal(t, 2, ex.Rho)
 			cut := new(big.Rat).Mul(ex.Lambda, ex.Eps)
 			require.Zero(t, cut.Cmp(big.NewRat(1, 1)), "ε·λ = 1, the tail group's upper edge, not %v", cut.FloatString(20))
-			for _, k := range []int{4, 5} {
-				require.Less(t, ratFloat(new(big.Rat).Mul(Oracle(c.keys, c.eps[k]).Lambda, new(big.Rat).SetFloat64(c.eps[k]))), 1.0+1e-15)
+			// The bounds an ulp either side put the cutoff a hair below
+			// and a hair above the edge.
+			for k, side := range map[int]int{4: -1, 5: 1} {
+				ex := Oracle(c.keys, c.eps[k])
+				cut := new(big.Rat).Mul(ex.Lambda, ex.Eps)
+				require.Equal(t, side, cut.Cmp(big.NewRat(1, 1)), "ε = %v", c.eps[k])
+				require.InDelta(t, 1, ratFloat(cut), 1e-15, "ε = %v", c.eps[k])
 			}
 		}
 	}
