@@ -41,7 +41,10 @@ func Oracle(keys []float64, eps float64) *Exact {
 	} else {
 		e.Eps = new(big.Rat).SetFloat64(eps)
 	}
-	slices.SortFunc(e.Order, func(x, y int) int { return cmp.Or(e.Keys[y].Cmp(e.Keys[x]), x-y) })
+	// Float keys compare exactly as their rational values do (no NaN is
+	// a valid key, and −0 equals 0 in both): compared as floats, the
+	// sort does not pay a rational comparison per step.
+	slices.SortFunc(e.Order, func(x, y int) int { return cmp.Or(cmp.Compare(keys[y], keys[x]), x-y) })
 	e.Prefix = make([]*big.Rat, n+1)
 	e.Prefix[0] = new(big.Rat)
 	for r, i := range e.Order {
@@ -61,8 +64,19 @@ func Oracle(keys []float64, eps float64) *Exact {
 		e.Lambda = e.LambdaAt(e.Rho)
 	}
 	e.P = make([]*big.Rat, n)
+	if e.AllZero {
+		for i := range e.P {
+			e.P[i] = e.ProbAt(i, e.Rho)
+		}
+		return e
+	}
+	// ProbAt's law, with λ(ρ) divided out once rather than once an item.
 	for i := range e.P {
-		e.P[i] = e.ProbAt(i, e.Rho)
+		if e.Rank[i] <= e.Rho {
+			e.P[i] = new(big.Rat).Quo(e.Keys[i], e.Lambda)
+		} else {
+			e.P[i] = new(big.Rat).Set(e.Eps)
+		}
 	}
 	return e
 }
