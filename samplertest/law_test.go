@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/reweighted/reweighted"
@@ -17,13 +18,17 @@ import (
 // accepted with too high a probability, as when a group lying wholly in
 // the tail is accepted without its test; or so accepted only in the draws
 // after the first of a batch without replacement, as when a batch draws
-// its first item as Draw does and the rest by attempts of its own.
+// its first item as Draw does and the rest by attempts of its own; or,
+// in those draws, items of p* = 0 accepted at all, as when a head row
+// whose p* rounds to 0 is accepted for its weight.
 type lawRef struct {
 	*brute
-	overdraw float64 // > 0: tail items accepted with overdraw times their probability
-	hidden   bool    // the over-draw is in the draws only, not in AttemptProbs
-	rest     float64 // > 0: as overdraw, by rest, in the draws after the first of a batch without replacement only
-	outside  bool    // Draw returns item n, out of range
+	overdraw float64      // > 0: tail items accepted with overdraw times their probability
+	hidden   bool         // the over-draw is in the draws only, not in AttemptProbs
+	rest     float64      // > 0: as overdraw, by rest, in the draws after the first of a batch without replacement only
+	leak     float64      // > 0: in those draws, items of p* = 0 accepted with probability leak
+	outside  bool         // Draw returns item n, out of range
+	batches  atomic.Int64 // DrawBatch calls, counted
 }
 
 func newLawRef(n int) *lawRef { return &lawRef{brute: newBrute(n)} }
@@ -42,6 +47,9 @@ func (l *lawRef) accept(p, eps, top float64, draws, rest bool) float64 {
 	}
 	if l.rest > 0 && rest && eps > 0 && p == eps {
 		a = min(1, a*l.rest)
+	}
+	if l.leak > 0 && rest && p == 0 {
+		a = l.leak
 	}
 	return a
 }
@@ -99,6 +107,7 @@ func (l *lawRef) draw(ps []float64, eps, top float64, r *rand.Rand, rest bool) (
 // distinct items of an i.i.d. stream, ordered successive sampling exactly,
 // unless rest is set.
 func (l *lawRef) DrawBatch(eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
+	l.batches.Add(1)
 	top, ps, err := l.top(eps)
 	if err != nil {
 		return err
@@ -174,20 +183,41 @@ func TestLawChiSquareHasPower(t *testing.T) {
 // the items at ε 1.06 times as often as they should, which raises the
 // second item's conditional probability of each of them by 4 to 5%. On
 // the check's first case, three of seven items at ε = 1/14, that is a
-// noncentrality of 100 on 41 degrees of freedom, an expected p-value near
-// 10^-12 (χ² = 129.8, p = 4·10^-11 at the check's seed) against minPValue
-// 10^-5. BatchChiSquare passes the same bug, the first item of each batch
-// still following p*, and OrderedPairs passes lawRef without it.
+// noncentrality of 100 on 41 degrees of freedom (the 42 ordered pairs,
+// each expected at least 824 times), an expected p-value near 10^-12
+// (χ² = 129.8, p = 4·10^-11 at the check's seed) against minPValue 10^-5.
+// BatchChiSquare passes the same bug, the first item of each batch still
+// following p*, and OrderedPairs passes lawRef without it, drawing 1.5·10^5
+// batches on each of its three cases.
 func TestLawOrderedPairsHasPower(t *testing.T) {
 	old := *drawsFlag
 	*drawsFlag = 100_000
 	defer func() { *drawsFlag = old }()
 	rest := refWith(func(s *lawRef) { s.rest = 1.06 })
 	failed := lawFailures("OrderedPairs", lawOrderedPairs, rest)
-	require.NotEmpty(t, failed, "an over-draw of 6%% of the tail in the second draw")
+	require.NotEmpty(t, failed, "an over-draw of 6% of the tail after the first draw")
 	require.Contains(t, failed[0], "at ε = 0.07142857142857142: χ²", "failed by the χ² of the first case")
+	require.Contains(t, failed[0], "on 41 degrees of freedom", "the 42 ordered pairs of 7 items, less one")
 	require.Empty(t, lawFailures("BatchChiSquare", lawBatchChiSquare, rest), "the first items follow p*")
-	require.Empty(t, lawFailures("OrderedPairs", lawOrderedPairs, refWith(func(*lawRef) {})))
+	var made []*lawRef
+	require.Empty(t, lawFailures("OrderedPairs", lawOrderedPairs, refWith(func(s *lawRef) { made = append(made, s) })))
+	require.Len(t, made, 3, "a sampler for each case")
+	for _, s := range made {
+		require.EqualValues(t, 150_000, s.batches.Load())
+	}
+}
+
+// OrderedPairs refuses a pair of probability 0 by name, which its χ² could
+// not see: at ε = 0 an item of key 0 drawn second, some 100 times in the
+// 1.5·10^5 batches of its second case (leak 10^-3), where it is expected
+// no times at all.
+func TestLawOrderedPairsRefusesAPairOfProbabilityZero(t *testing.T) {
+	old := *drawsFlag
+	*drawsFlag = 100_000
+	defer func() { *drawsFlag = old }()
+	failed := lawFailures("OrderedPairs", lawOrderedPairs, refWith(func(s *lawRef) { s.leak = 1e-3 }))
+	require.NotEmpty(t, failed, "items of p* = 0 drawn second")
+	require.Regexp(t, `pair \(\d, 4\) has probability 0`, failed[0], "item 4, of key 0, drawn second at ε = 0")
 }
 
 // refWith returns the NewDist of lawRefs with the bugs that plant sets.
