@@ -262,6 +262,12 @@ func TestChiSquaredStatisticAndFreedom(t *testing.T) {
 	x := 20.0*20/500 + 10.0*10/300 + 13.0*13/193 + 3.0*3/7
 	want := math.Erfc(math.Sqrt(x/2)) + math.Sqrt(2*x/math.Pi)*math.Exp(-x/2)
 	require.InDelta(t, want, chiSquared(t, ex, counts, 1000, "five cells"), 1e-12)
+	// Two cells are one degree of freedom, a test like any other: its
+	// survival function is erfc(√(x/2)), here 2.5·10^-10, not the 1 of no
+	// degree of freedom.
+	ex2 := Oracle([]float64{1, 1}, 0)
+	x = 2 * 100.0 * 100 / 500
+	require.InEpsilon(t, math.Erfc(math.Sqrt(x/2)), chiSquared(t, ex2, []float64{600, 400}, 1000, "two cells"), 1e-12)
 	// Cells expected fewer than 5 times in all (here 0.5) are held to
 	// 5 + 10·0.5 draws together: 10 pass, 15 fail.
 	ex = Oracle([]float64{999.5, 0.3, 0.2}, 0)
