@@ -251,6 +251,20 @@ func GroupEdgeFromBits(n int, next func() uint64) Instance {
 	return groupEdge(max(n, 2), func(lo, hi int, _ string) int { return lo + int(next()%uint64(hi-lo+1)) })
 }
 
+// wide is 2^52 as an int where an int has 64 bits, and 0 on 32 bits,
+// where mantissa draws the bits in two parts: a variable, since the
+// constant would not compile there.
+var wide = int(uint64(1) << 52 & uint64(^uint(0)))
+
+// mantissa draws a 53-bit significand, 2^52 to 2^53 − 1, with d: in one
+// draw where an int holds it, else as 21 high and 32 low bits.
+func mantissa(d drawer) float64 {
+	if wide != 0 {
+		return float64(d(wide, 2*wide-1, "mantissa"))
+	}
+	return float64(1<<20+d(0, 1<<20-1, "mantissa high"))*0x1p32 + float64(uint32(d(0, math.MaxInt32, "mantissa low")))*2 + float64(d(0, 1, "mantissa last"))
+}
+
 func groupEdge(n int, d drawer) Instance {
 	k := []int{-1060, -1022, -300, -20, 0, 1, 300, hugeExp(n) - 8}[d(0, 7, "scale")]
 	edge := math.Ldexp(1, k)
@@ -266,7 +280,7 @@ func groupEdge(n int, d drawer) Instance {
 			case 2:
 				keys[i] = math.Ldexp(1+float64(d(0, 63, "bits"))/64, k+d(0, 8, "binades above"))
 			default:
-				keys[i] = math.Ldexp(float64(d(1<<52, 1<<53-1, "mantissa")), k-52+d(0, 3, "binades above"))
+				keys[i] = math.Ldexp(mantissa(d), k-52+d(0, 3, "binades above"))
 			}
 			continue
 		}
