@@ -365,7 +365,7 @@ func TestLocateMatchesItemAt(t *testing.T) {
 // checks a mutant fails. TestRunOnBruteForce runs the same checks at more
 // checks a property and draws a χ² test.
 func TestCheckOutsideTests(t *testing.T) {
-	kitSizes(t, 10, 10_000)
+	kitSizes(t, 5, 5_000)
 	require.NoError(t, Check(func(n int) reweighted.Sampler { return newBrute(n) }))
 	// The mutant fails many properties; shrinking each for long adds
 	// nothing to which checks fail.
