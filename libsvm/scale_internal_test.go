@@ -2,6 +2,7 @@ package libsvm
 
 import (
 	"bytes"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -93,4 +94,24 @@ func TestReadIndexLimit(t *testing.T) {
 	_, err = Read(bytes.NewReader([]byte("1 1:1\n-1 2147483648:1\n")))
 	require.ErrorIs(t, err, ErrFormat)
 	require.ErrorContains(t, err, "line 2")
+}
+
+// Property: the storage ReadRaw allocates for the values grows with their
+// number, not with the number of lines: a new chunk starts only when the
+// current one may not hold the next line. 2,000 lines of 2 values in chunks
+// of 1,024 values fill 4 chunks of 12 KB, copied once at the end: with the
+// reader's two 64 KB buffers and the labels and offsets, 350 KB in all
+// (the test allows 2 MB); a chunk a line would be 2,000 chunks, 24 MB.
+func TestReadChunksPerValues(t *testing.T) {
+	defer func(n int) { chunkLen = n }(chunkLen)
+	chunkLen = 1024
+	src := bytes.Repeat([]byte("1 1:1 2:1\n"), 2000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ds, err := ReadRaw(bytes.NewReader(src))
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.Equal(t, 2000, ds.Len())
+	require.Equal(t, 4000, ds.NNZ())
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(2<<20), "bytes allocated")
 }
