@@ -299,19 +299,10 @@ func checkCorollary2(cfg Config) (Result, error) {
 		return res, err
 	}
 	zeta := p.zeta()
-	sched, k0, c := decreasing(p.l, zeta, p.n)
-	sumAlpha, worstSum := 0.0, 0.0
 	checkpoints := []int{0, 1, 10, 100, 1000, 3000}
-	ci := 1
-	for k := 0; k < checkpoints[len(checkpoints)-1]; k++ {
-		a, _ := sched(k)
-		sumAlpha += a
-		if k+1 == checkpoints[ci] {
-			kk := float64(k + 1)
-			bound := math.Log((c+(kk+k0-1)*(kk+k0+1))/(c+(k0-1)*(k0+1))) / zeta
-			worstSum = math.Max(worstSum, sumAlpha/bound)
-			ci++
-		}
+	worstSum := 0.0
+	for _, q := range alphaSumRatios(p.l, zeta, p.n, checkpoints[1:]) {
+		worstSum = math.Max(worstSum, q)
 	}
 	if worstSum > 1 {
 		res.Pass = false
@@ -341,6 +332,26 @@ func checkCorollary2(cfg Config) (Result, error) {
 		"Monte Carlo %d runs, ζ = %.3g%s",
 		exactTried, worstSq, printedFails, exactTried, worstSum, runs, zeta, mc)
 	return res, nil
+}
+
+// alphaSumRatios returns, at each checkpoint k ≥ 1 (increasing), Σ_{t<k} α_t
+// of Corollary 2's schedule for L, ζ and n over its bound in the proof,
+// (1/ζ)·log([c + (k+k0−1)(k+k0+1)]/[c + (k0−1)(k0+1)]).
+func alphaSumRatios(l, zeta float64, n int, checkpoints []int) []float64 {
+	sched, k0, c := decreasing(l, zeta, n)
+	out := make([]float64, 0, len(checkpoints))
+	sumAlpha, ci := 0.0, 0
+	for k := 0; ci < len(checkpoints); k++ {
+		a, _ := sched(k)
+		sumAlpha += a
+		if k+1 == checkpoints[ci] {
+			kk := float64(k + 1)
+			bound := math.Log((c+(kk+k0-1)*(kk+k0+1))/(c+(k0-1)*(k0+1))) / zeta
+			out = append(out, sumAlpha/bound)
+			ci++
+		}
+	}
+	return out
 }
 
 // cor2MonteCarlo runs SRG with the schedule of Corollary 2 from x0, g0 and

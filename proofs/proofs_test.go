@@ -397,3 +397,25 @@ func TestGenerators(t *testing.T) {
 		require.Positive(t, c, "no %s drawn", name)
 	}
 }
+
+// TestCorollary2AlphaSum pins the bound on Σα_t that Corollary 2's check
+// holds the schedule to. By hand, at L = ζ = 1 (k0 = 78, c = 40) and k = 1:
+// α_0 = 157/6280 and the bound is log(6280/6123). Property: for every L and
+// ζ ≤ L/n the ratio Σ_{t<k} α_t / ((1/ζ)log(…)) lies in [1 − ζα_0, 1], since
+// ζα_t = x_t ≤ −log(1 − x_t), the log telescopes, and x_t ≤ x_0.
+func TestCorollary2AlphaSum(t *testing.T) {
+	q := alphaSumRatios(1, 1, 1, []int{1})
+	require.InDelta(t, (157.0/6280)/math.Log(6280.0/6123), q[0], 1e-15)
+	r := rand.New(rand.NewPCG(3, 11))
+	for range 50 {
+		n := 1 + r.IntN(50)
+		l := math.Exp(4 * r.NormFloat64())
+		zeta := l / float64(n) / (1 + 100*r.Float64())
+		sched, _, _ := decreasing(l, zeta, n)
+		a0, _ := sched(0)
+		for _, q := range alphaSumRatios(l, zeta, n, []int{1, 2, 10, 100, 1000}) {
+			require.LessOrEqual(t, q, 1+1e-12)
+			require.GreaterOrEqual(t, q, 1-zeta*a0-1e-12)
+		}
+	}
+}
