@@ -419,3 +419,22 @@ func TestCorollary2AlphaSum(t *testing.T) {
 		}
 	}
 }
+
+// TestCorollary2Ratios checks the ratios the Monte Carlo part of Corollary
+// 2's check reports at k = 0: from x_0 far and g_0 = 0 the mean T^0 is T^0
+// and so is the corrected bound, a ratio of 1, and the printed bound is below
+// T^0; from (x*, ∇f_i(x*)) T^0 = 0 under a bound of 0, reported as 0.
+func TestCorollary2Ratios(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 4))
+	p, x0, err := mcProblem(r)
+	require.NoError(t, err)
+	var res Result
+	corrected, printed, err := cor2MonteCarlo(r, p, x0, nil, 2, []int{0}, &res)
+	require.NoError(t, err)
+	require.InDelta(t, 1, corrected[0], 1e-12)
+	require.Greater(t, printed[0], 1.0)
+	corrected, _, err = cor2MonteCarlo(r, p, p.xs, p.gs, 2, []int{0}, &res)
+	require.NoError(t, err)
+	require.Zero(t, corrected[0])
+	require.Equal(t, 0.75, quotient(3, 4))
+}
