@@ -438,3 +438,29 @@ func TestCorollary2Ratios(t *testing.T) {
 	require.Zero(t, corrected[0])
 	require.Equal(t, 0.75, quotient(3, 4))
 }
+
+// TestInitialT pins T^0 = ‖x_0 − x*‖² + (α/ε)(1/n)(a/L)Σ‖g_0^i − ∇f_i(x*)‖²,
+// computed here from the definition: with g_0 = 0, with every row of g_0
+// off ∇f_i(x*) by (3, −4), and 0 at (x*, ∇f_i(x*)).
+func TestInitialT(t *testing.T) {
+	p, x0, err := mcProblem(rand.New(rand.NewPCG(2, 4)))
+	require.NoError(t, err)
+	require.Equal(t, 2, p.d)
+	dx, gs2 := 0.0, 0.0
+	for j := range x0 {
+		dx += (x0[j] - p.xs[j]) * (x0[j] - p.xs[j])
+	}
+	for _, v := range p.gs {
+		gs2 += v * v
+	}
+	const ratio = 0.37
+	coef := ratio / float64(p.n) * 0.673 / p.l
+	require.InDelta(t, dx+coef*gs2, p.initialT(x0, nil, ratio), 1e-12*(dx+coef*gs2))
+	g0 := make([]float64, len(p.gs))
+	for i := range p.n {
+		g0[2*i], g0[2*i+1] = p.gs[2*i]+3, p.gs[2*i+1]-4
+	}
+	want := dx + coef*25*float64(p.n)
+	require.InDelta(t, want, p.initialT(x0, g0, ratio), 1e-9*want)
+	require.Zero(t, p.initialT(p.xs, p.gs, ratio))
+}
