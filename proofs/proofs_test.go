@@ -464,3 +464,14 @@ func TestInitialT(t *testing.T) {
 	require.InDelta(t, want, p.initialT(x0, g0, ratio), 1e-9*want)
 	require.Zero(t, p.initialT(p.xs, p.gs, ratio))
 }
+
+// TestMCProblem checks the property the Monte Carlo problems are drawn for:
+// μ ≥ L/(20n), so that the contraction shows within a few thousand steps.
+func TestMCProblem(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 4))
+	for range 20 {
+		p, _, err := mcProblem(r)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, p.mu, p.l/float64(p.n)/20)
+	}
+}
