@@ -475,3 +475,43 @@ func TestMCProblem(t *testing.T) {
 		require.GreaterOrEqual(t, p.mu, p.l/float64(p.n)/20)
 	}
 }
+
+// TestDrawEps checks that drawEps stays in [0, 1/n] on every branch, the
+// tiny one (1/n times 2^-1 … 2^-1060, one draw in 8) included, over enough
+// draws to reach each of its exponents, and that drawHalfEps stays in
+// (0, 1/2n].
+func TestDrawEps(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 98))
+	for range 200000 {
+		n := 1 + r.IntN(30)
+		eps := drawEps(r, n)
+		require.True(t, eps >= 0 && eps <= 1/float64(n), "ε = %v for n = %d", eps, n)
+		half := drawHalfEps(r, n)
+		require.True(t, half > 0 && half <= 1/float64(2*n), "ε = %v for n = %d", half, n)
+	}
+}
+
+// TestDrawTable checks that drawTable draws the tables it is meant to, on a
+// problem with d > 1: all zero (g_0), every row exactly ∇f_i(x*) (S = 0,
+// where Lemma 3's bound is tight), and others.
+func TestDrawTable(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 97))
+	p, err := newProblem(r, false, 5, 3)
+	require.NoError(t, err)
+	zero, exact, other := 0, 0, 0
+	for range 100 {
+		g := p.drawTable(r)
+		s, norm := sqDist(g, p.gs), dot(g, g)
+		switch {
+		case norm == 0:
+			zero++
+		case s == 0:
+			exact++
+		default:
+			other++
+		}
+	}
+	require.Positive(t, zero, "no zero table")
+	require.Positive(t, exact, "no table equal to ∇f_i(x*)")
+	require.Positive(t, other)
+}
