@@ -60,3 +60,32 @@ func TestDatasetMemoryCoversDataset(t *testing.T) {
 	t.Logf("heap in use %d MB, estimated %d MB", (peak-base)>>20, est>>20)
 	require.Less(t, int64(peak-base), est)
 }
+
+// DatasetMemory is three times what lives throughout (row norms and x*,
+// 8(n + d) bytes) plus the largest stage, each stage counted as its doc
+// lists it, 8 bytes a float64: at shapes where each stage is the largest,
+// the estimate is the sum worked by hand.
+func TestDatasetMemoryStages(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		n, d, runs, workers int
+		want                int64
+	}{
+		// L: Gram matrix, EigenSym's copy and workspace, 8(3d² + 2n) =
+		// 2,208,000, above Solve's 8(3d² + 5d + n) = 2,196,000.
+		{"L, dense", 3000, 300, 1, 1, 3 * (26400 + 2208000)},
+		// Solve: 8(3d² + 5d + n) = 2,172,080; L 2,160,160.
+		{"Solve, dense", 10, 300, 1, 1, 3 * (2480 + 2172080)},
+		// Newton-CG: 8(12d + n) = 9,608,000; the run 8·9d + 64n plus the
+		// kept final x 8d is 8,064,000.
+		{"Solve, sparse", 1000, 100000, 1, 1, 3 * (808000 + 9608000)},
+		// Four runs in flight: 4(8·9d + 64n) + 8d = 258,960.
+		{"runs in flight", 1000, 10, 1, 4, 3 * (8080 + 258960)},
+		// A hundred final x kept: 8·9d + 64n + 100·8d = 872,640.
+		{"runs kept", 10, 1000, 100, 1, 3 * (8080 + 872640)},
+		// Variances: 8·4n + 48n = 80,000; one run 64,800.
+		{"variances", 1000, 10, 1, 1, 3 * (8080 + 80000)},
+	} {
+		require.Equal(t, tc.want, srg.DatasetMemory(tc.n, tc.d, tc.runs, tc.workers), tc.name)
+	}
+}
