@@ -1,0 +1,64 @@
+package main
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/srg"
+	"github.com/stretchr/testify/require"
+)
+
+// The tests of this file hold the numbers the report prints to values
+// worked out by hand from small inputs; each was a survivor of a mutation
+// pass (seed 20) over timing.go, verdict.go, scaling.go, experiments.go and
+// report.go.
+
+// stalling wraps a distribution and sleeps once, on its Set call number at:
+// an interval of the run it falls in takes far longer than the others.
+type stalling struct {
+	reweighted.Sampler
+	sets, at int
+	stall    time.Duration
+}
+
+func (s *stalling) Set(i int, a float64) error {
+	s.sets++
+	if s.sets == s.at {
+		time.Sleep(s.stall)
+	}
+	return s.Sampler.Set(i, a)
+}
+
+// Property: the outliers a method's timing reports are the intervals its
+// runs dropped, at least one a run when each run stalls once, and at most
+// the intervals timed. SRG's sampler here sleeps 20 ms on its 100th key
+// update, in the first timed epoch (the warm-up epoch of 64 examples, one a
+// step, makes 64), where an interval of 8 steps takes microseconds.
+func TestMeasureTimingCountsOutliers(t *testing.T) {
+	const n = 64
+	ds := generatedSet(5, n)
+	ds.NormalizeRows()
+	d := &Dataset{Name: "g", Batch: 1, data: ds}
+	slow := srg.Curve{Evals: []float64{0, 2}, Seconds: []float64{0, 10}} // 5 s an epoch: timingMinEpochs timed
+	res := &srg.DatasetResult{N: n, BigL: 0.25, Protocol: srg.WithoutReplacement,
+		Constant: []srg.Curve{{Method: "SGD", Evals: slow.Evals, Seconds: slow.Seconds}, {Method: "SRG", Evals: slow.Evals, Seconds: slow.Seconds}}}
+	var made atomic.Int32
+	ns := func(n int) reweighted.Distribution {
+		made.Add(1)
+		return &stalling{Sampler: newSampler("naive")(n).(reweighted.Sampler), at: 100, stall: 20 * time.Millisecond}
+	}
+	tm := measureTiming(d, res, 2, 1, ns, func() {})
+	require.Empty(t, tm.Err)
+	require.EqualValues(t, 2, made.Load(), "one SRG run a repetition")
+	e := tm.get("constant", "SRG")
+	require.NotNil(t, e)
+	require.Equal(t, timingMinEpochs, e.Epochs)
+	require.Equal(t, 2*timingMinEpochs*tm.PerEpoch, e.Intervals, "every interval of both runs counted")
+	require.GreaterOrEqual(t, e.Outliers, 2, "each run's stalled interval")
+	require.LessOrEqual(t, e.Outliers, e.Intervals)
+	g := tm.get("constant", "SGD")
+	require.GreaterOrEqual(t, g.Outliers, 0)
+	require.LessOrEqual(t, g.Outliers, g.Intervals)
+}
