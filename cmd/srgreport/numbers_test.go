@@ -1,11 +1,13 @@
 package main
 
 import (
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 	"github.com/stretchr/testify/require"
 )
@@ -61,4 +63,33 @@ func TestMeasureTimingCountsOutliers(t *testing.T) {
 	g := tm.get("constant", "SGD")
 	require.GreaterOrEqual(t, g.Outliers, 0)
 	require.LessOrEqual(t, g.Outliers, g.Intervals)
+}
+
+// r of a synthetic set is σ²/σ*² at x* with ε = 0: (1/n)Σa_i² over
+// (1/n²)(Σa_i)², a_i = ‖∇f_i(x*)‖, which is n·Σa_i²/(Σa_i)² ≥ 1. Each seed
+// of seedRatios gives its set's r.
+func TestSeedRatio(t *testing.T) {
+	const n, d = 60, 4
+	ns := newSampler("naive")
+	for seed := uint64(1); seed <= 2; seed++ {
+		ds := libsvm.Synthetic(seed, n, d)
+		p, err := srg.NewProblem(ds, ds.Labels, srg.Squared, 0)
+		require.NoError(t, err)
+		sol, err := p.Solve(1e-12)
+		require.NoError(t, err)
+		var s1, s2 float64
+		for _, a := range p.GradNorms(sol.X) {
+			s1, s2 = s1+a, s2+a*a
+		}
+		want := n * s2 / (s1 * s1)
+		got, ok := seedRatio(seed, n, d, ns)
+		require.True(t, ok, "seed %d", seed)
+		require.InEpsilon(t, want, got, 1e-9, "seed %d", seed)
+		require.GreaterOrEqual(t, got, 1.0)
+	}
+	rs := seedRatios(0, 2, n, d, ns, func() {})
+	require.Len(t, rs, 2, "seeds 1 and 2")
+	want1, _ := seedRatio(1, n, d, ns)
+	require.Equal(t, want1, rs[0])
+	require.False(t, math.IsNaN(rs[1]))
 }
