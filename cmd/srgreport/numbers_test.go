@@ -93,3 +93,15 @@ func TestSeedRatio(t *testing.T) {
 	require.Equal(t, want1, rs[0])
 	require.False(t, math.IsNaN(rs[1]))
 }
+
+// Property: where SRG was sooner nowhere, the verdict's sentence lists the
+// sets and schedules where it was later, and says "none" only where there
+// is no such one.
+func TestVerdictSentenceLaterOn(t *testing.T) {
+	later := VerdictRow{Dataset: "a", Schedule: "constant", Log10: -1, RatioLo: 1.5, RatioHi: 2}
+	noise := VerdictRow{Dataset: "b", Schedule: "decreasing", Log10: -2, RatioLo: 0.5, RatioHi: 2}
+	require.Equal(t, "**In seconds, SRG reached no accuracy sooner than SGD in this measure**: later on a at the constant step (1e-1).",
+		verdictSentence([]VerdictRow{later}))
+	require.Equal(t, "**In seconds, SRG reached no accuracy sooner than SGD in this measure**: later on none; "+
+		"within the timing's noise on b at the decreasing steps (1e-2).", verdictSentence([]VerdictRow{noise}))
+}
