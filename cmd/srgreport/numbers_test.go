@@ -105,3 +105,19 @@ func TestVerdictSentenceLaterOn(t *testing.T) {
 	require.Equal(t, "**In seconds, SRG reached no accuracy sooner than SGD in this measure**: later on none; "+
 		"within the timing's noise on b at the decreasing steps (1e-2).", verdictSentence([]VerdictRow{noise}))
 }
+
+// The outlier gaps of the accuracy runs are those more than gapFactor
+// times their curve's median gap: here gaps of 1, 1, 1, 30, 1 s (median 1)
+// in one curve and 2, 2, 19, 2 s (median 2, 19 within 10 times it) in the
+// other, so one of 9, the largest 30 s against a median of 1 s.
+func TestRawGaps(t *testing.T) {
+	res := &srg.DatasetResult{
+		Constant:   []srg.Curve{{Method: "SRG", Seconds: []float64{0, 1, 2, 3, 33, 34}}},
+		Decreasing: []srg.Curve{{Method: "SGD", Seconds: []float64{0, 2, 4, 23, 25}}, {Method: "SVRG", Seconds: []float64{5}}},
+	}
+	require.Equal(t, Gaps{Count: 1, Of: 9, Largest: 30, Median: 1, Curve: "constant/SRG"}, rawGaps(res))
+	// Two more in the second curve (23 and 40 s against a median of 2 s), the
+	// larger there.
+	res.Decreasing[0].Seconds = []float64{0, 2, 4, 6, 29, 31, 71}
+	require.Equal(t, Gaps{Count: 3, Of: 11, Largest: 40, Median: 2, Curve: "decreasing/SGD"}, rawGaps(res))
+}
