@@ -121,3 +121,25 @@ func TestRawGaps(t *testing.T) {
 	res.Decreasing[0].Seconds = []float64{0, 2, 4, 6, 29, 31, 71}
 	require.Equal(t, Gaps{Count: 3, Of: 11, Largest: 40, Median: 2, Curve: "decreasing/SGD"}, rawGaps(res))
 }
+
+// The time to an accuracy is read off the curves and the timing: a mean
+// curve at 10^0, 10^-0.5, 10^-1.5 at epochs 0, 1, 2 reaches 10^-1 half-way
+// from epoch 1 to 2, at 1.5; its best run (10^-1 at epoch 1) and its worst
+// (10^-1 at epoch 2) bracket it; with epochs costing 2 s (median), 0.5 s
+// (cheapest) and 4 s (dearest), that is 3 s (0.75 to 6 s).
+func TestTimesToByHand(t *testing.T) {
+	d := Dataset{
+		Result: &srg.DatasetResult{Constant: []srg.Curve{{Method: "SRG", Evals: []float64{0, 1, 2},
+			Log10Err: []float64{0, -0.5, -1.5}, Log10ErrMin: []float64{0, -1, -2}, Log10ErrMax: []float64{0, -0.25, -1}}}},
+		Timing: &Timing{Methods: []EpochTiming{{Schedule: "constant", Method: "SRG", Median: 2, Min: 0.5, Max: 4}}},
+	}
+	got := timesTo(d)
+	require.Len(t, got, len(accuracyLevels), "one measure recorded")
+	first := got[0]
+	require.Equal(t, TimeTo{Measure: measureDist, Schedule: "constant", Method: "SRG", Log10: -1,
+		Epochs: 1.5, EpochsLo: 1, EpochsHi: 2, Seconds: 3, SecondsLo: 0.75, SecondsHi: 6}, first)
+	second := got[1]
+	require.Equal(t, -2.0, second.Log10)
+	require.True(t, math.IsNaN(second.Epochs) && math.IsNaN(second.Seconds), "the mean curve never reaches 10^-2")
+	require.Equal(t, 2.0, second.EpochsLo, "the best run reaches 10^-2 at epoch 2")
+}
