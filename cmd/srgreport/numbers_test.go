@@ -17,6 +17,16 @@ import (
 // pass (seed 20) over timing.go, verdict.go, scaling.go, experiments.go and
 // report.go.
 
+// A timed run lasts about timingRun: an accuracy run that took 2^-7 s for 2
+// epochs costs 2^-8 s an epoch, and 0.06 s is 15.36 of them, so 16 epochs
+// are timed; far slower or far faster runs are held to the bounds.
+func TestTimedEpochs(t *testing.T) {
+	require.Equal(t, 16, timedEpochs(srg.Curve{Evals: []float64{0, 1, 2}, Seconds: []float64{0, 0.005, 0.0078125}}))
+	require.Equal(t, timingMinEpochs, timedEpochs(srg.Curve{Evals: []float64{0, 2}, Seconds: []float64{0, 1}}), "0.5 s an epoch")
+	require.Equal(t, timingMaxEpochs, timedEpochs(srg.Curve{Evals: []float64{0, 2}, Seconds: []float64{0, 1e-6}}), "0.5 µs an epoch")
+	require.Equal(t, timingMinEpochs, timedEpochs(srg.Curve{Evals: []float64{0}, Seconds: []float64{0}}), "no interval")
+}
+
 // stalling wraps a distribution and sleeps once, on its Set call number at:
 // an interval of the run it falls in takes far longer than the others.
 type stalling struct {
