@@ -64,19 +64,8 @@ func Oracle(keys []float64, eps float64) *Exact {
 		e.Lambda = e.LambdaAt(e.Rho)
 	}
 	e.P = make([]*big.Rat, n)
-	if e.AllZero {
-		for i := range e.P {
-			e.P[i] = e.ProbAt(i, e.Rho)
-		}
-		return e
-	}
-	// ProbAt's law, with λ(ρ) divided out once rather than once an item.
 	for i := range e.P {
-		if e.Rank[i] <= e.Rho {
-			e.P[i] = new(big.Rat).Quo(e.Keys[i], e.Lambda)
-		} else {
-			e.P[i] = new(big.Rat).Set(e.Eps)
-		}
+		e.P[i] = e.probWith(i, e.Rho, e.Lambda) // λ(ρ) formed once, not once an item
 	}
 	return e
 }
@@ -109,10 +98,18 @@ func (e *Exact) LambdaAt(r int) *big.Rat {
 // rho, ε beyond, and 1/n when all keys are 0.
 func (e *Exact) ProbAt(i, rho int) *big.Rat {
 	if e.AllZero {
+		return e.probWith(i, rho, nil)
+	}
+	return e.probWith(i, rho, e.LambdaAt(rho))
+}
+
+// probWith is ProbAt with lam = λ(rho) given (unused when AllZero).
+func (e *Exact) probWith(i, rho int, lam *big.Rat) *big.Rat {
+	if e.AllZero {
 		return big.NewRat(1, int64(e.N))
 	}
 	if e.Rank[i] <= rho {
-		return new(big.Rat).Quo(e.Keys[i], e.LambdaAt(rho))
+		return new(big.Rat).Quo(e.Keys[i], lam)
 	}
 	return new(big.Rat).Set(e.Eps)
 }
