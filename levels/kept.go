@@ -130,6 +130,10 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 		sc = s.getScratch()
 		defer s.putScratch(sc)
 	}
+	// The writer runs alone: a unit it sorts may take the slot of a
+	// published one.
+	sc.writer = true
+	defer func() { sc.writer = false }()
 	if one && k.ok && math.Float64bits(k.eps) == w-1 && s.follow(&k.o, sc) {
 		k.followed++
 		if s.retable(&k.o, &k.tab, old, a) {

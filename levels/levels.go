@@ -481,10 +481,11 @@ type Sampler struct {
 	subs    []*sub                      // emptied sub-buckets, kept for reuse
 	spare   [smallCaps][]*entry         // small group slices, by capacity: their first entry
 	made    [smallCaps]int              // small group slices allocated when a pool ran dry, by capacity
-	cur     [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
-	stale   atomic.Bool                 // a read needed a third unit: the next writer drops cur
+	cur     [4]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
+	stale   atomic.Bool                 // a read needed a unit beside full slots: the next writer drops cur
 	want    atomic.Uint64               // the unit a read last needed and did not find (unitID)
 	unitLv  atomic.Uint64               // bit l mod 64 for the level l of each unit in cur or want; all if stale
+	evict   int                         // the slot of cur a writer's new unit takes when none is free (writers only)
 	spareU  [4]atomic.Pointer[unit]     // units to build, kept across collections (getUnit)
 	spareSc atomic.Pointer[scratch]     // a call's working memory, kept across collections (getScratch)
 	big     [nBig][][]entry             // large group slices no group holds, by capacity class (bigClass)
@@ -1690,6 +1691,7 @@ type scratch struct {
 	tests      int    // predicate tests made, which the tests count
 	o          sol    // a solution made for one call
 	quiet      bool   // the call reads no published unit and publishes none (Check)
+	writer     bool   // the call is a writer's, which runs alone (unitOf)
 	memo       memo   // what o and tab hold
 }
 

@@ -859,3 +859,65 @@ func TestUnitPassSumsPast64Bits(t *testing.T) {
 	require.Equal(t, ex.Rho, rho)
 	require.True(t, samplertest.CloseRel(lambda, ex.Lambda, 1e-9), "λ = %v, exact %v", lambda, ex.Lambda.FloatString(20))
 }
+
+// Property: a writer that sorts a unit when every slot is taken publishes
+// it in place of the oldest, where a read, which may run beside other
+// reads, publishes none and marks the slots stale for the next writer to
+// empty; the units published are those of their keys (Check); and a
+// writer's call leaves the sampler's scratch a reader's again.
+func TestWriterUnitTakesTheOldestSlot(t *testing.T) {
+	const groups, per = 7, 4
+	var keys []float64
+	for g := range groups {
+		for q := range per {
+			keys = append(keys, 1+(float64(g)+0.25+0.1*float64(q))/64) // group g of level 1074
+		}
+	}
+	s := load(t, keys)
+	need := func(sc *scratch, g int) (*unit, bool) {
+		l, j := locate(keys[g*per])
+		u, _ := s.unitOf(l, j, -1, s.lv[l].ents[j], sc)
+		require.Nil(t, u, "group %d: a unit is sorted at its second need, not its first", g)
+		return s.unitOf(l, j, -1, s.lv[l].ents[j], sc)
+	}
+	published := func() []int {
+		var gs []int
+		for q := range s.cur {
+			if u := s.cur[q].Load(); u != nil {
+				gs = append(gs, int(u.j))
+			}
+		}
+		slices.Sort(gs)
+		return gs
+	}
+	_, j0 := locate(keys[0])
+	w := &scratch{writer: true}
+	for g := range groups - 1 {
+		u, shared := need(w, g)
+		require.NotNil(t, u)
+		require.True(t, shared, "group %d: a writer's unit is published", g)
+	}
+	var want []int
+	for g := groups - 1 - len(s.cur); g < groups-1; g++ {
+		want = append(want, j0+g)
+	}
+	require.Equal(t, want, published(), "the slots hold the last units the writer sorted")
+	require.False(t, s.stale.Load())
+	require.NoError(t, s.Check())
+
+	u, shared := need(&scratch{}, groups-1)
+	require.NotNil(t, u)
+	require.False(t, shared, "a read's unit beside full slots is its own")
+	s.putUnit(u)
+	require.True(t, s.stale.Load(), "a read that finds the slots full marks them stale")
+	require.Equal(t, want, published())
+
+	// A Set after a read brings the kept solution up to date as a writer.
+	_, _, err := s.Draw(1/float64(2*len(keys)), rand.NewPCG(1, 2))
+	require.NoError(t, err)
+	require.NoError(t, s.Set(0, keys[0]*(1+0x1p-20)))
+	require.NoError(t, s.Check())
+	sc := s.spareSc.Load()
+	require.NotNil(t, sc)
+	require.False(t, sc.writer, "the writer's scratch is a reader's again")
+}

@@ -14,15 +14,18 @@ import (
 // it, finding the head of the straddling unit costs two binary searches and
 // the predicate tests inside t*'s bracket, not a pass over the unit's keys.
 //
-// The sampler keeps the last two units built behind atomic pointers (two,
-// so that a cutoff that moves back and forth across the edge of two units
-// finds both): a unit is immutable to the reads (Solve, Prob, Draw, …),
-// which share it and may run concurrently. A writer, which runs alone,
-// edits the units whose keys it changes (editUnit), and drops those of a
-// group that splits or merges, so a published unit always holds its keys
-// as they are; a read that needs another unit builds its own,
-// publishes it in a free slot, and if there is none marks the slots stale,
-// for the next writer to empty. Units go back to a pool (a writer is never
+// The sampler keeps the last four units built behind atomic pointers
+// (four, so that a cutoff that moves back and forth among the units next
+// to it finds them: keys over many binades move it out of its unit every
+// twenty updates or so): a unit is immutable to the reads (Solve, Prob,
+// Draw, …), which share it and may run concurrently. A writer, which runs
+// alone, edits the units whose keys it changes (editUnit), and drops those
+// of a group that splits or merges, so a published unit always holds its
+// keys as they are; a unit it sorts (to bring the kept solution up to
+// date) takes a free slot or the oldest one. A read that needs another
+// unit builds its own, publishes it in a free slot, and if there is none
+// marks the slots stale, for the next writer to empty: another read may
+// hold the unit it would drop. Units go back to a pool (a writer is never
 // concurrent with a read, so the units it drops are no longer read), and
 // the steady state allocates nothing.
 type unit struct {
@@ -197,6 +200,18 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 		if s.cur[q].CompareAndSwap(nil, u) {
 			return u, true
 		}
+	}
+	if sc.writer && !s.stale.Load() {
+		// No read runs: the oldest published unit gives its slot up, where
+		// a read would mark them all stale, and a cutoff that moves among
+		// three units or more would sort each again every time.
+		q := s.evict % len(s.cur)
+		s.evict++
+		if old := s.cur[q].Swap(u); old != nil {
+			s.putUnit(old)
+		}
+		s.remask()
+		return u, true
 	}
 	if !s.stale.Load() {
 		s.unitLv.Store(^uint64(0))
