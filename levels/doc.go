@@ -93,10 +93,12 @@
 // The kept solution. A draw needs the exact ρ and λ, for the p it
 // returns (a_i/λ in the head), so a draw after an update must find t*
 // again. The writers do it: a read records the bound ε it asked for and
-// that it read, and a write that changed keys, if a read came since the
-// last write, brings the solution and the proposal table for that ε up
-// to date (none otherwise, so that updates with no reads between them pay
-// nothing). After one Set it follows t*: the sums above the straddling
+// the count of writes it saw (only when the one recorded is 16 writes
+// old: an atomic store waits for the update's stores before it, cache
+// misses), and a write that changed keys, if a read came in the last 16
+// writes, brings the solution and the proposal table for that ε up to
+// date (none otherwise, so that a run of updates with no reads between
+// them pays for 16 of them, then nothing). After one Set it follows t*: the sums above the straddling
 // unit, formed as Solve forms them (the levels above in float, the groups
 // and sub-buckets above exactly), then the bracket search in that unit,
 // testing first the keys beside the old θ; a key of the unit that passes

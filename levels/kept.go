@@ -18,8 +18,8 @@ import (
 // since the last write, brings the solution up to date: after one Set,
 // by following it (follow), when t* stays in the same straddling unit,
 // else by a Solve from where it was; then the table. If
-// no read came since the last write, the writer only drops it, so that a
-// run of updates without reads pays nothing. The kept solution is, bit
+// no read came in the last keepFor writes, the writer only drops it, so
+// that a run of updates without reads pays nothing after those. The kept solution is, bit
 // for bit, what a Solve from the top returns (Check compares them), so
 // every read returns the same answer with it or without it.
 //
@@ -35,6 +35,15 @@ type kept struct {
 	followed, retabled, solved int
 }
 
+// keepFor is the number of writes after a read for which the writers keep
+// the solution up to date, reads or none. A read records the count of
+// writes it saw only when the one recorded is that old, so that a loop of
+// one draw and one update makes an atomic store (which waits for every
+// store before it to leave the core, and an update's are cache misses)
+// every keepFor steps, not every step; a run of updates with no read
+// between them pays the upkeep of keepFor of them, then nothing.
+const keepFor = 16
+
 // keptFor returns the kept solution if it is for eps, or nil, and records
 // that a read asked for eps.
 func (s *Sampler) keptFor(eps float64) *kept {
@@ -42,8 +51,8 @@ func (s *Sampler) keptFor(eps float64) *kept {
 	if s.asked.eps.Load() != w {
 		s.asked.eps.Store(w)
 	}
-	if !s.asked.hot.Load() {
-		s.asked.hot.Store(true)
+	if v, old := s.ver+1, s.asked.ver.Load(); old == 0 || old+keepFor <= v {
+		s.asked.ver.Store(v)
 	}
 	if k := &s.kept; k.ok && math.Float64bits(k.eps)+1 == w {
 		return k
@@ -115,11 +124,12 @@ func (sc *scratch) holds(s *Sampler, eps float64, tab bool) bool {
 // the change of a single key (Set) from old to a, which it tries to follow.
 func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	k := &s.kept
-	if !s.asked.hot.Load() {
+	if v := s.asked.ver.Load(); v == 0 || v+keepFor <= s.ver {
+		// No read in the last keepFor writes (each counts one before it
+		// comes here).
 		k.ok = false
 		return
 	}
-	s.asked.hot.Store(false)
 	w := s.asked.eps.Load()
 	eps := math.Float64frombits(w - 1)
 	if w == 0 || s.validate(eps) != nil {
@@ -127,8 +137,13 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 		return
 	}
 	if sc == nil {
-		sc = s.getScratch()
-		defer s.putScratch(sc)
+		// The sampler's own scratch, left in its slot: no read runs
+		// beside a writer to take it, and taking it and giving it back
+		// would be two atomic stores.
+		if sc = s.spareSc.Load(); sc == nil {
+			sc = s.getScratch()
+			defer s.putScratch(sc)
+		}
 	}
 	// The writer runs alone: a unit it sorts may take the slot of a
 	// published one.

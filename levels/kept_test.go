@@ -203,6 +203,60 @@ func TestRepeatedDrawsSolveOnce(t *testing.T) {
 	require.Greater(t, sc.tests, tests)
 }
 
+// Property: the writers keep the solution for the keepFor writes after a
+// read, whether reads follow or not, and then drop it and pay nothing; a
+// sampler no read ever asked keeps none; and in a loop of one draw and one
+// update, where every update keeps it, the reads store their stamp once
+// every keepFor steps, not every step.
+func TestKeptForTheWritesAfterARead(t *testing.T) {
+	const n = 1 << 10
+	rng := rand.New(rand.NewPCG(21, 22))
+	keys := expKeys(rng, n)
+	s := load(t, keys)
+	eps := 1 / float64(2*n)
+	src := rand.NewPCG(23, 24)
+	k := &s.kept
+	set := func() {
+		i := rng.IntN(n)
+		keys[i] = rng.ExpFloat64()
+		require.NoError(t, s.Set(i, keys[i]))
+	}
+	for range 3 * keepFor {
+		set()
+		require.False(t, k.ok, "no read ever: nothing kept")
+	}
+	require.Zero(t, k.followed+k.solved)
+	_, _, err := s.Draw(eps, src)
+	require.NoError(t, err)
+	for w := 1; w <= keepFor+4; w++ {
+		set()
+		require.Equal(t, w <= keepFor, k.ok, "write %d after the read", w)
+		if k.ok {
+			require.NoError(t, s.Check())
+		}
+	}
+	paid := k.followed + k.solved
+	for range 2 * keepFor {
+		set()
+	}
+	require.Equal(t, paid, k.followed+k.solved, "updates with no read since keepFor writes pay nothing")
+	stamps := 0
+	last := s.asked.ver.Load()
+	const steps = 5 * keepFor
+	for range steps {
+		_, _, err := s.Draw(eps, src)
+		require.NoError(t, err)
+		if v := s.asked.ver.Load(); v != last {
+			stamps, last = stamps+1, v
+		}
+		set()
+		require.True(t, k.ok, "an update after a read keeps the solution")
+	}
+	require.NoError(t, s.Check())
+	require.LessOrEqual(t, stamps, steps/keepFor+1, "the reads' stores of their stamp")
+	require.Positive(t, stamps)
+}
+
 // t* inside a split group, among its sub-buckets, with sub-buckets above
 // the one that straddles it (one key of n and n − 1 keys within a factor
 // 1 + 2^-7 of 1 put it there at ε near 1/(2n)): updates within the group

@@ -496,7 +496,13 @@ type Sampler struct {
 	id      uint64                      // the sampler's number (samplers)
 	asked   struct {
 		eps atomic.Uint64 // the bits of the ε a read last asked for, plus 1 (0: none)
-		hot atomic.Bool   // a read came since the last write
+		// ver is the count of writes a read saw, plus 1 (0: none), stored
+		// when the one there is keepFor writes old: a read came in the
+		// last keepFor writes when it is within keepFor of the count now.
+		// A stamp that only reads store, where a flag would have the
+		// writer clear it: an atomic store waits for every store before
+		// it to leave the core, and a writer's are cache misses.
+		ver atomic.Uint64
 	}
 	solves atomic.Uint64 // the Solves made, by reads and writers: for the tests
 }

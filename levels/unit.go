@@ -258,7 +258,11 @@ func (s *Sampler) remask() {
 	if w := s.want.Load(); w != 0 {
 		m |= unitBit(int(w >> 16))
 	}
-	s.unitLv.Store(m)
+	if s.unitLv.Load() != m {
+		// Stored only when changed: an atomic store waits for the
+		// writer's stores before it.
+		s.unitLv.Store(m)
+	}
 }
 
 // dropUnit drops the published units of sub-bucket k of group j of level l
