@@ -74,21 +74,22 @@
 // its own fails), else it walks from the top. Its answer is the same, bit
 // for bit, whatever it starts from.
 //
-// Published units. The sampler keeps the last four units built behind
+// Published units. The sampler keeps the last two units built behind
 // atomic pointers: a unit is immutable to the reads, which share it and
 // may run concurrently; a writer, which runs alone, edits the units of the
 // group or sub-bucket it changes (and drops every unit of a group that
 // splits or merges), so a published unit always holds the keys as they
-// are. A unit a writer sorts, bringing the kept solution up to date,
-// takes a free slot or the oldest one; a read that needs a unit beside
-// four sorts its own and marks the four stale, for the next writer to
-// drop (another read may be reading the one it would replace). On
-// lognormal keys at 2^16, whose t* leaves its unit every twenty updates
-// or so and comes back, the units sorted in 100,000 single steps fell
-// from 5,060 (two slots, no writer taking one) to 2,009. Check compares
-// the published units with the keys. So a draw on keys that crowd the cutoff — 999 of
-// 1,000 keys within a relative 10^-7 of each other just below it, which no
-// group or sub-bucket can separate — does not pass over the 999 keys.
+// are. A unit the writer sorts, following t* after one Set, takes a free
+// slot or the oldest one; a read that needs a third unit sorts its own
+// and marks the two stale, for the next writer to drop (another read may
+// be reading the one it would replace), as does the writer after a
+// batch. On lognormal keys at 2^16, whose t* leaves its unit every twenty
+// updates or so and comes back, the units sorted in 100,000 single steps
+// fell from 5,060 (when a writer marked the slots stale too) to 3,008.
+// Check compares the published units with the keys. So a draw on keys
+// that crowd the cutoff — 999 of 1,000 keys within a relative 10^-7 of
+// each other just below it, which no group or sub-bucket can separate —
+// does not pass over the 999 keys.
 //
 // The kept solution. A draw needs the exact ρ and λ, for the p it
 // returns (a_i/λ in the head), so a draw after an update must find t*
@@ -299,11 +300,11 @@
 //
 // On a 2-core machine (BenchmarkSingleStep, levels and gonum's
 // sampleuv.Weighted in one run, medians of the ratios of twelve runs),
-// one SRG step (Draw at ε = 1/(2n), then Set) costs 1.6 times gonum's Take
-// and Reweight at n = 2^16 with Exp(1) keys, 2.45 with lognormal keys,
+// one SRG step (Draw at ε = 1/(2n), then Set) costs 1.55 times gonum's
+// Take and Reweight at n = 2^16 with Exp(1) keys, 2.5 with lognormal keys,
 // whose t* leaves its unit every 20 updates or so, for a unit to pass
-// over and sort when it is not one of the four kept (2.8 when two were
-// kept and a writer took no slot), and 2.3 to 2.4 at 2^20 with either. Gonum needs no
+// over and sort when it is not one of the two kept, and 2.35 to 2.4 at
+// 2^20 with either. Gonum needs no
 // Solve; here a draw needs none
 // either, but the Set before it pays the kept solution's upkeep, four
 // fifths of the step's 4,100 instructions on Exp(1) keys at 2^16 (gonum:

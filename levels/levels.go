@@ -481,7 +481,7 @@ type Sampler struct {
 	subs    []*sub                      // emptied sub-buckets, kept for reuse
 	spare   [smallCaps][]*entry         // small group slices, by capacity: their first entry
 	made    [smallCaps]int              // small group slices allocated when a pool ran dry, by capacity
-	cur     [4]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
+	cur     [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
 	stale   atomic.Bool                 // a read needed a unit beside full slots: the next writer drops cur
 	want    atomic.Uint64               // the unit a read last needed and did not find (unitID)
 	unitLv  atomic.Uint64               // bit l mod 64 for the level l of each unit in cur or want; all if stale

@@ -14,19 +14,21 @@ import (
 // it, finding the head of the straddling unit costs two binary searches and
 // the predicate tests inside t*'s bracket, not a pass over the unit's keys.
 //
-// The sampler keeps the last four units built behind atomic pointers
-// (four, so that a cutoff that moves back and forth among the units next
-// to it finds them: keys over many binades move it out of its unit every
-// twenty updates or so): a unit is immutable to the reads (Solve, Prob,
-// Draw, …), which share it and may run concurrently. A writer, which runs
-// alone, edits the units whose keys it changes (editUnit), and drops those
-// of a group that splits or merges, so a published unit always holds its
-// keys as they are; a unit it sorts (to bring the kept solution up to
-// date) takes a free slot or the oldest one. A read that needs another
-// unit builds its own, publishes it in a free slot, and if there is none
-// marks the slots stale, for the next writer to empty: another read may
-// hold the unit it would drop. Units go back to a pool (a writer is never
-// concurrent with a read, so the units it drops are no longer read), and
+// The sampler keeps the last two units built behind atomic pointers (two,
+// so that a cutoff that moves back and forth across the edge of two units
+// finds both): a unit is immutable to the reads (Solve, Prob, Draw, …),
+// which share it and may run concurrently. A writer, which runs alone,
+// edits the units whose keys it changes (editUnit), and drops those of a
+// group that splits or merges, so a published unit always holds its keys
+// as they are. A unit the writer sorts to follow the cutoff after one Set
+// takes a free slot or the oldest one: keys over many binades move the
+// cutoff out of its unit every twenty updates or so, and among three units
+// or more. A read that needs another unit builds its own, publishes it in
+// a free slot, and if there is none marks the slots stale, for the next
+// writer to empty: another read may hold the unit it would drop; so does
+// the writer after a batch, whose next batch would edit units the cutoff
+// has left. Units go back to a pool (a writer is never concurrent with a
+// read, so the units it drops are no longer read), and
 // the steady state allocates nothing.
 type unit struct {
 	l, j, k int32    // level, group, sub-bucket (−1: the flat group)
