@@ -99,8 +99,9 @@
 // misses), and a write that changed keys, if a read came in the last 16
 // writes, brings the solution and the proposal table for that ε up to
 // date (none otherwise, so that a run of updates with no reads between
-// them pays for 16 of them, then nothing). After one Set it follows t*: the sums above the straddling
-// unit, formed as Solve forms them (the levels above in float, the groups
+// them pays for 16 of them, then nothing). After one Set it follows t*:
+// the sums above the straddling unit, formed as Solve forms them (the
+// levels above in float, the groups
 // and sub-buckets above exactly), then the bracket search in that unit,
 // testing first the keys beside the old θ; a key of the unit that passes
 // and one that fails fix the level, group and sub-bucket a Solve would
@@ -299,7 +300,7 @@
 // # Where the time goes
 //
 // On a 2-core machine (BenchmarkSingleStep, levels and gonum's
-// sampleuv.Weighted in one run, medians of the ratios of twelve runs),
+// sampleuv.Weighted in one run, medians of the ratios of ten runs),
 // one SRG step (Draw at ε = 1/(2n), then Set) costs 1.55 times gonum's
 // Take and Reweight at n = 2^16 with Exp(1) keys, 2.5 with lognormal keys,
 // whose t* leaves its unit every 20 updates or so, for a unit to pass

@@ -19,9 +19,10 @@ import (
 // by following it (follow), when t* stays in the same straddling unit,
 // else by a Solve from where it was; then the table. If
 // no read came in the last keepFor writes, the writer only drops it, so
-// that a run of updates without reads pays nothing after those. The kept solution is, bit
-// for bit, what a Solve from the top returns (Check compares them), so
-// every read returns the same answer with it or without it.
+// that a run of updates without reads pays nothing after those. The kept
+// solution is, bit for bit, what a Solve from the top returns (Check
+// compares them), so every read returns the same answer with it or
+// without it.
 //
 // Reads only read it; writers, which run alone, write it. A read may
 // store asked, which is atomic.
