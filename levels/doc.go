@@ -101,8 +101,8 @@
 // date (none otherwise, so that a run of updates with no reads between
 // them pays for 16 of them, then nothing). After one Set it follows t*:
 // the sums above the straddling unit, formed as Solve forms them (the
-// levels above in float, the groups
-// and sub-buckets above exactly), then the bracket search in that unit,
+// levels above in float, the groups and sub-buckets above exactly), then
+// the bracket search in that unit,
 // testing first the keys beside the old θ; a key of the unit that passes
 // and one that fails fix the level, group and sub-bucket a Solve would
 // find (every edge above the first lies above it, every edge below the
