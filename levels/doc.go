@@ -99,7 +99,7 @@
 // misses), and a write that changed keys, if a read came in the last 16
 // writes, brings the solution and the proposal table for that ε up to
 // date (none otherwise, so that a run of updates with no reads between
-// them pays for 16 of them, then nothing). After one Set it follows t*:
+// them pays for at most 16 of them, then nothing). After one Set it follows t*:
 // the sums above the straddling unit, formed as Solve forms them (the
 // levels above in float, the groups and sub-buckets above exactly), then
 // the bracket search in that unit,

@@ -36,13 +36,15 @@ type kept struct {
 	followed, retabled, solved int
 }
 
-// keepFor is the number of writes after a read for which the writers keep
-// the solution up to date, reads or none. A read records the count of
-// writes it saw only when the one recorded is that old, so that a loop of
-// one draw and one update makes an atomic store (which waits for every
-// store before it to leave the core, and an update's are cache misses)
-// every keepFor steps, not every step; a run of updates with no read
-// between them pays the upkeep of keepFor of them, then nothing.
+// keepFor bounds the writes after a read for which the writers keep the
+// solution up to date, reads or none: those until keepFor writes after
+// the count a read last recorded. A read records the count of writes it
+// saw only when the one recorded is that old, so that a loop of one draw
+// and one update makes an atomic store (which waits for every store
+// before it to leave the core, and an update's are cache misses) every
+// keepFor steps, not every step. The write after a read always keeps it;
+// a run of updates with no read between them pays the upkeep of at most
+// keepFor of them, then nothing.
 const keepFor = 16
 
 // keptFor returns the kept solution if it is for eps, or nil, and records
