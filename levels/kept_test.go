@@ -204,7 +204,8 @@ func TestRepeatedDrawsSolveOnce(t *testing.T) {
 }
 
 // Property: the writers keep the solution for the keepFor writes after a
-// read, whether reads follow or not, and then drop it and pay nothing; a
+// read that records its count (a fresh sampler's first), whether reads
+// follow or not, and then drop it and pay nothing; a
 // sampler no read ever asked keeps none; and in a loop of one draw and one
 // update, where every update keeps it, the reads store their stamp once
 // every keepFor steps, not every step.
