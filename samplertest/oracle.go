@@ -45,19 +45,36 @@ func Oracle(keys []float64, eps float64) *Exact {
 	// a valid key, and −0 equals 0 in both): compared as floats, the
 	// sort does not pay a rational comparison per step.
 	slices.SortFunc(e.Order, func(x, y int) int { return cmp.Or(cmp.Compare(keys[y], keys[x]), x-y) })
+	// The prefix sums and the predicate in integers (units of 2^-1074, as
+	// KKT): a rational sum or product would reduce its fraction by a
+	// greatest common divisor, 4 or 5 of them a rank.
+	sums := make([]big.Int, n+1)
 	e.Prefix = make([]*big.Rat, n+1)
 	e.Prefix[0] = new(big.Rat)
+	var a big.Int
 	for r, i := range e.Order {
 		e.Rank[i] = r + 1
-		e.Prefix[r+1] = new(big.Rat).Add(e.Prefix[r], e.Keys[i])
+		sums[r+1].Add(&sums[r], units(&a, keys[i]))
+		e.Prefix[r+1] = unitsRat(new(big.Rat), &sums[r+1])
 	}
 	if e.AllZero {
 		e.Rho, e.Lambda = n, new(big.Rat)
 	} else {
 		// ρ is the largest rank where a_π(r)·c(r) ≥ ε·S(r); scan them all
-		// rather than trust Proposition 1.
+		// rather than trust Proposition 1. With ε = epsN/epsD, it holds at
+		// r when A_r·(epsD − (n − r)·epsN) ≥ epsN·S_r in units.
+		var epsN, epsD, c, lhs, rhs, m big.Int
+		if e.Uniform {
+			epsN.SetInt64(1)
+			epsD.SetInt64(int64(n))
+		} else {
+			units(&epsN, eps)
+			epsD.Set(unitsOne)
+		}
 		for r := 1; r <= n; r++ {
-			if e.Holds(r) {
+			c.Mul(&epsN, m.SetInt64(int64(n-r)))
+			c.Sub(&epsD, &c)
+			if mulUnits(&lhs, &c, keys[e.Order[r-1]], &m).Cmp(rhs.Mul(&epsN, &sums[r])) >= 0 {
 				e.Rho = r
 			}
 		}
@@ -94,13 +111,23 @@ func (e *Exact) LambdaAt(r int) *big.Rat {
 	return new(big.Rat).Quo(e.Prefix[r], e.C(r))
 }
 
+// lambdaAt is LambdaAt, read only: Lambda itself at the exact ρ, which
+// Verify asks for at every u (a quotient reduced by a greatest common
+// divisor each time).
+func (e *Exact) lambdaAt(r int) *big.Rat {
+	if r == e.Rho && e.Lambda != nil {
+		return e.Lambda
+	}
+	return e.LambdaAt(r)
+}
+
 // ProbAt returns the exact p of item i when ρ is rho: a_i/λ(ρ) for ranks up to
 // rho, ε beyond, and 1/n when all keys are 0.
 func (e *Exact) ProbAt(i, rho int) *big.Rat {
 	if e.AllZero {
 		return e.probWith(i, rho, nil)
 	}
-	return e.probWith(i, rho, e.LambdaAt(rho))
+	return e.probWith(i, rho, e.lambdaAt(rho))
 }
 
 // probWith is ProbAt with lam = λ(rho) given (unused when AllZero).
@@ -122,7 +149,7 @@ func (e *Exact) Interval(i, rho int) (lo, hi *big.Rat) {
 		return big.NewRat(int64(r-1), int64(e.N)), big.NewRat(int64(r), int64(e.N))
 	}
 	if r <= rho {
-		lam := e.LambdaAt(rho)
+		lam := e.lambdaAt(rho)
 		return new(big.Rat).Quo(e.Prefix[r-1], lam), new(big.Rat).Quo(e.Prefix[r], lam)
 	}
 	// Ranks n, n−1, …, ρ+1 take consecutive slices of width ε after c(ρ).
@@ -140,6 +167,21 @@ func Distance(u float64, lo, hi *big.Rat) float64 {
 		return ratFloat(x.Sub(x, hi))
 	}
 	return 0
+}
+
+// unitsRat sets z to x units of 2^-1074, a fraction in lowest terms made
+// without a greatest common divisor (its denominator is a power of two),
+// and returns z.
+func unitsRat(z *big.Rat, x *big.Int) *big.Rat {
+	k := min(x.TrailingZeroBits(), 1074)
+	if x.Sign() == 0 {
+		k = 1074
+	}
+	z.SetInt(new(big.Int).Rsh(x, k))
+	// Denom is a reference to z's denominator, 1 after SetInt: with the
+	// numerator odd or the denominator 1, the fraction is in lowest terms.
+	z.Denom().Lsh(big.NewInt(1), 1074-k)
+	return z
 }
 
 func ratFloat(x *big.Rat) float64 {

@@ -1,0 +1,210 @@
+package samplertest
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// Property: KKT, which multiplies each condition out into integers, accepts
+// and rejects exactly what kktRat, the conditions in rational arithmetic,
+// does, with the same message: on keys with ties, near-ties of the cutoff
+// and tiny keys, and on p* perturbed onto each condition's edge (p_i at
+// ε(1 − 10^-9), Σp at 1 ± 10^-9, p_i at a_i/λ·(1 ± 10^-9)) and a few ulps
+// either side of it, or set to ε, or to 0. Both outcomes of each condition
+// are hit on purpose, and counted.
+func TestKKTMatchesRationalReference(t *testing.T) {
+	seen := map[string]int{}
+	rapid.Check(t, func(t *rapid.T) {
+		var keys []float64
+		var eps float64
+		switch rapid.IntRange(0, 2).Draw(t, "instance") {
+		case 0:
+			n := rapid.IntRange(1, 12).Draw(t, "n")
+			keys, eps = Keys(n).Draw(t, "keys"), Eps(n).Draw(t, "eps")
+		case 1:
+			in := NearCutoff(12).Draw(t, "near cutoff")
+			keys, eps = in.Keys, in.Eps
+		default:
+			in := TinyKeys(12).Draw(t, "tiny keys")
+			keys, eps = in.Keys, in.Eps
+		}
+		n := len(keys)
+		ex := Oracle(keys, eps)
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = ratFloat(ex.P[i])
+		}
+		lambda := ratFloat(ex.Lambda)
+		ulps := func(x float64, label string) float64 {
+			for k := rapid.IntRange(-3, 3).Draw(t, label); k != 0; {
+				if k > 0 {
+					x, k = math.Nextafter(x, math.Inf(1)), k-1
+				} else {
+					x, k = math.Nextafter(x, 0), k+1
+				}
+			}
+			return max(x, 0)
+		}
+		for range rapid.IntRange(0, 3).Draw(t, "perturbations") {
+			i := rapid.IntRange(0, n-1).Draw(t, "item")
+			switch rapid.IntRange(0, 5).Draw(t, "edge") {
+			case 0: // the floor ε(1 − 10^-9)
+				p[i] = ulps(eps*(1-1e-9), "ulps")
+			case 1: // Σp = 1 ± 10^-9, through p_i
+				sum := new(big.Rat)
+				for _, q := range p {
+					sum.Add(sum, new(big.Rat).SetFloat64(q))
+				}
+				side := float64(rapid.SampledFrom([]int{-1, 1}).Draw(t, "side"))
+				d := new(big.Rat).SetFloat64(1 + side*1e-9)
+				d.Sub(d, sum)
+				d.Add(d, new(big.Rat).SetFloat64(p[i]))
+				p[i] = ulps(ratFloat(d), "ulps")
+			case 2: // stationarity: a_i/λ·(1 ± 10^-9)
+				if lambda > 0 {
+					side := float64(rapid.SampledFrom([]int{-1, 1}).Draw(t, "side"))
+					p[i] = ulps(keys[i]/lambda*(1+side*1e-9), "ulps")
+				}
+			case 3: // ε itself: complementary slackness
+				p[i] = eps
+			case 4:
+				p[i] = 0
+			default:
+				p[i] = ulps(p[i], "ulps")
+			}
+		}
+		got, want := KKT(keys, eps, p), kktRat(keys, eps, p)
+		if want == nil {
+			require.NoError(t, got, "keys %v, ε = %v, p %v", keys, eps, p)
+			seen["accepted"]++
+			return
+		}
+		require.EqualError(t, got, want.Error(), "keys %v, ε = %v, p %v", keys, eps, p)
+		for _, class := range []string{"below ε", "Σp", "is not a/λ", "> ε·λ"} {
+			if strings.Contains(want.Error(), class) {
+				seen[class]++
+			}
+		}
+	})
+	for _, class := range []string{"accepted", "below ε", "Σp", "is not a/λ", "> ε·λ"} {
+		require.Positive(t, seen[class], "no case of %q: %v", class, seen)
+	}
+}
+
+// Property: Oracle's prefix sums and ρ, made in integers, are the rational
+// ones: Prefix[r] is the big.Rat sum of the r largest keys, in lowest
+// terms, and Rho the largest rank at which Holds, the predicate in big.Rat
+// arithmetic, holds (n when every key is 0); on keys with ties, on keys a
+// few ulps either side of the cutoff, exact ties of it included, and on
+// tiny keys.
+func TestOracleMatchesRationalPredicate(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var in Instance
+		switch rapid.IntRange(0, 2).Draw(t, "instance") {
+		case 0:
+			n := rapid.IntRange(1, 12).Draw(t, "n")
+			in = Instance{Keys: Keys(n).Draw(t, "keys"), Eps: Eps(n).Draw(t, "eps")}
+		case 1:
+			in = NearCutoff(12).Draw(t, "near cutoff")
+		default:
+			in = TinyKeys(12).Draw(t, "tiny keys")
+		}
+		ex := Oracle(in.Keys, in.Eps)
+		sum, rho := new(big.Rat), 0
+		for r := 1; r <= ex.N; r++ {
+			sum.Add(sum, new(big.Rat).SetFloat64(in.Keys[ex.Order[r-1]]))
+			require.Zero(t, sum.Cmp(ex.Prefix[r]), "Prefix[%d] = %v, want %v", r, ex.Prefix[r], sum)
+			require.Equal(t, sum.String(), ex.Prefix[r].String(), "Prefix[%d] in lowest terms", r)
+			if ex.Holds(r) {
+				rho = r
+			}
+		}
+		if ex.AllZero {
+			rho = ex.N
+		}
+		require.Equal(t, rho, ex.Rho, "keys %v, ε = %v", in.Keys, in.Eps)
+	})
+}
+
+// kktRat is KKT as it was first written, each condition in big.Rat
+// arithmetic as it is stated: the reference that KKT, which compares
+// integers, must agree with, error for error.
+//
+// It checks that p is optimal for min Σ a_i²/p_i over Δ(ε) by its
+// Karush–Kuhn–Tucker conditions, independently of how p was computed:
+// p is feasible (every p_i ≥ ε, Σ p_i = 1), there is one λ with p_i = a_i/λ
+// wherever p_i ≠ ε, and a_i ≤ ε·λ wherever p_i = ε. Comparisons are made in
+// exact arithmetic with a relative slack of 1e-9 for the rounding of p.
+func kktRat(keys []float64, eps float64, p []float64) error {
+	n := len(keys)
+	if len(p) != n || n == 0 {
+		return fmt.Errorf("KKT: %d keys, %d probabilities", n, len(p))
+	}
+	epsR := new(big.Rat).SetFloat64(eps)
+	if eps == 1/float64(n) {
+		epsR = big.NewRat(1, int64(n))
+	}
+	slack := big.NewRat(1, 1e9)
+	one := big.NewRat(1, 1)
+	sum := new(big.Rat)
+	headKeys, headP := new(big.Rat), new(big.Rat)
+	for i, x := range p {
+		if math.IsNaN(x) || x < 0 {
+			return fmt.Errorf("KKT: p[%d] = %v", i, x)
+		}
+		pr := new(big.Rat).SetFloat64(x)
+		sum.Add(sum, pr)
+		// p_i ≥ ε·(1 − slack)
+		lowEnough := new(big.Rat).Mul(epsR, new(big.Rat).Sub(one, slack))
+		if pr.Cmp(lowEnough) < 0 {
+			return fmt.Errorf("KKT: p[%d] = %v below ε = %v", i, x, eps)
+		}
+		if x != eps {
+			headKeys.Add(headKeys, new(big.Rat).SetFloat64(keys[i]))
+			headP.Add(headP, pr)
+		}
+	}
+	dev := new(big.Rat).Sub(sum, one)
+	if dev.Abs(dev).Cmp(slack) > 0 {
+		return fmt.Errorf("KKT: Σp = %v", ratFloat(sum))
+	}
+	if allZero(keys) {
+		return nil // every feasible p is optimal
+	}
+	if headP.Sign() == 0 {
+		return nil // every p_i = ε and Σp = 1: nε = 1, the only feasible point
+	}
+	lambda := new(big.Rat).Quo(headKeys, headP)
+	tiny := new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64)
+	for i, x := range p {
+		a := new(big.Rat).SetFloat64(keys[i])
+		// Stationarity: |a_i − λ·p_i| ≤ slack·a_i + λ·(smallest float), the
+		// last term for a p_i that underflowed.
+		lp := new(big.Rat).Mul(lambda, new(big.Rat).SetFloat64(x))
+		d := new(big.Rat).Sub(a, lp)
+		d.Abs(d)
+		bound := new(big.Rat).Mul(slack, a)
+		bound.Add(bound, new(big.Rat).Mul(lambda, tiny))
+		stationary := d.Cmp(bound) <= 0
+		if x == eps {
+			// Complementary slackness: a_i ≤ ε·λ·(1 + slack), unless p_i is
+			// a/λ that happens to equal ε (or underflowed to ε = 0).
+			bound := new(big.Rat).Mul(epsR, lambda)
+			bound.Mul(bound, new(big.Rat).Add(one, slack))
+			if a.Cmp(bound) > 0 && !stationary {
+				return fmt.Errorf("KKT: p[%d] = ε but a = %v > ε·λ", i, keys[i])
+			}
+			continue
+		}
+		if !stationary {
+			return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v", i, x, keys[i], ratFloat(lambda))
+		}
+	}
+	return nil
+}
