@@ -124,6 +124,9 @@ func (e *Exact) lambdaAt(r int) *big.Rat {
 // ProbAt returns the exact p of item i when ρ is rho: a_i/λ(ρ) for ranks up to
 // rho, ε beyond, and 1/n when all keys are 0.
 func (e *Exact) ProbAt(i, rho int) *big.Rat {
+	if rho == e.Rho && e.P != nil {
+		return new(big.Rat).Set(e.P[i])
+	}
 	if e.AllZero {
 		return e.probWith(i, rho, nil)
 	}

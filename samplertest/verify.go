@@ -36,6 +36,18 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		return err
 	}
 	rho := ex.Rho
+	// The exact interval of each item met, formed once: the probes ask for
+	// the same one at five u, and each quotient is reduced by a greatest
+	// common divisor.
+	intervals := map[int][2]*big.Rat{}
+	interval := func(i int) (lo, hi *big.Rat) {
+		v, ok := intervals[i]
+		if !ok {
+			v[0], v[1] = ex.Interval(i, rho)
+			intervals[i] = v
+		}
+		return v[0], v[1]
+	}
 	check := func(u float64) error {
 		i, p, err := s.Sample(eps, u)
 		if err != nil {
@@ -55,7 +67,7 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		if ex.ProbAt(i, rho).Sign() == 0 {
 			return fmt.Errorf("Sample(%v, %v) = item %d (rank %d) whose probability is 0", eps, u, i, ex.Rank[i])
 		}
-		lo, hi := ex.Interval(i, rho)
+		lo, hi := interval(i)
 		if d := Distance(u, lo, hi); d > UDist {
 			want := ex.Locate(u)
 			return fmt.Errorf("Sample(%v, %v) = item %d (rank %d), %.3g away from its interval; want item %d (rank %d), ρ = %d",
@@ -73,7 +85,7 @@ func Verify(s reweighted.Sampler, keys []float64, eps float64, us []float64) err
 		if ex.ProbAt(i, rho).Sign() == 0 {
 			continue
 		}
-		lo, hi := ex.Interval(i, rho)
+		lo, hi := interval(i)
 		mid := new(big.Rat).Add(lo, hi)
 		mid.Quo(mid, big.NewRat(2, 1))
 		l, h, m := ratFloat(lo), ratFloat(hi), ratFloat(mid)
