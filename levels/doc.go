@@ -79,13 +79,15 @@
 // may run concurrently; a writer, which runs alone, edits the units of the
 // group or sub-bucket it changes (and drops every unit of a group that
 // splits or merges), so a published unit always holds the keys as they
-// are. A unit the writer sorts, following t* after one Set, takes a free
-// slot or the oldest one; a read that needs a third unit sorts its own
-// and marks the two stale, for the next writer to drop (another read may
-// be reading the one it would replace), as does the writer after a
-// batch. On lognormal keys at 2^16, whose t* leaves its unit every twenty
-// updates or so and comes back, the units sorted in 100,000 single steps
-// fell from 5,060 (when a writer marked the slots stale too) to 3,008.
+// are. The writer, following t* after one Set, sorts a unit at its first
+// need, not its second, and it takes a free slot or the oldest one; a
+// read that needs a third unit sorts its own and marks the two stale, for
+// the next writer to drop (another read may be reading the one it would
+// replace), as does the writer after a batch. On lognormal keys at 2^16,
+// whose t* leaves its unit every twenty updates or so and comes back, the
+// units sorted in 100,000 single steps fell from 5,060 (when a writer
+// marked the slots stale too) to 3,008, and the passes over a group made
+// before its sort (nearly every sort had one) from 3,573 to none.
 // Check compares the published units with the keys. So a draw on keys
 // that crowd the cutoff — 999 of 1,000 keys within a relative 10^-7 of
 // each other just below it, which no group or sub-bucket can separate —
@@ -301,11 +303,11 @@
 //
 // On a 2-core machine (BenchmarkSingleStep, levels and gonum's
 // sampleuv.Weighted in one run, medians of the ratios of ten runs),
-// one SRG step (Draw at ε = 1/(2n), then Set) costs 1.55 times gonum's
-// Take and Reweight at n = 2^16 with Exp(1) keys, 2.5 with lognormal keys,
-// whose t* leaves its unit every 20 updates or so, for a unit to pass
-// over and sort when it is not one of the two kept, and 2.35 to 2.4 at
-// 2^20 with either. Gonum needs no
+// one SRG step (Draw at ε = 1/(2n), then Set) costs 1.6 times gonum's
+// Take and Reweight at n = 2^16 with Exp(1) keys, 2.4 with lognormal keys,
+// whose t* leaves its unit every 20 updates or so, for a unit to sort
+// when it is not one of the two kept, and 2.3 to 2.4 at 2^20 with
+// either. Gonum needs no
 // Solve; here a draw needs none
 // either, but the Set before it pays the kept solution's upkeep, four
 // fifths of the step's 4,100 instructions on Exp(1) keys at 2^16 (gonum:
@@ -324,8 +326,9 @@
 // update, which most often moves the item to another group of its level
 // (move). Without replacement,
 // the draws of items already in the batch cost attempts too: SRG makes
-// 1.05 attempts a draw on mushrooms, 1.21 on the paper's other three
-// sets, whose p* is more concentrated. At 2^20 the
+// 1.01 to 1.03 attempts a draw on the paper's four sets (epochs 1 to 10
+// at the constant step), a draw of an item already in the batch 0.3%
+// (ijcnn1) to 2.3% (mushrooms) of them. At 2^20 the
 // profile is memory: the read of a proposed slot (for a split group,
 // after its sub-buckets' counts) and Set's writes at the
 // end of the new key's group and swap-remove from the old one; the
