@@ -23,11 +23,11 @@ import (
 // as they are. A unit the writer sorts to follow the cutoff after one Set
 // (at its first need) takes a free slot or the oldest one: keys over many
 // binades move the cutoff out of its unit every twenty updates or so, and
-// among three units or more. A read that needs another unit builds its own, publishes it in
-// a free slot, and if there is none marks the slots stale, for the next
-// writer to empty: another read may hold the unit it would drop; so does
-// the writer after a batch, whose next batch would edit units the cutoff
-// has left. Units go back to a pool (a writer is never concurrent with a
+// among three units or more. A read that needs another unit builds its
+// own, publishes it in a free slot, and if there is none marks the slots
+// stale, for the next writer to empty: another read may hold the unit it
+// would drop; so does the writer after a batch, whose next batch would
+// edit units the cutoff has left. Units go back to a pool (a writer is never concurrent with a
 // read, so the units it drops are no longer read), and
 // the steady state allocates nothing.
 type unit struct {
