@@ -14,12 +14,12 @@ import (
 //
 // A read that finds no kept solution for its ε solves as before and
 // records ε and that it read (asked); a read that finds one uses it and
-// records that it read. A writer that changed keys, if a read came
-// since the last write, brings the solution up to date: after one Set,
-// by following it (follow), when t* stays in the same straddling unit,
-// else by a Solve from where it was; then the table. If
-// no read came in the last keepFor writes, the writer only drops it, so
-// that a run of updates without reads pays nothing after those. The kept
+// records that it read. A writer that changed keys, if a read came in
+// the last keepFor writes, brings the solution up to date: after one
+// Set, by following it (follow), when t* stays in the same straddling
+// unit, else by a Solve from where it was; then the table. Otherwise it
+// only drops it, so that a run of updates without reads pays nothing
+// after the first keepFor. The kept
 // solution is, bit for bit, what a Solve from the top returns (Check
 // compares them), so every read returns the same answer with it or
 // without it.
