@@ -1065,21 +1065,22 @@ func (s *Sampler) replace(i int, old, a float64) bool {
 
 // move moves item i from its key old to a, normal keys of the same level
 // (sameLevel) in flat groups, from one group to another, as remove and
-// insert would, and reports whether it could: not when either group is
-// split or will be, or the level has published units (their edits are
-// remove's and insert's). Most updates of SRG keep the level (74 to 83%,
-// 7 to 18% the group), and then the level's count, its bit and its reuse
-// are as they were: a third less work than remove and insert.
+// insert would, published units edited as they edit them, and reports
+// whether it could: not when either group is split or will be. Most
+// updates of SRG keep the level (74 to 83%, 7 to 18% the group), and then
+// the level's count, its bit and its reuse are as they were: a third less
+// work than remove and insert.
 func (s *Sampler) move(i int, old, a float64) bool {
 	l, j0 := locate(old)
 	_, j1 := locate(a)
 	j0, j1 = j0&(nG-1), j1&(nG-1) // no-ops that drop the bounds checks
-	if s.unitsAt(l) {
-		return false
-	}
 	lv := s.lv[l]
 	if lv.sub[j0] != nil || lv.sub[j1] != nil || lv.cnt[j1] >= kSplit && l >= 2*bB {
 		return false
+	}
+	if s.unitsAt(l) {
+		s.editUnit(l, j0, -1, math.Float64bits(old), false)
+		s.editUnit(l, j1, -1, math.Float64bits(a), true)
 	}
 	// pop and push, their usual cases written out: the calls cost a
 	// fifth of a move.
