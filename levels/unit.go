@@ -27,9 +27,9 @@ import (
 // own, publishes it in a free slot, and if there is none marks the slots
 // stale, for the next writer to empty: another read may hold the unit it
 // would drop; so does the writer after a batch, whose next batch would
-// edit units the cutoff has left. Units go back to a pool (a writer is never concurrent with a
-// read, so the units it drops are no longer read), and
-// the steady state allocates nothing.
+// edit units the cutoff has left. Units go back to a pool (a writer is
+// never concurrent with a read, so the units it drops are no longer
+// read), and the steady state allocates nothing.
 type unit struct {
 	l, j, k int32    // level, group, sub-bucket (−1: the flat group)
 	keys    []uint64 // the keys' bit patterns, decreasing
