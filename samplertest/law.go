@@ -65,6 +65,7 @@ var lawChecks = []struct {
 	{"ChiSquare", lawChiSquare},
 	{"BatchChiSquare", lawBatchChiSquare},
 	{"OrderedPairs", lawOrderedPairs},
+	{"Masses", lawMasses},
 	{"BatchFallback", lawBatchFallback},
 	{"ConcurrentReads", lawConcurrentReads},
 	{"ZeroAllocs", lawZeroAllocs},

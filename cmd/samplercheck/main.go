@@ -26,6 +26,7 @@
 //	-steps N     steps (states visited) per state-machine history (default 30)
 //	-n N         largest number of items in the state machines (default 24)
 //	-draws N     draws of each χ² test (default 20000)
+//	-massdraws N draws of each case of the mass tests (default 4000000)
 //	-seed S      seed of every property (default: a random one, printed)
 //	-run REGEXP  run only the properties whose name matches
 //	-timeout D   the longest wait for one answer (default 10s)
@@ -60,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	steps := fs.Int("steps", 30, "steps (states visited) per state-machine history")
 	stateN := fs.Int("n", 24, "largest number of items in the state machines")
 	draws := fs.Int("draws", 20_000, "draws of each χ² test")
+	massDraws := fs.Int("massdraws", 4_000_000, "draws of each case of the mass tests")
 	seed := fs.Uint64("seed", 0, "seed of every property (0: a random one, printed)")
 	only := fs.String("run", "", "run only the properties whose name matches this regular expression")
 	timeout := fs.Duration("timeout", 10*time.Second, "the longest wait for one answer")
@@ -85,8 +87,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "samplercheck: -run: %v\n", err)
 		return 2
 	}
-	if *checks < 1 || *steps < 1 || *draws < 1000 || *stateN < 1 || *timeout <= 0 {
-		fmt.Fprintln(stderr, "samplercheck: -checks and -steps must be positive, -draws at least 1000, -n at least 1, -timeout positive")
+	if *checks < 1 || *steps < 1 || *draws < 1000 || *massDraws < 1000 || *stateN < 1 || *timeout <= 0 {
+		fmt.Fprintln(stderr, "samplercheck: -checks and -steps must be positive, -draws and -massdraws at least 1000, -n at least 1, -timeout positive")
 		return 2
 	}
 	if *seed == 0 {
@@ -97,6 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	samplertest.SetDraws(*draws)
+	samplertest.SetMassDraws(*massDraws)
 
 	g := NewProgram(argv, *timeout)
 	defer g.Close()
@@ -105,8 +108,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "FAIL     kind: the program broke the protocol: %v\n", perr)
 		return 1
 	}
-	fmt.Fprintf(stdout, "samplercheck: protocol %d, a sampler of the %s kind, seed %d (rerun with -seed %d), %d checks, %d steps, %d draws\n",
-		Version, kind, *seed, *seed, *checks, *steps, *draws)
+	fmt.Fprintf(stdout, "samplercheck: protocol %d, a sampler of the %s kind, seed %d (rerun with -seed %d), %d checks, %d steps, %d draws, %d mass draws\n",
+		Version, kind, *seed, *seed, *checks, *steps, *draws, *massDraws)
 	failed, stopped := 0, false
 	for _, p := range properties(g, kind, *stateN) {
 		if !re.MatchString(p.name) {
