@@ -154,6 +154,7 @@ func kktRat(keys []float64, eps float64, p []float64) error {
 	one := big.NewRat(1, 1)
 	sum := new(big.Rat)
 	headKeys, headP := new(big.Rat), new(big.Rat)
+	tail := make([]bool, n)
 	for i, x := range p {
 		if math.IsNaN(x) || x < 0 {
 			return fmt.Errorf("KKT: p[%d] = %v", i, x)
@@ -165,7 +166,10 @@ func kktRat(keys []float64, eps float64, p []float64) error {
 		if pr.Cmp(lowEnough) < 0 {
 			return fmt.Errorf("KKT: p[%d] = %v below ε = %v", i, x, eps)
 		}
-		if x != eps {
+		// The tail: p_i within slack·ε of ε.
+		off := new(big.Rat).Sub(pr, epsR)
+		tail[i] = off.Abs(off).Cmp(new(big.Rat).Mul(slack, epsR)) <= 0
+		if !tail[i] {
 			headKeys.Add(headKeys, new(big.Rat).SetFloat64(keys[i]))
 			headP.Add(headP, pr)
 		}
@@ -182,6 +186,7 @@ func kktRat(keys []float64, eps float64, p []float64) error {
 	}
 	lambda := new(big.Rat).Quo(headKeys, headP)
 	tiny := new(big.Rat).SetFloat64(math.SmallestNonzeroFloat64)
+	worst, worstR := -1, new(big.Rat)
 	for i, x := range p {
 		a := new(big.Rat).SetFloat64(keys[i])
 		// Stationarity: |a_i − λ·p_i| ≤ slack·a_i + λ·(smallest float), the
@@ -192,7 +197,7 @@ func kktRat(keys []float64, eps float64, p []float64) error {
 		bound := new(big.Rat).Mul(slack, a)
 		bound.Add(bound, new(big.Rat).Mul(lambda, tiny))
 		stationary := d.Cmp(bound) <= 0
-		if x == eps {
+		if tail[i] {
 			// Complementary slackness: a_i ≤ ε·λ·(1 + slack), unless p_i is
 			// a/λ that happens to equal ε (or underflowed to ε = 0).
 			bound := new(big.Rat).Mul(epsR, lambda)
@@ -202,9 +207,14 @@ func kktRat(keys []float64, eps float64, p []float64) error {
 			}
 			continue
 		}
-		if !stationary {
-			return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v", i, x, keys[i], ratFloat(lambda))
+		// The head item farthest from a/λ, by d/bound.
+		if r := new(big.Rat).Quo(d, bound); !stationary && (worst < 0 || r.Cmp(worstR) > 0) {
+			worst, worstR = i, r
 		}
+	}
+	if worst >= 0 {
+		return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v, nor ε = %v (λ from the items whose p is not ε; the item farthest from a/λ)",
+			worst, p[worst], keys[worst], ratFloat(lambda), eps)
 	}
 	return nil
 }

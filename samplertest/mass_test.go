@@ -66,3 +66,21 @@ func TestLawMassCasesHitTheirClasses(t *testing.T) {
 	require.True(t, names["the head part of the keys in [2^2, 2^3), which holds the cutoff"], "%v", names)
 	require.True(t, names["the tail (ranks 9 to 24)"])
 }
+
+// KKT reads a p within its slack of ε as ε: a tail item whose p is ε
+// rounded another way, (1 − head mass)/(n − ρ) a few ulps off, is still in
+// the tail, and a correct head item is not blamed for it; and a tail item
+// drawn with a p that is neither ε nor a/λ is the item named.
+func TestKKTBlamesTheItemOff(t *testing.T) {
+	keys := []float64{8, 4, 1e-3, 2e-3, 0, 1e-300}
+	eps := 0.0625
+	// ρ = 2: λ = 12/(1 − 4ε) = 16, p = 0.5, 0.25 and ε for the tail.
+	p := []float64{0.5, 0.25, eps, eps, eps, eps}
+	require.NoError(t, KKT(keys, eps, p))
+	for _, i := range []int{2, 3, 4, 5} {
+		p[i] = math.Nextafter(eps, 1)
+	}
+	require.NoError(t, KKT(keys, eps, p), "tail p one ulp above ε")
+	p = []float64{0.5 - 0.0625*0.0078, 0.25, eps, 0.0625 * 1.0078, eps, eps}
+	require.ErrorContains(t, KKT(keys, eps, p), "p[3] = ")
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"sort"
+	"strings"
 
 	"github.com/reweighted/reweighted"
 )
@@ -147,9 +148,31 @@ func verifyValues(s reweighted.Distribution, keys []float64, eps float64) (*Exac
 		return nil, nil, fmt.Errorf("at ε = %v, Prob is at total variation %.3g from exact p* (ρ = %d, exact ρ = %d)", eps, tv/2, rho, ex.Rho)
 	}
 	if err := KKT(keys, eps, probs); err != nil {
-		return nil, nil, fmt.Errorf("at ε = %v, Prob fails: %w", eps, err)
+		return nil, nil, fmt.Errorf("at ε = %v, Prob fails: %w; %s", eps, err, farthest(ex, probs))
 	}
 	return ex, probs, nil
+}
+
+// farthest names the items whose p is farthest from the exact p*,
+// relatively, three at most.
+func farthest(ex *Exact, probs []float64) string {
+	off := func(i int) float64 {
+		q := ratFloat(ex.P[i])
+		if q == 0 {
+			return math.Abs(probs[i])
+		}
+		return math.Abs(probs[i]/q - 1)
+	}
+	items := make([]int, len(probs))
+	for i := range items {
+		items[i] = i
+	}
+	sort.SliceStable(items, func(a, b int) bool { return off(items[a]) > off(items[b]) })
+	parts := []string{}
+	for _, i := range items[:min(3, len(items))] {
+		parts = append(parts, fmt.Sprintf("item %d (rank %d of %d, ρ = %d): p = %v, exact p* = %v", i, ex.Rank[i], ex.N, ex.Rho, probs[i], ratFloat(ex.P[i])))
+	}
+	return "the items farthest from the exact p*: " + strings.Join(parts, "; ")
 }
 
 // ItemAt returns the item whose exact interval under rho contains u, or −1
@@ -277,6 +300,12 @@ func KKT(keys []float64, eps float64, p []float64) error {
 	low := new(big.Int).Mul(&epsN, y.Sub(g, big.NewInt(1)))
 	low.Mul(low, unitsOne)
 	dg := new(big.Int).Mul(&epsD, g)
+	// An item is in the tail when p_i is ε within the slack, |p_i − ε| ≤
+	// ε/g ⇔ g·|P_i·epsD − epsN·unitsOne| ≤ epsN·unitsOne: a p_i of ε
+	// rounded another way, a few ulps off, counted in the head, would move
+	// λ by the whole tail's mass and blame the head items for it.
+	epsUnits := new(big.Int).Mul(&epsN, unitsOne)
+	tail := make([]bool, n)
 	var sum, headKeys, headP big.Int
 	for i, q := range p {
 		if math.IsNaN(q) || math.IsInf(q, 0) || q < 0 {
@@ -287,7 +316,9 @@ func KKT(keys []float64, eps float64, p []float64) error {
 		if y.Mul(&x, dg).Cmp(low) < 0 {
 			return fmt.Errorf("KKT: p[%d] = %v below ε = %v", i, q, eps)
 		}
-		if q != eps {
+		y.Mul(&x, &epsD)
+		tail[i] = y.Sub(&y, epsUnits).Abs(&y).Mul(&y, g).Cmp(epsUnits) <= 0
+		if !tail[i] {
 			headKeys.Add(&headKeys, units(&y, keys[i]))
 			headP.Add(&headP, &x)
 		}
@@ -309,6 +340,11 @@ func KKT(keys []float64, eps float64, p []float64) error {
 	high.Mul(high, y.Add(g, big.NewInt(1)))
 	high.Mul(high, unitsOne)
 	ghk := new(big.Int).Mul(g, &headKeys)
+	// The head item farthest from a/λ, by its deviation over its bound:
+	// when one item is off, λ moves with it, and the item to name is the
+	// one off the most, not the first in index order.
+	worst := -1
+	var worstD, worstB, b big.Int
 	for i, q := range p {
 		// Stationarity: |a_i − λ·p_i| ≤ a_i/g + λ·2^-1074 (the last term for
 		// a p_i that underflowed) ⇔ g·|A_i·headP − headKeys·P_i| ≤
@@ -316,8 +352,9 @@ func KKT(keys []float64, eps float64, p []float64) error {
 		ah := mulUnits(&x, &headP, keys[i], &m)
 		d := mulUnits(&y, &headKeys, q, &m)
 		d.Sub(ah, d).Abs(d).Mul(d, g)
-		stationary := d.Cmp(z.Add(ah, ghk)) <= 0
-		if q == eps {
+		b.Add(ah, ghk)
+		stationary := d.Cmp(&b) <= 0
+		if tail[i] {
 			// Complementary slackness: a_i ≤ ε·λ·(1 + 1/g), unless p_i is
 			// a/λ that happens to equal ε (or underflowed to ε = 0).
 			if z.Mul(ah, dg).Cmp(high) > 0 && !stationary {
@@ -325,10 +362,17 @@ func KKT(keys []float64, eps float64, p []float64) error {
 			}
 			continue
 		}
-		if !stationary {
-			lambda, _ := new(big.Rat).SetFrac(&headKeys, &headP).Float64()
-			return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v", i, q, keys[i], lambda)
+		// d/b > worstD/worstB ⇔ d·worstB > worstD·b.
+		if !stationary && (worst < 0 || z.Mul(d, &worstB).Cmp(m.Mul(&worstD, &b)) > 0) {
+			worst = i
+			worstD.Set(d)
+			worstB.Set(&b)
 		}
+	}
+	if worst >= 0 {
+		lambda, _ := new(big.Rat).SetFrac(&headKeys, &headP).Float64()
+		return fmt.Errorf("KKT: p[%d] = %v is not a/λ = %v/%v, nor ε = %v (λ from the items whose p is not ε; the item farthest from a/λ)",
+			worst, p[worst], keys[worst], lambda, eps)
 	}
 	return nil
 }
