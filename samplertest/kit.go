@@ -134,37 +134,44 @@ func Check(newSampler New) error {
 	return errors.Join(errs...)
 }
 
-// recorder is a TB that records failures; FailNow ends the check.
+// recorder is a TB that records failures and what the check logs (rapid
+// logs the draws and the failure of a shrunk case); FailNow ends the check.
 type recorder struct {
 	name   string
 	failed []string
+	logs   []string
 }
 
 type stop struct{}
 
 // failures runs check against newSampler on a recorder named name and
 // returns the failures it recorded, a panic other than FailNow's included.
-func failures(name string, check func(TB, New), newSampler New) (failed []string) {
-	r := &recorder{name: name}
+func failures(name string, check func(TB, New), newSampler New) []string {
+	return record(name, check, newSampler).failed
+}
+
+// record runs check against newSampler on a recorder named name and
+// returns the recorder, a panic other than FailNow's recorded as a failure.
+func record(name string, check func(TB, New), newSampler New) (r *recorder) {
+	r = &recorder{name: name}
 	defer func() {
 		if x := recover(); x != nil {
 			if _, ok := x.(stop); !ok {
 				r.failed = append(r.failed, fmt.Sprint("panic: ", x))
 			}
 		}
-		failed = r.failed
 	}()
 	check(r, newSampler)
-	return r.failed
+	return r
 }
 
-func (r *recorder) Helper()              {}
-func (r *recorder) Name() string         { return r.name }
-func (r *recorder) Logf(string, ...any)  {}
-func (r *recorder) Log(...any)           {}
-func (r *recorder) Skipf(string, ...any) { panic(stop{}) }
-func (r *recorder) Skip(...any)          { panic(stop{}) }
-func (r *recorder) SkipNow()             { panic(stop{}) }
+func (r *recorder) Helper()                      {}
+func (r *recorder) Name() string                 { return r.name }
+func (r *recorder) Logf(format string, a ...any) { r.logs = append(r.logs, fmt.Sprintf(format, a...)) }
+func (r *recorder) Log(a ...any)                 { r.logs = append(r.logs, fmt.Sprint(a...)) }
+func (r *recorder) Skipf(string, ...any)         { panic(stop{}) }
+func (r *recorder) Skip(...any)                  { panic(stop{}) }
+func (r *recorder) SkipNow()                     { panic(stop{}) }
 func (r *recorder) Errorf(format string, a ...any) {
 	r.failed = append(r.failed, fmt.Sprintf(format, a...))
 }
