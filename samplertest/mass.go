@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -111,12 +112,13 @@ type massResult struct {
 func (r massResult) String(d int) string {
 	e := r.P * float64(d)
 	z := (r.count - e) / math.Sqrt(e*(1-r.P))
-	return fmt.Sprintf("%s: %.0f draws, %.1f expected (%+.3g%%, z = %+.1f; it fails at a relative %.3g%%)",
+	return fmt.Sprintf("%s: %.0f draws, %.1f expected (%+.3g%%, z = %+.3g; it fails at a relative %.3g%%)",
 		r.Name, r.count, e, 100*(r.count/e-1), z, 100*MassThreshold(r.P, d))
 }
 
 // CheckMasses tests the counts of d draws, by item, against every mass,
-// and against the items of probability 0 (never drawn). It returns an
+// and against the items of probability 0 (never drawn): p[i] is item i's
+// probability, 0 only when it is exactly 0 (see massProbs). It returns an
 // error naming the masses most off, counts against expected counts, if a
 // test fails.
 func CheckMasses(counts []float64, d int, p []float64, masses []Mass) error {
@@ -165,16 +167,27 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
+// massProbs returns the exact probabilities as floats, a probability
+// that is not 0 but rounds to 0 as the smallest float: CheckMasses reads
+// p = 0 as an item that is never drawn.
+func massProbs(exact []*big.Rat) []float64 {
+	p := make([]float64, len(exact))
+	for i, x := range exact {
+		p[i] = ratFloat(x)
+		if p[i] == 0 && x.Sign() > 0 {
+			p[i] = math.SmallestNonzeroFloat64
+		}
+	}
+	return p
+}
+
 // LawMasses returns the masses tested on a sampler of the law: the tail
 // (ranks ρ + 1 to n), the head and tail parts of the binade of keys that
 // holds the cutoff ε·λ, every binade of keys (and the zeros), the ranks
 // 1 to r for every r, and every item. Masses of the same items are listed
 // once, under their first name.
 func LawMasses(ex *Exact) []Mass {
-	p := make([]float64, ex.N)
-	for i := range p {
-		p[i] = ratFloat(ex.P[i])
-	}
+	p := massProbs(ex.P)
 	var out []Mass
 	seen := map[string]bool{}
 	add := func(name string, items []int) {
@@ -314,11 +327,7 @@ func lawMasses(t TB, newDist NewDist) {
 			}
 		}
 		masses := LawMasses(ex)
-		p := make([]float64, len(c.keys))
-		for i := range p {
-			p[i] = ratFloat(ex.P[i])
-		}
-		if err := CheckMasses(counts, d, p, masses); err != nil {
+		if err := CheckMasses(counts, d, massProbs(ex.P), masses); err != nil {
 			require.NoError(t, err, "%s: keys %v at ε = %v (ρ = %d)", c.name, c.keys, c.eps, ex.Rho)
 		}
 		logPower(t, c.name, masses, d)
@@ -335,5 +344,86 @@ func logPower(t TB, name string, masses []Mass, d int) {
 	}
 	for _, p := range []float64{0.5, 0.3, 0.1, 0.01} {
 		t.Logf("  %.3g%% relative: any mass of %g", 100*MassThreshold(p, d), p)
+	}
+}
+
+// WeightedMasses returns the masses tested on a weighted sampler of the
+// weights keys (p_i = a_i/Σa, in index order): the items 0 to i for every
+// i (what a find in the wrong order, or over padding leaves, moves), every
+// binade of weights, and every item.
+func WeightedMasses(keys []float64) []Mass {
+	p := massProbs(Oracle(keys, 0).P)
+	var out []Mass
+	seen := map[string]bool{}
+	add := func(name string, items []int) {
+		key, rest := fmt.Sprint(items), fmt.Sprint(complement(len(keys), items, p))
+		if len(items) == 0 || seen[key] || seen[rest] {
+			return
+		}
+		seen[key] = true
+		m := Mass{Name: name, Items: items}
+		for _, i := range items {
+			m.P += p[i]
+		}
+		out = append(out, m)
+	}
+	for i := 0; i+1 < len(keys); i++ {
+		add(fmt.Sprintf("items 0 to %d", i), seq(i+1))
+	}
+	groups := map[int][]int{}
+	for i, a := range keys {
+		groups[binade(a)] = append(groups[binade(a)], i)
+	}
+	for _, b := range slices.Sorted(maps.Keys(groups)) {
+		add(binadeName(b), groups[b])
+	}
+	for i, a := range keys {
+		add(fmt.Sprintf("item %d (weight %v)", i, a), []int{i})
+	}
+	return out
+}
+
+// weightedMassCases are the cases of the weighted kind's mass tests: 7
+// items, not a power of two, weights across binades with a 0 and a
+// subnormal; and 24 items over 16 binades. Each is drawn after its first
+// weight was set to 1e20 and back, which leaves a sum tree that adds
+// changes to rounded sums far from its weights.
+func weightedMassCases() []massCase {
+	rng := rand.New(rand.NewPCG(13, 14))
+	spread := make([]float64, 24)
+	for i := range spread {
+		spread[i] = math.Ldexp(1+rng.Float64(), rng.IntN(16)-8)
+	}
+	return []massCase{
+		{"7 items", []float64{3, 0, 1, 2, 5e-324, 4, 1.5}, 0},
+		{"24 items over 16 binades", spread, 0},
+	}
+}
+
+// Property: the masses of a weighted sampler's draws (WeightedMasses) are
+// a_i/Σa's, on a quarter of -samplertest.massdraws draws a case (5·10^4
+// by default), after a weight of 1e20 set and set back.
+func weightedMasses(t TB, nw NewWeighted) {
+	d := max(massDraws(t)/4, minDraws)
+	for k, c := range weightedMassCases() {
+		w := fillWeighted(t, nw, c.keys)
+		skipUnless(t, w, false, true)
+		dr := w.(reweighted.WeightedDrawer)
+		require.NoError(t, w.Set(0, 1e20))
+		require.NoError(t, w.Set(0, c.keys[0]))
+		p := massProbs(Oracle(c.keys, 0).P)
+		counts := make([]float64, len(c.keys))
+		src := rand.NewPCG(uint64(k), 37)
+		for range d {
+			i, err := dr.Draw(src)
+			require.NoError(t, err, c.name)
+			require.True(t, i >= 0 && i < len(c.keys), "%s: Draw = %d, an index out of range (a padding leaf?)", c.name, i)
+			counts[i]++
+		}
+		masses := WeightedMasses(c.keys)
+		if err := CheckMasses(counts, d, p, masses); err != nil {
+			require.NoError(t, err, "%s: weights %v, after weight 0 was set to 1e20 and back", c.name, c.keys)
+		}
+		logPower(t, c.name, masses, d)
 	}
 }

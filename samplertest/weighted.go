@@ -43,6 +43,7 @@ var weightedChecks = []struct {
 	{"FindEdges", findEdges},
 	{"StateMachine", weightedProperty(WeightedStateMachine)},
 	{"ChiSquare", weightedChiSquare},
+	{"Masses", weightedMasses},
 }
 
 func weightedProperty(p func(NewWeighted) func(*rapid.T)) func(TB, NewWeighted) {

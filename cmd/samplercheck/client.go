@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -17,8 +18,14 @@ import (
 	"github.com/reweighted/reweighted"
 )
 
-// Version is the version of the protocol (PROTOCOL.md) the checker speaks.
-const Version = 1
+// Version is the version of the protocol (PROTOCOL.md) the checker
+// speaks; it speaks version 1 too, to a program that exits when asked its
+// kind in version 2.
+const Version = 2
+
+// errUnsupported is the answer of a program of the weighted kind to the
+// one of find and draw it does not do.
+var errUnsupported = errors.New("ErrUnsupported: the program does not do this request")
 
 // errorNames maps the protocol's error names to the contract's sentinels.
 var errorNames = map[string]error{
@@ -28,6 +35,8 @@ var errorNames = map[string]error{
 	"ErrUniform": reweighted.ErrUniform,
 	"ErrEmpty":   reweighted.ErrEmpty,
 	"ErrBatch":   reweighted.ErrBatch,
+	// Version 2, the weighted kind: find or draw not done.
+	"ErrUnsupported": errUnsupported,
 }
 
 // exchange is one request and its answer, for the report of a failure.
@@ -48,10 +57,25 @@ type Program struct {
 	broken  *ProtocolError // the first protocol error since the last reset
 	recent  []exchange     // the last exchanges, oldest first
 	count   int            // requests sent
+	version int            // the version the program speaks, once asked
+	// progress, if not nil, is called after every request: the report of
+	// a property that runs long, to status.
+	progress func()
+	status   io.Writer
 }
 
 // keepRecent is how many exchanges Program keeps for a report.
 const keepRecent = 6
+
+// clipRecent shortens an answer kept for a report: answers of draws hold
+// thousands of items.
+func clipRecent(b []byte) string {
+	const max = 160
+	if len(b) > max {
+		return string(b[:max]) + fmt.Sprintf("… (%d bytes)", len(b))
+	}
+	return string(b)
+}
 
 // NewProgram returns a Program that runs argv, waiting at most timeout for
 // each answer.
@@ -93,9 +117,11 @@ func (g *Program) send(p *proc, req []byte) []byte {
 	resp, perr := p.exchange(req, g.timeout)
 	ex := exchange{req: string(req)}
 	if perr == nil {
-		ex.resp = string(resp)
+		ex.resp = clipRecent(resp)
 	} else {
-		ex.resp = "(" + perr.Problem + ")"
+		// The problem's first line: the failure prints the whole of it,
+		// a crashed program's standard error included, once.
+		ex.resp = "(" + strings.SplitN(perr.Problem, "\n", 2)[0] + ")"
 	}
 	if len(g.recent) == keepRecent {
 		g.recent = append(g.recent[:0], g.recent[1:]...)
@@ -106,6 +132,9 @@ func (g *Program) send(p *proc, req []byte) []byte {
 	}
 	g.clock++
 	p.used = g.clock
+	if g.progress != nil {
+		g.progress()
+	}
 	return resp
 }
 
@@ -156,16 +185,44 @@ func (g *Program) start() *proc {
 	return p
 }
 
-// Kind runs a copy of the program and asks its kind, its first request.
+// Kind runs a copy of the program and asks its kind, its first request,
+// in version 2 of the protocol; a program that exits when asked so, as
+// one written for version 1 may, is asked again in version 1.
 func (g *Program) Kind() string {
+	kind, perr := g.kindIn(Version)
+	if perr != nil && !perr.Timeout && strings.Contains(perr.Problem, "the program exited") {
+		g.reset()
+		if kind, again := g.kindIn(1); again == nil {
+			return kind
+		}
+	}
+	if perr != nil {
+		g.fail(perr)
+	}
+	return kind
+}
+
+// kindIn asks a new copy of the program its kind in version v.
+func (g *Program) kindIn(v int) (kind string, perr *ProtocolError) {
+	defer func() {
+		if x := recover(); x != nil {
+			e, ok := x.(*ProtocolError)
+			if !ok {
+				panic(x)
+			}
+			perr = e
+		}
+	}()
 	p := g.start()
-	req := []byte(fmt.Sprintf(`{"op":"kind","version":%d}`, Version))
+	req := []byte(fmt.Sprintf(`{"op":"kind","version":%d}`, v))
 	var a struct{ Kind string }
 	g.decode(req, g.send(p, req), &a, "kind")
-	if a.Kind != "map" && a.Kind != "law" {
-		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("kind %q, want \"map\" or \"law\"", a.Kind)})
+	kinds := map[int][]string{1: {"map", "law"}, 2: {"map", "law", "weighted"}}[v]
+	if !slices.Contains(kinds, a.Kind) {
+		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("kind %q, want one of %q", a.Kind, kinds)})
 	}
-	return a.Kind
+	g.version = v
+	return a.Kind, nil
 }
 
 func isEmptyObject(b []byte) bool {
@@ -217,7 +274,7 @@ func (g *Program) answerError(req, resp []byte) error {
 	g.decode(req, resp, &a, append([]string{"error"}, keysOf(m, "message")...)...)
 	sentinel, ok := errorNames[a.Error]
 	if !ok {
-		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("unknown error %s (want one of ErrKey, ErrIndex, ErrEpsilon, ErrUniform, ErrEmpty, ErrBatch)", raw)})
+		g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("unknown error %s (want one of ErrKey, ErrIndex, ErrEpsilon, ErrUniform, ErrEmpty, ErrBatch, ErrUnsupported)", raw)})
 	}
 	if a.Message != "" {
 		return fmt.Errorf("%w (the program: %s)", sentinel, a.Message)
@@ -309,6 +366,7 @@ type base struct {
 	hist  []setRecord
 	proc  *proc
 	cache map[string][]byte // answers to reads since the last set
+	drawn drawBuffer        // draws of the weighted kind not yet returned
 }
 
 // newBase makes a sampler of n items on a copy of the program.
@@ -353,6 +411,7 @@ func (s *base) Key(i int) float64 { return s.keys[i] }
 func (s *base) Set(i int, a float64) error {
 	req := setRequest(i, a)
 	clear(s.cache)
+	s.drawn = drawBuffer{}
 	resp, err := s.call(req)
 	if err == nil {
 		s.g.decode(req, resp, &struct{}{})
@@ -449,16 +508,25 @@ func (s lawSampler) DrawBatch(eps float64, src rand.Source, replace bool, items 
 		return fmt.Errorf("%w: %d items but %d probabilities", reweighted.ErrBatch, m, len(probs))
 	}
 	var a struct {
-		Items []jint
-		Probs []jfloat
+		Items rawArray
+		Probs rawArray
 	}
 	s.g.decode(req, resp, &a, "items", "probs")
-	if len(a.Items) != m || len(a.Probs) != m {
-		s.g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("%d items and %d probs, want %d of each", len(a.Items), len(a.Probs), m)})
+	is, err := parseInts(a.Items)
+	if err == nil {
+		var ps []float64
+		ps, err = parseFloats(a.Probs)
+		if err == nil && (len(is) != m || len(ps) != m) {
+			err = fmt.Errorf("%d items and %d probs, want %d of each", len(is), len(ps), m)
+		}
+		copy(probs, ps)
 	}
-	for k := range m {
-		s.inRange(req, int(a.Items[k]))
-		items[k], probs[k] = int(a.Items[k]), float64(a.Probs[k])
+	if err != nil {
+		s.g.fail(&ProtocolError{Request: string(req), Problem: fmt.Sprintf("answer %s: %v", clip(resp), err)})
+	}
+	for k, i := range is {
+		s.inRange(req, i)
+		items[k] = i
 	}
 	return nil
 }

@@ -102,16 +102,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	samplertest.SetMassDraws(*massDraws)
 
 	g := NewProgram(argv, *timeout)
+	g.status = stderr
 	defer g.Close()
-	kind, perr := askKind(g)
+	kind, can, perr := askKind(g)
 	if perr != nil {
-		fmt.Fprintf(stdout, "FAIL     kind: the program broke the protocol: %v\n", perr)
+		lines := protocolLines(perr)
+		fmt.Fprintf(stdout, "FAIL     kind: %s\n", lines[0])
+		for _, l := range lines[1:] {
+			fmt.Fprintf(stdout, "         %s\n", l)
+		}
 		return 1
 	}
 	fmt.Fprintf(stdout, "samplercheck: protocol %d, a sampler of the %s kind, seed %d (rerun with -seed %d), %d checks, %d steps, %d draws, %d mass draws\n",
-		Version, kind, *seed, *seed, *checks, *steps, *draws, *massDraws)
+		g.version, kind, *seed, *seed, *checks, *steps, *draws, *massDraws)
+	if kind == "weighted" {
+		fmt.Fprintf(stdout, "samplercheck: the program does %v\n", can)
+	}
 	failed, stopped := 0, false
-	for _, p := range properties(g, kind, *stateN) {
+	for _, p := range properties(g, kind, can, *stateN) {
 		if !re.MatchString(p.name) {
 			continue
 		}
@@ -133,9 +141,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// askKind asks the program its kind, and returns the protocol error if it
-// could not answer.
-func askKind(g *Program) (kind string, perr *ProtocolError) {
+// askKind asks the program its kind, and for the weighted kind whether
+// it does find and draw, and returns the protocol error if it could not
+// answer.
+func askKind(g *Program) (kind string, can abilities, perr *ProtocolError) {
 	defer func() {
 		if x := recover(); x != nil {
 			e, ok := x.(*ProtocolError)
@@ -146,7 +155,11 @@ func askKind(g *Program) (kind string, perr *ProtocolError) {
 		}
 		g.reset()
 	}()
-	return g.Kind(), nil
+	kind = g.Kind()
+	if kind == "weighted" {
+		can = g.probeWeighted()
+	}
+	return kind, can, nil
 }
 
 // setRapid sets rapid's flags for the checks: they live in the default flag

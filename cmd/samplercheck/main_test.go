@@ -50,7 +50,7 @@ func check(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var out, errs bytes.Buffer
 	if !*long {
-		args = append([]string{"-checks", "5", "-steps", "10", "-draws", "2000", "-seed", "7"}, args...)
+		args = append([]string{"-checks", "5", "-steps", "10", "-draws", "2000", "-massdraws", "20000", "-seed", "7"}, args...)
 	}
 	code := run(args, &out, &errs)
 	t.Cleanup(func() {
@@ -126,13 +126,105 @@ func TestGoLawReferencePasses(t *testing.T) {
 	require.Contains(t, out, "a sampler of the law kind")
 }
 
+// The Python reference program speaks version 1 and exits when asked in
+// version 2: it is asked again in version 1, and passes.
 func TestPythonReferencePasses(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is not on PATH: the Python reference program (testdata/refsampler.py) is not checked")
-	}
+	python := python3(t, "refsampler.py")
 	code, out := check(t, "--", python, filepath.Join("testdata", "refsampler.py"))
 	requireAllPass(t, code, out, mapNames())
+	require.Contains(t, out, "samplercheck: protocol 1, a sampler of the map kind")
+}
+
+// python3 returns the path of python3, or skips the test, which checks
+// the program of testdata named, when it is not on PATH.
+func python3(t *testing.T, program string) string {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skipf("python3 is not on PATH: the Python program testdata/%s is not checked", program)
+	}
+	return python
+}
+
+func weightedNames() []string {
+	var names []string
+	for _, c := range samplertest.WeightedChecks() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// The exact sum tree in Python passes every check of the weighted kind;
+// with --only find or --only draw, the checks of the other are skipped,
+// and the report says so.
+func TestPythonSumTreePasses(t *testing.T) {
+	python := python3(t, "sumtree.py")
+	code, out := check(t, "--", python, filepath.Join("testdata", "sumtree.py"))
+	requireAllPass(t, code, out, weightedNames())
+	require.Contains(t, out, "a sampler of the weighted kind")
+	require.Contains(t, out, "the program does find: yes; draw: yes")
+	for only, skipped := range map[string]string{"find": "ChiSquare", "draw": "FindEdges"} {
+		code, out := check(t, "-run", "^(Kind|ChiSquare|FindEdges)$", "--", python, filepath.Join("testdata", "sumtree.py"), "--only", only)
+		require.Equal(t, 0, code, "exit code with --only %s", only)
+		require.Contains(t, out, "no (ErrUnsupported: its checks are skipped)")
+		require.Equal(t, "SKIP", statuses(out)[skipped], "--only %s", only)
+		require.Equal(t, "PASS", statuses(out)["Kind"], "--only %s", only)
+	}
+}
+
+// The sum tree of the replay tutorials fails, by the properties that name
+// its bugs: its find maps u to the wrong items when the capacity is not a
+// power of two, and its draws follow another law; padded to a power of
+// two, its total drifts from the exact sum once a weight of 1e20 is set
+// and set back, and its find returns items of weight 0.
+func TestPythonReplaySumTreeFails(t *testing.T) {
+	python := python3(t, "sumtree_replay.py")
+	for _, c := range []struct {
+		args  []string
+		fails map[string]string // property → a pattern of what its report says
+	}{
+		{nil, map[string]string{
+			"Capacities": `Find\(0\) = 1, whose exact interval .* \(not index order, or sums off\)`,
+			"ChiSquare":  `Draw's law is not a_i/Σa`,
+			"Masses":     `masses are off \(the most off first\)`,
+		}},
+		{[]string{"--pow2"}, map[string]string{
+			"Drift": `Total\(\) = 0, exact sum 1.03.*\(a sum kept in float32, or by adding deltas\?\)`,
+			"Edges": `Find\(0.999\) = 4, an item of weight 0`,
+		}},
+	} {
+		args := append([]string{"--", python, filepath.Join("testdata", "sumtree_replay.py")}, c.args...)
+		code, out := check(t, args...)
+		require.Equal(t, 1, code, "exit code")
+		got := statuses(out)
+		for name, says := range c.fails {
+			require.Equal(t, "FAIL", got[name], "property %s, %v", name, c.args)
+			section := out[strings.Index(out, "FAIL     "+name+" "):]
+			if k := statusRE.FindStringIndex(section[1:]); k != nil {
+				section = section[:k[0]+1]
+			}
+			require.Regexp(t, says, section, "the report of %s, %v", name, c.args)
+		}
+	}
+}
+
+// A crashed program's standard error is printed once, indented.
+func TestCrashPrintedOnce(t *testing.T) {
+	code, out := check(t, "-run", "^Edges$", "--", ref, "-bug", "crash")
+	require.Equal(t, 1, code)
+	require.Equal(t, 1, strings.Count(out, "refsampler: a planted crash"), out)
+	require.Contains(t, out, "  | refsampler: a planted crash")
+}
+
+// A property that runs longer than progressEvery says so on standard
+// error.
+func TestProgress(t *testing.T) {
+	old := progressEvery
+	progressEvery = 0
+	defer func() { progressEvery = old }()
+	var out, errs bytes.Buffer
+	require.Equal(t, 0, run([]string{"-checks", "2", "-run", "^Edges$", "--", ref}, &out, &errs), out.String())
+	require.Regexp(t, `samplercheck: Edges running, \d+s, \d+ requests`, errs.String())
 }
 
 // Each planted bug fails the properties that target it, with the

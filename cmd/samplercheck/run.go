@@ -66,8 +66,9 @@ var notForPrograms = map[string]string{
 	"IndexSums":          "a Go backend's index; not in the protocol",
 }
 
-// properties returns the checks of the kit's mode for kind on g.
-func properties(g *Program, kind string, stateN int) []property {
+// properties returns the checks of the kit's mode for kind on g; can is
+// what a program of the weighted kind does.
+func properties(g *Program, kind string, can abilities, stateN int) []property {
 	var out []property
 	add := func(name string, run func(samplertest.TB)) {
 		out = append(out, property{name: name, run: run, skip: notForPrograms[name]})
@@ -80,6 +81,17 @@ func properties(g *Program, kind string, stateN int) []property {
 				continue
 			}
 			add(c.Name, func(t samplertest.TB) { c.Run(t, newSampler) })
+		}
+		return out
+	}
+	if kind == "weighted" {
+		newW := func(n int) reweighted.Weighted { return g.newWeighted(n, can) }
+		for _, c := range samplertest.WeightedChecks() {
+			if c.Name == "StateMachine" {
+				add(c.Name, func(t samplertest.TB) { rapid.Check(t, samplertest.WeightedStateMachineN(newW, stateN)) })
+				continue
+			}
+			add(c.Name, func(t samplertest.TB) { c.Run(t, newW) })
 		}
 		return out
 	}
@@ -113,6 +125,16 @@ func runProperty(g *Program, p property) (res result) {
 	}
 	r := &recorder{name: p.name}
 	start, before := time.Now(), g.count
+	if g.status != nil {
+		last := start
+		g.progress = func() {
+			if now := time.Now(); now.Sub(last) >= progressEvery {
+				last = now
+				fmt.Fprintf(g.status, "samplercheck: %s running, %v, %d requests\n", p.name, now.Sub(start).Round(time.Second), g.count-before)
+			}
+		}
+		defer func() { g.progress = nil }()
+	}
 	var panicked any
 	func() {
 		defer func() { panicked = recover() }()
@@ -139,10 +161,11 @@ func runProperty(g *Program, p property) (res result) {
 	}
 	if g.broken != nil {
 		// Whatever the check made of it, the program broke the protocol:
-		// that is the failure to report.
+		// that is the failure to report. The lines after the first (the
+		// end of a crashed program's standard error) are indented, and
+		// printed once.
 		res.status, res.protocol = "FAIL", g.broken
-		res.detail = []string{"the program broke the protocol: " + g.broken.Error()}
-		res.detail = append(res.detail, recentLines(g)...)
+		res.detail = append(protocolLines(g.broken), recentLines(g)...)
 		return res
 	}
 	if len(r.errs) == 0 {
@@ -167,6 +190,21 @@ func runProperty(g *Program, p property) (res result) {
 	res.detail = append(res.detail, recentLines(g)...)
 	return res
 }
+
+// protocolLines is the report of a protocol error: its first line, then
+// the rest (the end of a crashed program's standard error, its traceback)
+// indented.
+func protocolLines(e *ProtocolError) []string {
+	lines := strings.Split("the program broke the protocol: "+e.Error(), "\n")
+	for k := 1; k < len(lines); k++ {
+		lines[k] = "  | " + lines[k]
+	}
+	return lines
+}
+
+// progressEvery is how often a property that runs long reports that it
+// is running.
+var progressEvery = 5 * time.Second
 
 // recentLines lists the last exchanges with the program.
 func recentLines(g *Program) []string {
