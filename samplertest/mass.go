@@ -427,3 +427,25 @@ func weightedMasses(t TB, nw NewWeighted) {
 		logPower(t, c.name, masses, d)
 	}
 }
+
+// mostOff names the items whose counts of d draws are farthest from the
+// exact p*, in standard deviations, three at most: what a failed χ² test
+// prints beside its p-value.
+func mostOff(ex *Exact, counts []float64, d int) string {
+	z := func(i int) float64 {
+		p := ratFloat(ex.P[i])
+		e := p * float64(d)
+		if e == 0 {
+			return math.Inf(1) * counts[i]
+		}
+		return (counts[i] - e) / math.Sqrt(e*(1-p))
+	}
+	items := seq(ex.N)
+	sort.SliceStable(items, func(a, b int) bool { return math.Abs(z(items[a])) > math.Abs(z(items[b])) })
+	parts := []string{}
+	for _, i := range items[:min(3, len(items))] {
+		e := ratFloat(ex.P[i]) * float64(d)
+		parts = append(parts, fmt.Sprintf("item %d (rank %d, key %v): %.0f draws, %.1f expected (z = %+.3g)", i, ex.Rank[i], ratFloat(ex.Keys[i]), counts[i], e, z(i)))
+	}
+	return "the items most off: " + strings.Join(parts, "; ")
+}
