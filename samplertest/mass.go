@@ -401,10 +401,10 @@ func weightedMassCases() []massCase {
 }
 
 // Property: the masses of a weighted sampler's draws (WeightedMasses) are
-// a_i/Σa's, on a quarter of -samplertest.massdraws draws a case (5·10^4
-// by default), after a weight of 1e20 set and set back.
+// a_i/Σa's, on -samplertest.massdraws draws a case (2·10^5 by default),
+// after a weight of 1e20 set and set back.
 func weightedMasses(t TB, nw NewWeighted) {
-	d := max(massDraws(t)/4, minDraws)
+	d := massDraws(t)
 	for k, c := range weightedMassCases() {
 		w := fillWeighted(t, nw, c.keys)
 		skipUnless(t, w, false, true)

@@ -18,6 +18,8 @@ With --only find (or --only draw) it answers the other request with
 ErrUnsupported, as a program that does only one of them does.
 """
 
+import bisect
+import itertools
 import json
 import math
 import random
@@ -65,6 +67,7 @@ class SumTree:
             self.cap *= 2
         self.tree = [0] * (2 * self.cap)  # exact sums, scaled; leaves at cap + i
         self.keys = [0.0] * n
+        self.prefix = None  # S_0, ..., S_{n-1} for draws, until a set
 
     def set(self, i, a):
         # With n = 0 no index is in range: ErrIndex (ErrEmpty is for
@@ -77,6 +80,7 @@ class SumTree:
         if self.tree[1] - self.tree[self.cap + i] + big > MAX_SUM:
             raise Error("ErrKey", f"weight {a} would make the sum exceed MaxSum")
         self.keys[i] = a + 0.0  # -0 is stored as 0
+        self.prefix = None
         k = self.cap + i
         self.tree[k] = big
         while k > 1:
@@ -105,6 +109,17 @@ class SumTree:
                 k = 2 * k + 1
         return k - self.cap
 
+    def draw(self, rng, m):
+        """m independent draws: u = k/2^53 from rng.random(), then the item
+        find(u) returns, by a binary search over the exact prefix sums
+        (the item i with S_{i-1} <= u*S < S_i, as find), which is faster
+        in Python than m descents."""
+        if self.prefix is None:
+            self.prefix = list(itertools.accumulate(self.tree[self.cap:self.cap + self.n]))
+        total, prefix = self.tree[1], self.prefix
+        # u*S < S_i  <=>  floor(k*S / 2^53) < S_i.
+        return [bisect.bisect_right(prefix, (int(rng.random() * 2**53) * total) >> 53) for _ in range(m)]
+
 
 UNSUPPORTED = set()  # find or draw, with --only
 
@@ -131,8 +146,7 @@ def answer(s, req):
     if op == "draw":
         s.check()
         rng = random.Random(req["seed"])
-        items = [s.find(rng.random()) for _ in range(req["m"])]
-        return '{"items":[%s]}' % ",".join(map(str, items))
+        return '{"items":[%s]}' % ",".join(map(str, s.draw(rng, req["m"])))
     raise ValueError(f"unknown op {op!r}")
 
 
