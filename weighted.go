@@ -22,7 +22,8 @@ type Weighted interface {
 	// Key returns the weight of item i. It panics unless 0 ≤ i < Len().
 	Key(i int) float64
 	// Set replaces the weight of item i by a, with the key rules and
-	// errors of Distribution.Set: ErrIndex for an index out of range,
+	// errors of Distribution.Set: ErrEmpty with no items, then ErrIndex
+	// for an index out of range,
 	// ErrKey for a NaN, infinite or negative weight or one that would make
 	// the exact sum of the weights exceed MaxSum. −0 is stored as 0.
 	Set(i int, a float64) error

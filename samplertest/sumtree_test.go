@@ -74,6 +74,9 @@ func (s *sumTree) Len() int          { return s.n }
 func (s *sumTree) Key(i int) float64 { return s.keys[i] }
 
 func (s *sumTree) Set(i int, a float64) error {
+	if s.n == 0 {
+		return reweighted.ErrEmpty
+	}
 	if i < 0 || i >= s.n {
 		return fmt.Errorf("%w: %d", reweighted.ErrIndex, i)
 	}

@@ -243,7 +243,9 @@ func skipUnless(t TB, w reweighted.Weighted, find, draw bool) {
 func weightedEmpty(t TB, nw NewWeighted) {
 	w := nw(0)
 	require.Equal(t, 0, w.Len())
-	require.ErrorIs(t, w.Set(0, 1), reweighted.ErrIndex, "Set(0, 1) with no items")
+	// ErrEmpty before the index and the weight are checked, as Distribution.Set.
+	require.ErrorIs(t, w.Set(0, 1), reweighted.ErrEmpty, "Set(0, 1) with no items")
+	require.ErrorIs(t, w.Set(-1, math.NaN()), reweighted.ErrEmpty, "Set(-1, NaN) with no items")
 	require.NoError(t, verifyWeighted(w, OracleWeighted(nil), nil, 0), "no items")
 	w = nw(3)
 	require.NoError(t, verifyWeighted(w, OracleWeighted(make([]float64, 3)), nil, 0), "3 items, all weights 0")

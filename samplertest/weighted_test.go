@@ -11,10 +11,10 @@ import (
 )
 
 // weightedSizes sets the kit's sizes for a test of the weighted kind: 30
-// rapid checks a property and the default draws, 100 checks, 10^6 draws a
-// χ² test and 2·10^6 updates with -long.
+// rapid checks a property and 20,000 draws (5,000 a χ² test), 1,000
+// checks, 10^6 draws and 2·10^6 updates with -long.
 func weightedSizes(t *testing.T) {
-	kitSizes(t, 30, 0)
+	kitSizes(t, 30, 20_000)
 	if *long {
 		SetDefaultFlag(t, "samplertest.updates", "2000000")
 	}
