@@ -298,6 +298,7 @@ func weightedCases() []weightedCase {
 		{"600 binades", binades},
 		{"whole range", []float64{0x1p-1074, 0x1p-1030, 0x1p-900, 0x1p-300, 1e-20, 1, 1e20, 0x1p300, 0x1p600, 0x1p-1073, 0, 3}},
 		{"only subnormals", []float64{5e-324, 0, 5e-324, 1e-323, 0}},
+		{"the least subnormal, then zeros", []float64{5e-324, 0, 0}},
 		{"subnormals", []float64{5e-324, 1e-323, 2e-323, 0x1p-1050, 0x1p-1030, 0x0.8p-1022, 3e-323, 0}},
 		{"near MaxSum", []float64{reweighted.MaxSum / 2, 0, reweighted.MaxSum / 4, 1, reweighted.MaxSum / 8}},
 		{"one heavy", heavy},
@@ -601,9 +602,12 @@ func WeightedStateMachineN(nw NewWeighted, maxN int) func(*rapid.T) {
 // each boundary class), both from a sampler only filled and from one
 // whose weight 0 was set to a huge value and back, and no item of weight
 // 0 is drawn. Each test fails a correct sampler with probability 1e-8.
-func weightedChiSquare(t TB, nw NewWeighted) {
+func weightedChiSquare(t TB, nw NewWeighted) { chiSquareOn(t, nw, weightedCases()) }
+
+// chiSquareOn is weightedChiSquare on the cases given.
+func chiSquareOn(t TB, nw NewWeighted, cases []weightedCase) {
 	draws := chiDraws(t) / 4
-	for k, c := range weightedCases() {
+	for k, c := range cases {
 		w := fillWeighted(t, nw, c.keys)
 		skipUnless(t, w, false, true)
 		d := w.(reweighted.WeightedDrawer)
