@@ -456,7 +456,8 @@ func weightedSnapshot(w reweighted.Weighted) []string {
 
 // Property: every error is reported with its sentinel and leaves the
 // sampler as it was: a bad index, a NaN, infinite or negative weight, one
-// that would pass MaxSum, u outside [0, 1) or NaN.
+// that would pass MaxSum, u outside [0, 1) or NaN; and draws leave it as
+// it was too.
 func weightedBadInput(t TB, nw NewWeighted) {
 	w := nw(5)
 	keys := []float64{3, 0, 1, 1, reweighted.MaxSum / 4}
@@ -477,6 +478,14 @@ func weightedBadInput(t TB, nw NewWeighted) {
 		}
 	}
 	require.Equal(t, before, weightedSnapshot(w), "a rejected call changed the sampler")
+	if d, ok := w.(reweighted.WeightedDrawer); ok {
+		src := rand.NewPCG(8, 9)
+		for range 100 {
+			_, err := d.Draw(src)
+			require.NoError(t, err)
+		}
+		require.Equal(t, before, weightedSnapshot(w), "draws changed the sampler")
+	}
 	require.NoError(t, verifyWeighted(w, OracleWeighted(keys), EdgeU, 5))
 }
 
