@@ -151,3 +151,24 @@ func TestOracleWeightedLocate(t *testing.T) {
 		}
 	}
 }
+
+// ChiSquare has the power the default -samplertest.draws (10^5, 25,000 a
+// case) gives it: it catches a tree whose odd items are drawn as if their
+// weights were 10% heavier (failing on "ties and zeros" with p-value
+// 5·10^-10), and passes them 7% heavier: a bias spread over many items is
+// the mass tests' to find. A sound tree passes.
+func TestWeightedChiSquareHasPower(t *testing.T) {
+	old := *drawsFlag
+	*drawsFlag = 100_000
+	defer func() { *drawsFlag = old }()
+	over := func(f float64) NewWeighted {
+		return func(n int) reweighted.Weighted {
+			s := newSumTree(n, sound)
+			s.over = f
+			return drawOnly{s}
+		}
+	}
+	require.NotEmpty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.1)))
+	require.Empty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.07)))
+	require.Empty(t, weightedFailures("ChiSquare", weightedChiSquare, over(0)))
+}
