@@ -114,6 +114,6 @@
 //
 // Each also has Load(keys), which replaces all keys at once with the checks
 // of Set, Probs(ε, dst), the whole vector p* in O(n), and Check, which
-// verifies its invariants. Package samplertest checks either kind against
-// an exact rational oracle.
+// verifies its invariants. Package samplertest checks each of the three
+// kinds against an exact rational oracle.
 package reweighted
