@@ -27,8 +27,9 @@ type Weighted interface {
 	// ErrKey for a NaN, infinite or negative weight or one that would make
 	// the exact sum of the weights exceed MaxSum. −0 is stored as 0.
 	Set(i int, a float64) error
-	// Total returns Σa, within relative 1e-9 of the exact sum; ErrEmpty if
-	// n = 0 or every weight is 0.
+	// Total returns Σa, within relative 1e-9 of the exact sum (or one step
+	// of the subnormal grid, where the sum is that small); ErrEmpty if n =
+	// 0 or every weight is 0.
 	Total() (float64, error)
 }
 

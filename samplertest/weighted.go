@@ -114,8 +114,9 @@ func SetUpdates(n int) { *updatesFlag = n }
 
 // weightedMinPValue is the p-value below which a χ² test of the weighted
 // kind fails. Its draws come from the sampler's own use of the source, so
-// a correct sampler fails one test with probability 1e-8: the kit makes
-// fewer than 30, under 1e-6 in all.
+// a correct sampler fails one test with probability 1e-8 (in the χ²
+// approximation, on cells expected at least 5 times): the kit makes 28,
+// under 1e-6 in all.
 const weightedMinPValue = 1e-8
 
 // edgesChecked is how many items' edges VerifyWeighted tries in a big
@@ -123,7 +124,8 @@ const weightedMinPValue = 1e-8
 const edgesChecked = 1024
 
 // VerifyWeighted checks a weighted sampler holding keys against the exact
-// law: Len and Key; Total within RelLambda of the exact sum; where it has
+// law: Len and Key; Total within RelLambda of the exact sum (or one step
+// of the subnormal grid, where the sum is that small); where it has
 // Find, Find at every u of us, at NearEdgeU, at the floats nearest each
 // item's exact lower edge S_{i−1}/S and either side of them and at the
 // middle of its interval (for up to 1024 items spread over the range), each returning an item whose exact
