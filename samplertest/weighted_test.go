@@ -171,4 +171,5 @@ func TestWeightedChiSquareHasPower(t *testing.T) {
 	require.NotEmpty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.1)))
 	require.Empty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.07)))
 	require.Empty(t, weightedFailures("ChiSquare", weightedChiSquare, over(0)))
+	require.Len(t, weightedCases(), 14, "28 χ² tests, as weightedMinPValue's failure chance counts")
 }
