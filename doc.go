@@ -34,17 +34,29 @@
 // all backends return the same item, up to floating point within 1e-9 of an
 // interval's edge.
 //
-// # Two kinds of sampler
+// # Three kinds of sampler
 //
-// Distribution is what every sampler shares: the keys, Solve (the exact ρ
-// and λ) and Prob. A Sampler is map-exact: it also has Sample, Algorithm
-// 4's map from a uniform number to an item, and every Sampler returns the
-// same item for the same keys, ε and u. A LawSampler is law-exact: it has
-// no such map, and draws with its own use of a source of randomness; its
-// draws have exactly the law p*, and its Solve, Prob and errors are those
-// of a Sampler. Draw, DrawBatch and SetBatch take either kind, and so do
-// package srg, the kit (samplertest.Run for the map, samplertest.RunLaw
-// for the law) and the benchmarks.
+// Distribution is what the first two kinds share: the keys, Solve (the
+// exact ρ and λ) and Prob. A Sampler is map-exact: it also has Sample,
+// Algorithm 4's map from a uniform number to an item, and every Sampler
+// returns the same item for the same keys, ε and u. A LawSampler is
+// law-exact: it has no such map, and draws with its own use of a source of
+// randomness; its draws have exactly the law p*, and its Solve, Prob and
+// errors are those of a Sampler. Draw, DrawBatch and SetBatch take either
+// kind, and so do package srg, the kit (samplertest.Run for the map,
+// samplertest.RunLaw for the law) and the benchmarks.
+//
+// The third kind, Weighted, is Lemma 1 at ε = 0 in index order: plain
+// proportional sampling, p_i = a_i / Σa, the sum trees of prioritised
+// experience replay. It has Len, Key and Set with the key rules and errors
+// above, a Total within a relative 1e-9 of the exact sum, and a Find
+// (WeightedFinder: u to the item whose exact interval [S_{i−1}, S_i)/S in
+// index order holds u, within 1e-9 of u at an edge), a Draw from its own
+// source (WeightedDrawer), or both; never an item of weight 0, and ErrEmpty
+// when every weight is 0. Every Distribution of the module is one through
+// Proportional, by Draw only: the map-exact backends map u in canonical
+// order, not index order. samplertest.RunWeighted checks the kind against
+// the exact index-order sums.
 //
 // # From a uniform number to an item
 //
@@ -102,6 +114,6 @@
 //
 // Each also has Load(keys), which replaces all keys at once with the checks
 // of Set, Probs(ε, dst), the whole vector p* in O(n), and Check, which
-// verifies its invariants. Package samplertest checks either kind against
-// an exact rational oracle.
+// verifies its invariants. Package samplertest checks each of the three
+// kinds against an exact rational oracle.
 package reweighted

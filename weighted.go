@@ -22,12 +22,14 @@ type Weighted interface {
 	// Key returns the weight of item i. It panics unless 0 ≤ i < Len().
 	Key(i int) float64
 	// Set replaces the weight of item i by a, with the key rules and
-	// errors of Distribution.Set: ErrIndex for an index out of range,
+	// errors of Distribution.Set: ErrEmpty with no items, then ErrIndex
+	// for an index out of range,
 	// ErrKey for a NaN, infinite or negative weight or one that would make
 	// the exact sum of the weights exceed MaxSum. −0 is stored as 0.
 	Set(i int, a float64) error
-	// Total returns Σa, within relative 1e-9 of the exact sum; ErrEmpty if
-	// n = 0 or every weight is 0.
+	// Total returns Σa, within relative 1e-9 of the exact sum (or one step
+	// of the subnormal grid, where the sum is that small); ErrEmpty if n =
+	// 0 or every weight is 0.
 	Total() (float64, error)
 }
 

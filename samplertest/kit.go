@@ -10,6 +10,12 @@
 // for item (Compare), the KKT optimality certificate and the generators of
 // hard inputs are exported for other tests to use.
 //
+// RunWeighted (and CheckWeighted outside a test) does the same for the
+// third kind, a weighted sampler (reweighted.Weighted: p_i = a_i/Σa in
+// index order, the sum trees of prioritised replay), against the exact
+// prefix sums in index order (OracleWeighted), probing for Find
+// (reweighted.WeightedFinder) and Draw (reweighted.WeightedDrawer).
+//
 // Like fstest, the kit probes optional methods: a sampler with a
 // Check() error method (Checker) has it called after every action of the
 // state machine, and one with Load([]float64) error or

@@ -50,6 +50,7 @@ var bugNames = map[treeBug]string{
 // MaxSum check and ErrEmpty, so that the bug planted is the only one.
 type sumTree struct {
 	bug   treeBug
+	over  float64 // when above 0, the leaves of odd items hold their weight times over
 	n     int
 	size  int // leaves: n for heapOrder, else n rounded up to a power of two
 	keys  []float64
@@ -74,6 +75,9 @@ func (s *sumTree) Len() int          { return s.n }
 func (s *sumTree) Key(i int) float64 { return s.keys[i] }
 
 func (s *sumTree) Set(i int, a float64) error {
+	if s.n == 0 {
+		return reweighted.ErrEmpty
+	}
 	if i < 0 || i >= s.n {
 		return fmt.Errorf("%w: %d", reweighted.ErrIndex, i)
 	}
@@ -102,6 +106,9 @@ func (s *sumTree) Set(i int, a float64) error {
 		}
 	default:
 		s.node[p] = a
+		if s.over > 0 && i%2 == 1 {
+			s.node[p] = a * s.over
+		}
 		for p /= 2; p >= 1; p /= 2 {
 			s.node[p] = s.node[2*p] + s.node[2*p+1]
 		}

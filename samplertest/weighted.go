@@ -115,8 +115,9 @@ func SetUpdates(n int) { *updatesFlag = n }
 
 // weightedMinPValue is the p-value below which a χ² test of the weighted
 // kind fails. Its draws come from the sampler's own use of the source, so
-// a correct sampler fails one test with probability 1e-8: the kit makes
-// fewer than 30, under 1e-6 in all.
+// a correct sampler fails one test with probability 1e-8 (in the χ²
+// approximation, on cells expected at least 5 times): the kit makes 28,
+// under 1e-6 in all.
 const weightedMinPValue = 1e-8
 
 // edgesChecked is how many items' edges VerifyWeighted tries in a big
@@ -124,7 +125,8 @@ const weightedMinPValue = 1e-8
 const edgesChecked = 1024
 
 // VerifyWeighted checks a weighted sampler holding keys against the exact
-// law: Len and Key; Total within RelLambda of the exact sum; where it has
+// law: Len and Key; Total within RelLambda of the exact sum (or one step
+// of the subnormal grid, where the sum is that small); where it has
 // Find, Find at every u of us, at NearEdgeU, at the floats nearest each
 // item's exact lower edge S_{i−1}/S and either side of them and at the
 // middle of its interval (for up to 1024 items spread over the range), each returning an item whose exact
@@ -244,7 +246,9 @@ func skipUnless(t TB, w reweighted.Weighted, find, draw bool) {
 func weightedEmpty(t TB, nw NewWeighted) {
 	w := nw(0)
 	require.Equal(t, 0, w.Len())
-	require.ErrorIs(t, w.Set(0, 1), reweighted.ErrIndex, "Set(0, 1) with no items")
+	// ErrEmpty before the index and the weight are checked, as Distribution.Set.
+	require.ErrorIs(t, w.Set(0, 1), reweighted.ErrEmpty, "Set(0, 1) with no items")
+	require.ErrorIs(t, w.Set(-1, math.NaN()), reweighted.ErrEmpty, "Set(-1, NaN) with no items")
 	require.NoError(t, verifyWeighted(w, OracleWeighted(nil), nil, 0), "no items")
 	w = nw(3)
 	require.NoError(t, verifyWeighted(w, OracleWeighted(make([]float64, 3)), nil, 0), "3 items, all weights 0")
@@ -297,6 +301,7 @@ func weightedCases() []weightedCase {
 		{"600 binades", binades},
 		{"whole range", []float64{0x1p-1074, 0x1p-1030, 0x1p-900, 0x1p-300, 1e-20, 1, 1e20, 0x1p300, 0x1p600, 0x1p-1073, 0, 3}},
 		{"only subnormals", []float64{5e-324, 0, 5e-324, 1e-323, 0}},
+		{"the least subnormal, then zeros", []float64{5e-324, 0, 0}},
 		{"subnormals", []float64{5e-324, 1e-323, 2e-323, 0x1p-1050, 0x1p-1030, 0x0.8p-1022, 3e-323, 0}},
 		{"near MaxSum", []float64{reweighted.MaxSum / 2, 0, reweighted.MaxSum / 4, 1, reweighted.MaxSum / 8}},
 		{"one heavy", heavy},
@@ -454,7 +459,8 @@ func weightedSnapshot(w reweighted.Weighted) []string {
 
 // Property: every error is reported with its sentinel and leaves the
 // sampler as it was: a bad index, a NaN, infinite or negative weight, one
-// that would pass MaxSum, u outside [0, 1) or NaN.
+// that would pass MaxSum, u outside [0, 1) or NaN; and draws leave it as
+// it was too.
 func weightedBadInput(t TB, nw NewWeighted) {
 	w := nw(5)
 	keys := []float64{3, 0, 1, 1, reweighted.MaxSum / 4}
@@ -475,6 +481,14 @@ func weightedBadInput(t TB, nw NewWeighted) {
 		}
 	}
 	require.Equal(t, before, weightedSnapshot(w), "a rejected call changed the sampler")
+	if d, ok := w.(reweighted.WeightedDrawer); ok {
+		src := rand.NewPCG(8, 9)
+		for range 100 {
+			_, err := d.Draw(src)
+			require.NoError(t, err)
+		}
+		require.Equal(t, before, weightedSnapshot(w), "draws changed the sampler")
+	}
 	require.NoError(t, verifyWeighted(w, OracleWeighted(keys), EdgeU, 5))
 }
 
@@ -600,9 +614,12 @@ func WeightedStateMachineN(nw NewWeighted, maxN int) func(*rapid.T) {
 // each boundary class), both from a sampler only filled and from one
 // whose weight 0 was set to a huge value and back, and no item of weight
 // 0 is drawn. Each test fails a correct sampler with probability 1e-8.
-func weightedChiSquare(t TB, nw NewWeighted) {
+func weightedChiSquare(t TB, nw NewWeighted) { chiSquareOn(t, nw, weightedCases()) }
+
+// chiSquareOn is weightedChiSquare on the cases given.
+func chiSquareOn(t TB, nw NewWeighted, cases []weightedCase) {
 	draws := chiDraws(t) / 4
-	for k, c := range weightedCases() {
+	for k, c := range cases {
 		w := fillWeighted(t, nw, c.keys)
 		skipUnless(t, w, false, true)
 		d := w.(reweighted.WeightedDrawer)

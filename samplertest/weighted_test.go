@@ -11,10 +11,10 @@ import (
 )
 
 // weightedSizes sets the kit's sizes for a test of the weighted kind: 30
-// rapid checks a property and the default draws, 100 checks, 10^6 draws a
-// χ² test and 2·10^6 updates with -long.
+// rapid checks a property and 20,000 draws (5,000 a χ² test), 1,000
+// checks, 10^6 draws and 2·10^6 updates with -long.
 func weightedSizes(t *testing.T) {
-	kitSizes(t, 30, 0)
+	kitSizes(t, 30, 20_000)
 	if *long {
 		SetDefaultFlag(t, "samplertest.updates", "2000000")
 	}
@@ -150,4 +150,26 @@ func TestOracleWeightedLocate(t *testing.T) {
 			require.Error(t, ex.CheckTotal(f*(1+1e-8)), c.name)
 		}
 	}
+}
+
+// ChiSquare has the power the default -samplertest.draws (10^5, 25,000 a
+// case) gives it: it catches a tree whose odd items are drawn as if their
+// weights were 10% heavier (failing on "ties and zeros" with p-value
+// 5·10^-10), and passes them 7% heavier: a bias spread over many items is
+// the mass tests' to find. A sound tree passes.
+func TestWeightedChiSquareHasPower(t *testing.T) {
+	old := *drawsFlag
+	*drawsFlag = 100_000
+	defer func() { *drawsFlag = old }()
+	over := func(f float64) NewWeighted {
+		return func(n int) reweighted.Weighted {
+			s := newSumTree(n, sound)
+			s.over = f
+			return drawOnly{s}
+		}
+	}
+	require.NotEmpty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.1)))
+	require.Empty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.07)))
+	require.Empty(t, weightedFailures("ChiSquare", weightedChiSquare, over(0)))
+	require.Len(t, weightedCases(), 14, "28 χ² tests, as weightedMinPValue's failure chance counts")
 }

@@ -3,7 +3,8 @@
 // state machines, histories and fuzz targets of package fuzz, the
 // benchmarks, the checks of the paper's claims and the report all range
 // over All (the map-exact backends, which have Sample) or Every (those and
-// the law-exact ones, which draw only by their law).
+// the law-exact ones, which draw only by their law); every one of them is
+// also a weighted sampler at ε = 0 (Backend.Weighted).
 package backends
 
 import (
@@ -46,6 +47,14 @@ func (b Backend) Dist(n int) reweighted.Distribution {
 		return b.New(n)
 	}
 	return b.Law(n)
+}
+
+// Weighted returns a weighted sampler of n items, all weights 0: the
+// backend at ε = 0 through reweighted.Proportional, which draws from
+// p_i = a_i/Σa and has no Find (a map-exact backend maps u in canonical
+// order, not index order).
+func (b Backend) Weighted(n int) reweighted.Weighted {
+	return reweighted.Proportional(b.Dist(n))
 }
 
 // MapExact reports whether the backend has Sample, Algorithm 4's map from

@@ -117,6 +117,24 @@ func TestLawConformance(t *testing.T) {
 	}
 }
 
+// TestWeightedConformance runs the kit's weighted kind on every listed
+// backend at ε = 0, through reweighted.Proportional: each draws from
+// p_i = a_i/Σa and has no Find, so the checks of Find skip. Its χ² tests
+// draw 5,000 times a case by default (250,000 with -long, and the long
+// history 2·10^6 updates): the law at
+// ε = 0 is the law the law mode tests at 10^5 draws a test.
+func TestWeightedConformance(t *testing.T) {
+	if *long {
+		samplertest.Sizes(t, 1000, 1_000_000)
+		samplertest.SetDefaultFlag(t, "samplertest.updates", "2000000")
+	} else {
+		samplertest.Sizes(t, 40, 20_000)
+	}
+	for _, b := range backends.Every() {
+		t.Run(b.Name, func(t *testing.T) { samplertest.RunWeighted(t, b.Weighted) })
+	}
+}
+
 // Every backend is of exactly one kind, and says which.
 func TestKinds(t *testing.T) {
 	for _, b := range backends.Every() {
