@@ -70,8 +70,8 @@ class SumTree:
         self.prefix = None  # S_0, ..., S_{n-1} for draws, until a set
 
     def set(self, i, a):
-        # With n = 0 no index is in range: ErrIndex (ErrEmpty is for
-        # total, find and draw).
+        if self.n == 0:
+            raise Error("ErrEmpty", "no items")
         if not 0 <= i < self.n:
             raise Error("ErrIndex", f"index {i} not in [0, {self.n})")
         if not (0 <= a <= 2.0 ** 831):  # false for NaN
