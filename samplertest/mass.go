@@ -40,12 +40,13 @@ func defaultMassDraws() int {
 	if raceEnabled {
 		return 20_000
 	}
-	return 200_000
+	return 50_000
 }
 
 // SetMassDraws sets the number of draws of each case of the mass tests, as
-// the flag -samplertest.massdraws does (2·10^5 by default, which catches
-// a 2.4% bias of a mass of 0.3; 4·10^6 catch 0.6%). Calls must not run
+// the flag -samplertest.massdraws does (5·10^4 by default, at which a
+// mass of 0.3 fails when off by more than 4.5%, relative; 0.5% at
+// 4·10^6, samplercheck's default). Calls must not run
 // while checks do.
 func SetMassDraws(n int) {
 	*massDrawsFlag = n
@@ -309,7 +310,7 @@ func lawMassCases() []massCase {
 // tail, the head and tail parts of the binade of the cutoff, every
 // binade, the ranks 1 to r, every item — is p*'s, tested one mass at a
 // time on -samplertest.massdraws draws of DrawBatch with replacement
-// (2·10^5 by default) on each of three cases; the log says the smallest
+// (5·10^4 by default) on each of three cases; the log says the smallest
 // bias each test catches.
 func lawMasses(t TB, newDist NewDist) {
 	d := massDraws(t)
@@ -401,7 +402,7 @@ func weightedMassCases() []massCase {
 }
 
 // Property: the masses of a weighted sampler's draws (WeightedMasses) are
-// a_i/Σa's, on -samplertest.massdraws draws a case (2·10^5 by default),
+// a_i/Σa's, on -samplertest.massdraws draws a case (5·10^4 by default),
 // after a weight of 1e20 set and set back.
 func weightedMasses(t TB, nw NewWeighted) {
 	d := massDraws(t)
