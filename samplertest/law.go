@@ -80,7 +80,9 @@ func lawProperty(p func(NewDist) func(*rapid.T)) func(TB, NewDist) {
 // item: Solve, Prob and Probs against the exact oracle over every boundary
 // class, errors and their order, rejected calls, exact MaxSum, Load and
 // batch updates, and the law of Draw and DrawBatch (with and without
-// replacement) against the exact p* by χ² tests at high power. A sampler
+// replacement) against the exact p* by χ² tests at high power and by
+// tests of the masses of the tail, of each binade and of the ranks 1 to r
+// (Masses, -samplertest.massdraws). A sampler
 // with AttemptProbs (Attempter) also has each item's per-attempt
 // probability checked against the exact p*, on every state the checks
 // make: the white-box test that a χ² test of a million draws can miss.
