@@ -212,6 +212,28 @@ func TestPythonReplaySumTreeFails(t *testing.T) {
 	}
 }
 
+// The Python law sampler passes (with -long: a run of the law kind's
+// checks costs a Python program about a minute); with its tail drawn 2%
+// too often (the tail's mass 1% high on the first case, prob still
+// right) it passes ChiSquare and BatchChiSquare and fails Masses by the
+// tail, at -massdraws 10^6.
+func TestPythonLawSampler(t *testing.T) {
+	if !*long {
+		t.Skip("with -long: the law kind's checks on a Python program take about a minute")
+	}
+	python := python3(t, "lawsampler.py")
+	program := filepath.Join("testdata", "lawsampler.py")
+	code, out := check(t, "--", python, program)
+	requireAllPass(t, code, out, lawNames())
+	code, out = check(t, "-run", "^(ChiSquare|BatchChiSquare|Masses)$", "-massdraws", "1000000", "--", python, program, "--tail-bias", "0.02")
+	require.Equal(t, 1, code)
+	got := statuses(out)
+	require.Equal(t, "PASS", got["ChiSquare"])
+	require.Equal(t, "PASS", got["BatchChiSquare"])
+	require.Equal(t, "FAIL", got["Masses"])
+	require.Regexp(t, `masses are off \(the most off first\):\s+the tail \(ranks 9 to 24\)`, out)
+}
+
 // A crashed program's standard error is printed once, indented.
 func TestCrashPrintedOnce(t *testing.T) {
 	code, out := check(t, "-run", "^Edges$", "--", ref, "-bug", "crash")
