@@ -2,9 +2,12 @@
 // sampler written in any language: it starts the program, drives it over
 // the line protocol of PROTOCOL.md on its standard input and output, and
 // checks it, through an adapter that is a reweighted.Sampler (a program of
-// the map kind) or a reweighted.LawSampler (the law kind), against the
-// contract and the exact rational oracle: state machines, near-cutoff and
-// tiny-key generators, edge cases, bad input, batches and χ² tests.
+// the map kind), a reweighted.LawSampler (the law kind) or a
+// reweighted.Weighted (the weighted kind: a sum tree, with find, draw or
+// both), against the contract and the exact rational oracle: state
+// machines, near-cutoff and tiny-key generators, edge cases, bad input,
+// batches, χ² tests and mass tests. A property that runs longer than 5 s
+// reports its progress on standard error.
 //
 // Usage:
 //
