@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -903,6 +904,7 @@ func lawOrderedPairs(t TB, newDist NewDist) {
 			cells[items[0]*n+items[1]]++
 		}
 		stat, df := 0.0, -1.0
+		var off []pairOff
 		one := big.NewRat(1, 1)
 		for i := range n {
 			for j := range n {
@@ -922,12 +924,29 @@ func lawOrderedPairs(t TB, newDist NewDist) {
 				o := cells[i*n+j]
 				stat += (o - e) * (o - e) / e
 				df++
+				off = append(off, pairOff{i, j, o, e})
 			}
 		}
 		pv := distuv.ChiSquared{K: df}.Survival(stat)
-		require.Greater(t, pv, minPValue, "keys %v at ε = %v: χ² = %.1f on %v degrees of freedom", c.keys, c.eps, stat, df)
+		if pv <= minPValue {
+			slices.SortFunc(off, func(a, b pairOff) int { return cmpFloat(math.Abs(b.z()), math.Abs(a.z())) })
+			parts := []string{}
+			for _, q := range off[:min(3, len(off))] {
+				parts = append(parts, fmt.Sprintf("(%d, %d): %.0f batches, %.1f expected (z = %+.3g)", q.i, q.j, q.o, q.e, q.z()))
+			}
+			require.Greater(t, pv, minPValue, "keys %v at ε = %v: χ² = %.1f on %v degrees of freedom; the ordered pairs most off: %s",
+				c.keys, c.eps, stat, df, strings.Join(parts, "; "))
+		}
 	}
 }
+
+// pairOff is an ordered pair's count o against its expected count e.
+type pairOff struct {
+	i, j int
+	o, e float64
+}
+
+func (q pairOff) z() float64 { return (q.o - q.e) / math.Sqrt(q.e) }
 
 // Property: without replacement at ε = 0 with fewer positive keys than the
 // batch, DrawBatch terminates, draws the positive items first and then the

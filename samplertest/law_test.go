@@ -200,6 +200,7 @@ func TestLawOrderedPairsHasPower(t *testing.T) {
 	require.NotEmpty(t, failed, "an over-draw of 6% of the tail after the first draw")
 	require.Contains(t, failed[0], "at ε = 0.07142857142857142: χ²", "failed by the χ² of the first case")
 	require.Contains(t, failed[0], "on 41 degrees of freedom", "the 42 ordered pairs of 7 items, less one")
+	require.Regexp(t, `the ordered pairs most off: \(\d, \d\): \d+ batches, [\d.]+ expected \(z = `, failed[0])
 	require.Empty(t, lawFailures("BatchChiSquare", lawBatchChiSquare, rest), "the first items follow p*")
 	var made []*lawRef
 	require.Empty(t, lawFailures("OrderedPairs", lawOrderedPairs, refWith(func(s *lawRef) { made = append(made, s) })))
