@@ -808,7 +808,7 @@ func lawChiSquare(t TB, newDist NewDist) {
 				}
 				pv := chiSquared(t, ex, counts, draws, fmt.Sprintf("%s at ε = %v%s", c.name, eps, warmText[warmed]))
 				require.Greater(t, pv, minPValue, "%s at ε = %v%s: Draw's law is not p*; keys %v, ρ = %d; %s",
-					c.name, eps, warmText[warmed], c.keys, ex.Rho, mostOff(ex, counts, draws))
+					c.name, eps, warmText[warmed], c.keys, ex.Rho, mostOff(ex, counts, draws, false))
 			}
 		}
 	}
@@ -860,7 +860,7 @@ func lawBatchChiSquare(t TB, newDist NewDist) {
 			}
 			pv := chiSquared(t, ex, counts, lawDraws/64*64, c.name+" with replacement")
 			require.Greater(t, pv, minPValue, "%s at ε = %v: DrawBatch with replacement is not p*; keys %v, ρ = %d; %s",
-				c.name, eps, c.keys, ex.Rho, mostOff(ex, counts, lawDraws/64*64))
+				c.name, eps, c.keys, ex.Rho, mostOff(ex, counts, lawDraws/64*64, false))
 		}
 		eps := c.eps[1]
 		ex := Oracle(c.keys, eps)
@@ -873,7 +873,7 @@ func lawBatchChiSquare(t TB, newDist NewDist) {
 		}
 		pv := chiSquared(t, ex, first, lawDraws/4, c.name+" first of a batch")
 		require.Greater(t, pv, minPValue, "%s at ε = %v: the first item of a batch without replacement is not p*; keys %v, ρ = %d; %s",
-			c.name, eps, c.keys, ex.Rho, mostOff(ex, first, lawDraws/4))
+			c.name, eps, c.keys, ex.Rho, mostOff(ex, first, lawDraws/4, false))
 	}
 }
 

@@ -431,8 +431,9 @@ func weightedMasses(t TB, nw NewWeighted) {
 
 // mostOff names the items whose counts of d draws are farthest from the
 // exact p*, in standard deviations, three at most: what a failed χ² test
-// prints beside its p-value.
-func mostOff(ex *Exact, counts []float64, d int) string {
+// prints beside its p-value. Items are named by rank and key, or with
+// byIndex (the weighted kind) by weight.
+func mostOff(ex *Exact, counts []float64, d int, byIndex bool) string {
 	z := func(i int) float64 {
 		p := ratFloat(ex.P[i])
 		e := p * float64(d)
@@ -446,7 +447,11 @@ func mostOff(ex *Exact, counts []float64, d int) string {
 	parts := []string{}
 	for _, i := range items[:min(3, len(items))] {
 		e := ratFloat(ex.P[i]) * float64(d)
-		parts = append(parts, fmt.Sprintf("item %d (rank %d, key %v): %.0f draws, %.1f expected (z = %+.3g)", i, ex.Rank[i], ratFloat(ex.Keys[i]), counts[i], e, z(i)))
+		name := fmt.Sprintf("rank %d, key %v", ex.Rank[i], ratFloat(ex.Keys[i]))
+		if byIndex {
+			name = fmt.Sprintf("weight %v", ratFloat(ex.Keys[i]))
+		}
+		parts = append(parts, fmt.Sprintf("item %d (%s): %.0f draws, %.1f expected (z = %+.3g)", i, name, counts[i], e, z(i)))
 	}
 	return "the items most off: " + strings.Join(parts, "; ")
 }

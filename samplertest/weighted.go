@@ -641,7 +641,7 @@ func chiSquareOn(t TB, nw NewWeighted, cases []weightedCase) {
 				counts[i]++
 			}
 			pv := chiSquared(t, ex, counts, draws, what)
-			require.Greater(t, pv, weightedMinPValue, "%s: Draw's law is not a_i/Σa", what)
+			require.Greater(t, pv, weightedMinPValue, "%s: Draw's law is not a_i/Σa; %s", what, mostOff(ex, counts, draws, true))
 		}
 	}
 }
