@@ -589,7 +589,7 @@ func (m *mdWriter) epochCost(r *Report) {
 		proto = "with"
 	}
 	m.printf("(constant step, mini-batches drawn %s replacement as there, SRG on `%s`; the median cost of an epoch, ", proto, r.Sampler)
-	m.printf("timed apart as section 4 says, over n), and SRG's time over SGD's: the median, and the range, of the ratio in each of the %d repetitions. ", timingRepsOf(r))
+	m.printf("timed apart as section 4 says, over n), and SRG's time over SGD's: the median, and the range, of the ratio in each of the %d repetitions. ", timingRepsOf(r.Datasets))
 	m.printf("An SRG example does SGD's work and ")
 	m.printf("adds its share of a batch step as above, its key (the gradient norm, from quantities the gradient computes) and its weight:\n")
 	m.table("Data set", "n", "SGD µs per example", "SRG µs per example", "SRG / SGD (range)")
