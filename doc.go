@@ -2,6 +2,27 @@
 // Stochastic Reweighted Gradient Descent (SRG, El Hanchi and Stephens, 2021),
 // and the contract that every backend of this module satisfies.
 //
+// A sampler keeps a key for each of n items (in SRG, each example's last
+// gradient norm) and draws items with the variance-minimising probabilities
+// p* of Lemma 1, every item keeping at least ε. SRG's inner loop, on the
+// default backend:
+//
+//	s := levels.New(n)                        // n items, all keys 0: the first draws are uniform
+//	i, p, err := reweighted.Draw(s, eps, src) // item i, drawn with probability p
+//	x -= alpha / (float64(n) * p) * grad(i)   // the unbiased importance-weighted step
+//	err = s.Set(i, norm(grad(i)))             // item i's new key
+//
+// DrawBatch and SetBatch do the same for a mini-batch. Bad input is an
+// error wrapping one of the sentinels (ErrKey, ErrIndex, ErrEps, …), and
+// the sampler is left as it was. See Example_srg and Example_batch;
+// package srg runs the whole of SRG.
+//
+// # Design
+//
+// The sections below are the contract every backend keeps: the problem,
+// the order of the items, the two kinds of sampler, and how a uniform
+// number or a source of randomness becomes an item.
+//
 // # The problem
 //
 // A Sampler holds n non-negative keys a_1, …, a_n (in SRG, the last seen

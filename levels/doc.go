@@ -1,6 +1,22 @@
 // Package levels is a law-exact dynamic sampler of the distribution p* of
 // Lemma 1: a draw and an update cost O(1) expected, where the map-exact
-// backends pay O(log n) for both.
+// backends pay O(log n) for both. It is package srg's default sampler.
+//
+// A Sampler holds n keys, all 0 at first (so the first draws are uniform).
+// Each SRG step draws an item and gives it a new key:
+//
+//	s := levels.New(n)
+//	err := s.Set(i, a)                        // item i's key: its last gradient norm
+//	i, p, err := reweighted.Draw(s, eps, src) // i drawn with probability p = p*ᵢ at the bound ε
+//	err = reweighted.DrawBatch(s, eps, src, false, items, probs) // a mini-batch without replacement
+//	err = reweighted.SetBatch(s, items, keys)                    // and its new keys
+//
+// Law-exact means that each draw has exactly the law p*; there is no map
+// from a uniform number u to an item (no Sample), which the map-exact
+// backends btree, ost, segtree and naive have. Prob, Probs and Solve give
+// p*, ρ and λ. Bad input (a negative, NaN or infinite key, an item out of
+// range, ε outside [0, 1/n]) is an error wrapping reweighted's sentinels,
+// and the Sampler is left as it was. See Example.
 //
 // # Design
 //

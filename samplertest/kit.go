@@ -8,7 +8,12 @@
 // Check does the same outside a test, returning the first failure. The
 // oracle, the accuracy checks (Verify), the comparison of two backends item
 // for item (Compare), the KKT optimality certificate and the generators of
-// hard inputs are exported for other tests to use.
+// hard inputs are exported for other tests to use. A law-exact sampler
+// (reweighted.LawSampler, such as levels) runs the law mode:
+//
+//	samplertest.RunLaw(t, func(n int) reweighted.Distribution { return levels.New(n) })
+//
+// # Design
 //
 // RunWeighted (and CheckWeighted outside a test) does the same for the
 // third kind, a weighted sampler (reweighted.Weighted: p_i = a_i/Σa in

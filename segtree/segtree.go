@@ -1,7 +1,20 @@
 // Package segtree implements reweighted.Sampler with a segment tree over the
 // key space: a crit-bit (PATRICIA) trie over the bit patterns of the keys.
+// Its shape depends only on the current keys, never on their history.
 //
-// # The idea
+// A Sampler holds n keys, all 0 at first. Each SRG step draws an item and
+// gives it a new key:
+//
+//	s := segtree.New(n)
+//	err := s.Set(i, a)                        // item i's key: its last gradient norm
+//	i, p, err := s.Sample(eps, u)             // the item whose interval of Algorithm 4 holds u ∈ [0, 1)
+//	i, p, err = reweighted.Draw(s, eps, src)  // the same with u drawn from src
+//	rho, lambda, err := s.Solve(eps)          // ρ and λ of Lemma 1
+//
+// Bad input is an error wrapping reweighted's sentinels, and the Sampler is
+// left as it was. See Example.
+//
+// # Design
 //
 // Each item is a 96-bit word: the complement of the float64 bits of its key,
 // followed by its 32-bit index. The bits of a non-negative float64 grow with

@@ -3,6 +3,21 @@
 // with (SGD, SGD with random reshuffling, loopless SVRG), the objectives of
 // the paper's experiments, and the experiments themselves.
 //
+// A run on a data set read by package libsvm, against SGD:
+//
+//	p, err := srg.NewProblem(ds, ds.Labels, srg.Logistic, 1/float64(ds.Len())) // ℓ2-regularised, μ = 1/n
+//	sol, err := p.Solve(1e-12)                                                  // x*, to measure against
+//	sched := srg.Constant{Alpha: 1 / (2 * p.Lmax()), Eps: 1 / (2 * float64(p.Len()))}
+//	for _, m := range []srg.Method{srg.SGD, srg.SRG} {
+//		tr, err := srg.Run(p, srg.Options{Method: m, Schedule: sched, Epochs: 30, XStar: sol.X})
+//		// tr.RelErr: ‖x_k − x*‖²/‖x_0 − x*‖² at each checkpoint
+//	}
+//
+// SRG's sampler is levels unless Options.NewSampler says otherwise.
+// Synthetic and Dataset run the paper's experiments whole. See ExampleRun.
+//
+// # Design
+//
 // SRG samples example i with the probability p_k^i of Lemma 1, computed from
 // a table of the last seen gradient norm of every example, and steps along
 // ∇f_i(x_k)/(n p_k^i), an unbiased estimate of ∇F(x_k). The table lives in a
