@@ -279,6 +279,13 @@ func TestDecides(t *testing.T) {
 		"Its gain there is above 10. An SRG epoch costs 2 SGD epochs. So SRG is sooner there, however long SGD would take. "+
 		"At the decreasing steps, the gain in epochs is 2.5 (1e-1). An SRG epoch costs 3 SGD epochs. The gain is below the cost, "+
 		"so the cost decides. A sampler that brought SRG's epoch under 2.5 SGD epochs would make SRG sooner.", decides(only))
+	// Where SGD did not reach a level, the sentence says where its curve
+	// ended and how: here flat over its last quarter at a constant step.
+	flat := set(math.NaN(), 2.5)
+	flat.Result = &srg.DatasetResult{N: 10, D: 2, Constant: []srg.Curve{{Method: "SGD",
+		Evals: []float64{0, 10, 20, 30, 40, 50, 60, 70, 80}, Log10Err: []float64{0, 0.5, 0.6, 0.5, 0.55, 0.5, 0.52, 0.51, 0.5}}}}
+	require.Contains(t, decides(flat), "So SRG is sooner there, however long SGD would take. SGD ended at 10^0.5, levelled off "+
+		"(0.02 decades over its last 20 epochs): the constant step's noise floor, which more epochs do not lower. At the decreasing steps,")
 	// With a run of 15 epochs the bound is 1.5, below the cost of 2: the
 	// run cannot tell.
 	only.Epochs = 15

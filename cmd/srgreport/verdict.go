@@ -365,6 +365,7 @@ func decides(d Dataset) string {
 		var gains []float64
 		var levels, srgOnly, sgdOnly []string
 		var bound, costHi float64
+		first := 0.0 // the first level only SRG reached
 		cost := math.NaN()
 		for _, v := range rows {
 			if v.Schedule != sched {
@@ -377,7 +378,7 @@ func decides(d Dataset) string {
 				gains, levels = append(gains, v.Gain), append(levels, lv)
 			case ">":
 				if len(srgOnly) == 0 {
-					bound = v.Gain
+					bound, first = v.Gain, v.Log10
 				}
 				srgOnly = append(srgOnly, lv)
 			case "<":
@@ -394,6 +395,11 @@ func decides(d Dataset) string {
 					s += " So SRG is sooner there, however long SGD would take."
 				} else {
 					s += " Whether SRG is sooner there is not known: a longer run would tell."
+				}
+				if c := curveOf(cs, methodSGD); c != nil {
+					if ys, _, _ := measureOf(ms).curve(*c); len(ys) > 0 && len(ys) == len(c.Evals) {
+						s += fmt.Sprintf(" SGD ended at 10^%s, %s.", fmtF(ys[len(ys)-1], 1), trend(c.Evals, ys, sched, first))
+					}
 				}
 				out = append(out, s)
 			case len(sgdOnly) > 0:
