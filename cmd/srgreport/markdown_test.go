@@ -290,7 +290,13 @@ func TestDecides(t *testing.T) {
 	// run cannot tell.
 	only.Epochs = 15
 	require.Contains(t, decides(only), "only SRG reached 1e-1 in 15 epochs. Its gain there is above 1.5. An SRG epoch costs 2 SGD epochs. "+
-		"Whether SRG is sooner there is not known: a longer run would tell.")
+		"So this run cannot tell whether SRG is sooner there; a longer run would raise the bound.")
+	// The same with SGD's curve flat above 1e-1 at its end: the sentence
+	// says what follows if it stays there.
+	flat.Epochs = 15
+	require.Contains(t, decides(flat), "a longer run would raise the bound. SGD ended at 10^0.5, levelled off "+
+		"(0.02 decades over its last 20 epochs): the constant step's noise floor, which more epochs do not lower. "+
+		"If it stays there, SGD never reaches 1e-1 at this step, and SRG is sooner.")
 }
 
 // The verdict says which of the paper's four sets the run left out, and

@@ -394,11 +394,15 @@ func decides(d Dataset) string {
 				if costHi < bound {
 					s += " So SRG is sooner there, however long SGD would take."
 				} else {
-					s += " Whether SRG is sooner there is not known: a longer run would tell."
+					s += " So this run cannot tell whether SRG is sooner there; a longer run would raise the bound."
 				}
 				if c := curveOf(cs, methodSGD); c != nil {
 					if ys, _, _ := measureOf(ms).curve(*c); len(ys) > 0 && len(ys) == len(c.Evals) {
-						s += fmt.Sprintf(" SGD ended at 10^%s, %s.", fmtF(ys[len(ys)-1], 1), trend(c.Evals, ys, sched, first))
+						tr := trend(c.Evals, ys, sched, first)
+						s += fmt.Sprintf(" SGD ended at 10^%s, %s.", fmtF(ys[len(ys)-1], 1), tr)
+						if costHi >= bound && strings.HasPrefix(tr, "levelled off") && ys[len(ys)-1] > first {
+							s += fmt.Sprintf(" If it stays there, SGD never reaches 1e%d at this step, and SRG is sooner.", int(first))
+						}
 					}
 				}
 				out = append(out, s)
