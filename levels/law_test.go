@@ -281,7 +281,7 @@ func TestZeroAllocs(t *testing.T) {
 	require.Zero(t, total, "allocations in 40 steps, each after two collections")
 }
 
-var long = flag.Bool("long", false, "also hold the memory bound at n = 2^20 (about 10 s)")
+var long = flag.Bool("long", false, "also hold the memory bound at n = 2^20 (about 10 s) and restore at 2^18")
 
 // At most 40 bytes per item, keys included, after n Set calls and 10·n
 // more of random items, for Exp(1) keys and for the lognormal keys of the

@@ -121,21 +121,38 @@ func reload(t testing.TB, s *Sampler) *Sampler {
 func TestRestoreDrawsAsTheSaved(t *testing.T) {
 	for seed := range uint64(3) {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		n := 1500 + rng.IntN(500)
-		s := New(n)
-		mess(t, s, rng, 6000)
-		require.Positive(t, splitGroups(s), "seed %d: a split group", seed)
-		r, c := reload(t, s), s.Clone()
-		require.NoError(t, c.Check())
-		canon := New(n)
-		require.NoError(t, canon.Load(slices.Clone(s.keys)))
-		want := drive(t, s, seed, 300)
-		require.Equal(t, want, drive(t, r, seed, 300), "seed %d: restored", seed)
-		require.Equal(t, want, drive(t, c, seed, 300), "seed %d: cloned", seed)
-		require.NotEqual(t, want, drive(t, canon, seed, 300), "seed %d: laid out by Load, the draws differ", seed)
-		for _, x := range []*Sampler{s, r, c} {
-			require.NoError(t, x.Check())
-		}
+		requireRestoreDraws(t, New(1500+rng.IntN(500)), rng, 6000)
+	}
+}
+
+// The same from 2^18 items on, where DrawBatch makes its attempts 32 at a
+// time (-long: about a second).
+func TestRestoreDrawsAsTheSavedLarge(t *testing.T) {
+	if !*long {
+		t.Skip("with -long")
+	}
+	rng := rand.New(rand.NewPCG(9, 7))
+	requireRestoreDraws(t, New(touchMin+rng.IntN(1000)), rng, 20000)
+}
+
+// requireRestoreDraws gives s a history of steps steps, then checks that
+// a restore and a clone of it draw what it draws, and a sampler loaded
+// with its keys alone does not.
+func requireRestoreDraws(t *testing.T, s *Sampler, rng *rand.Rand, steps int) {
+	n := s.Len()
+	mess(t, s, rng, steps)
+	require.Positive(t, splitGroups(s), "a split group")
+	r, c := reload(t, s), s.Clone()
+	require.NoError(t, c.Check())
+	canon := New(n)
+	require.NoError(t, canon.Load(slices.Clone(s.keys)))
+	seed := rng.Uint64()
+	want := drive(t, s, seed, 300)
+	require.Equal(t, want, drive(t, r, seed, 300), "restored")
+	require.Equal(t, want, drive(t, c, seed, 300), "cloned")
+	require.NotEqual(t, want, drive(t, canon, seed, 300), "laid out by Load, the draws differ")
+	for _, x := range []*Sampler{s, r, c} {
+		require.NoError(t, x.Check())
 	}
 }
 
