@@ -139,6 +139,11 @@ func (st *State) AppendBinary(b []byte) ([]byte, error) {
 	if st.n == 0 {
 		return b, fmt.Errorf("%w: an empty State", ErrState)
 	}
+	return st.encode(b)
+}
+
+// encode appends st, whatever its fields, to b.
+func (st *State) encode(b []byte) ([]byte, error) {
 	start := len(b)
 	b = append(b, stateMagic...)
 	b = binary.LittleEndian.AppendUint32(b, stateVersion)
