@@ -11,6 +11,7 @@ import (
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/btree"
+	"github.com/reweighted/reweighted/levels"
 	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 )
@@ -51,7 +52,8 @@ func resumeCases(p *srg.Problem) []resumeCase {
 		xStar[j] = 1
 	}
 	samplers := map[string]func(int) reweighted.Distribution{
-		"btree": func(n int) reweighted.Distribution { return btree.New(n) },
+		"btree":  func(n int) reweighted.Distribution { return btree.New(n) },
+		"levels": func(n int) reweighted.Distribution { return levels.New(n) },
 	}
 	var cases []resumeCase
 	add := func(name string, o srg.Options) {
@@ -68,13 +70,13 @@ func resumeCases(p *srg.Problem) []resumeCase {
 				}
 				add(fmt.Sprintf("%v/%v/batch=%d", meth, proto, m), o)
 			}
-			for _, name := range []string{"btree"} {
+			for _, name := range []string{"btree", "levels"} {
 				add(fmt.Sprintf("SRG-%s/%v/batch=%d", name, proto, m),
 					srg.Options{Method: srg.SRG, Protocol: proto, Batch: m, NewSampler: samplers[name]})
 			}
 		}
 	}
-	for _, name := range []string{"btree"} {
+	for _, name := range []string{"btree", "levels"} {
 		add("SRG-"+name+"/Bernoulli", srg.Options{Method: srg.SRG, Batch: 2, NewSampler: samplers[name], Bernoulli: true})
 	}
 	return cases

@@ -50,8 +50,7 @@ type State struct {
 	upos     []int // SGD and SVRG without replacement
 
 	smp     reweighted.Distribution // SRG, in the State that Run hands out
-	smpKind byte                    // SRG, in a decoded State: smpKeys or smpBlob
-	smpData []byte
+	smpData []byte                  // SRG, in a decoded State: its saved state
 
 	tr Trace // Evals, RelErr, Subopt, Var, Alpha and Seconds so far
 }
@@ -71,12 +70,6 @@ var ErrStop = errors.New("srg: run stopped")
 const (
 	stateMagic   = "SRGSTATE"
 	stateVersion = 1
-)
-
-// The two ways SRG's sampler is saved.
-const (
-	smpKeys byte = 1 // its n keys, for a sampler without the encoding methods
-	smpBlob byte = 2 // its own MarshalBinary
 )
 
 const (
@@ -193,42 +186,31 @@ func (st *State) encode(b []byte) ([]byte, error) {
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli)), nil
 }
 
-// appendSampler appends SRG's sampler: its kind, the length of its bytes and
-// the bytes, its own encoding when it can both save and restore itself,
-// else its keys.
+// appendSampler appends the length of SRG's saved sampler and its bytes,
+// in the format of reweighted.AppendState: its own AppendBinary or
+// MarshalBinary when it has one, else AppendState of its keys.
 func (st *State) appendSampler(b []byte) ([]byte, error) {
 	if st.smp == nil {
-		b = append(b, st.smpKind)
 		b = appendInts(b, len(st.smpData))
 		return append(b, st.smpData...), nil
 	}
-	if _, ok := st.smp.(encoding.BinaryUnmarshaler); ok {
-		switch s := st.smp.(type) {
-		case encoding.BinaryAppender:
-			b = append(b, smpBlob)
-			at := len(b)
-			b = appendInts(b, 0)
-			b, err := s.AppendBinary(b)
-			if err != nil {
-				return b, fmt.Errorf("srg: saving the sampler: %w", err)
-			}
-			binary.LittleEndian.PutUint64(b[at:], uint64(len(b)-at-8))
-			return b, nil
-		case encoding.BinaryMarshaler:
-			data, err := s.MarshalBinary()
-			if err != nil {
-				return b, fmt.Errorf("srg: saving the sampler: %w", err)
-			}
-			b = append(b, smpBlob)
-			b = appendInts(b, len(data))
-			return append(b, data...), nil
-		}
+	at := len(b)
+	b = appendInts(b, 0)
+	var err error
+	switch s := st.smp.(type) {
+	case encoding.BinaryAppender:
+		b, err = s.AppendBinary(b)
+	case encoding.BinaryMarshaler:
+		var data []byte
+		data, err = s.MarshalBinary()
+		b = append(b, data...)
+	default:
+		b = reweighted.AppendState(b, s, nil)
 	}
-	b = append(b, smpKeys)
-	b = appendInts(b, 8*st.n)
-	for i := range st.n {
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(st.smp.Key(i)))
+	if err != nil {
+		return b[:at], fmt.Errorf("srg: saving the sampler: %w", err)
 	}
+	binary.LittleEndian.PutUint64(b[at:], uint64(len(b)-at-8))
 	return b, nil
 }
 
@@ -251,8 +233,10 @@ func appendFloats(b []byte, a ...float64) []byte {
 // that hold it, every field against the others — before it changes st,
 // allocates no more than a small multiple of len(data), and returns an
 // error wrapping ErrState for anything else than a State that
-// MarshalBinary wrote. SRG's sampler is checked by Resume, which restores
-// it.
+// MarshalBinary wrote. SRG's saved sampler is checked as
+// reweighted.DecodeState checks it (errors wrapping reweighted.ErrFormat
+// too); what a backend keeps beyond the keys (levels' layout) is checked
+// by the backend, when Resume restores it.
 func (st *State) UnmarshalBinary(data []byte) error {
 	var s State
 	if err := s.decode(data); err != nil {
@@ -405,14 +389,15 @@ func (st *State) decode(data []byte) error {
 		st.upos = r.perm(st.n, "the partial shuffle")
 	}
 	if st.method == SRG {
-		st.smpKind = r.byte()
 		size := r.int("sampler length")
 		if r.room(size, 1) {
 			st.smpData = append([]byte(nil), r.take(size)...)
-		}
-		if r.err == nil {
-			if err := st.checkSampler(); err != nil {
-				return err
+			keys, _, err := reweighted.DecodeState(st.smpData)
+			if err != nil {
+				return fmt.Errorf("sampler: %w", err)
+			}
+			if len(keys) != st.n {
+				return fmt.Errorf("a sampler of %d items for %d examples", len(keys), st.n)
 			}
 		}
 	}
@@ -496,28 +481,6 @@ func (st *State) checkShape(flags byte) error {
 	return nil
 }
 
-// checkSampler checks what UnmarshalBinary can of SRG's saved sampler: its
-// kind, and keys that Set would take (finite, not negative); Resume checks
-// the rest as it restores it.
-func (st *State) checkSampler() error {
-	switch st.smpKind {
-	case smpBlob:
-		return nil
-	case smpKeys:
-		if len(st.smpData) != 8*st.n {
-			return fmt.Errorf("%d bytes of keys for %d items", len(st.smpData), st.n)
-		}
-		for i := range st.n {
-			a := math.Float64frombits(binary.LittleEndian.Uint64(st.smpData[8*i:]))
-			if !(a >= 0) || math.IsInf(a, 0) || math.Signbit(a) {
-				return fmt.Errorf("key %d = %v", i, a)
-			}
-		}
-		return nil
-	}
-	return fmt.Errorf("unknown sampler encoding %d", st.smpKind)
-}
-
 // checkProgress checks the trace against the counters: checkpoint j at
 // j/PerEpoch epochs, the last one reached by the last iteration and not
 // before it.
@@ -589,10 +552,11 @@ func fingerprint(a []float64) uint64 {
 // that follow, as Run does.
 //
 // SRG's sampler is built by NewSampler and restored from st: by its own
-// UnmarshalBinary when it saved itself, else from its keys (by Load, or by
-// Set in index order). Keys alone restore a map-exact sampler whole; a
-// law-exact one draws the same items after a resume only if it saves its
-// layout, as levels does.
+// UnmarshalBinary when it has one, else from the keys saved (by Load, or
+// by Set in index order). Keys alone restore a map-exact sampler whole, so
+// a run saved with one map-exact backend resumes exactly on any other; a
+// law-exact one draws the same items after a resume only if it saves and
+// restores its layout, as levels does.
 //
 // Options that do not fit st are an error wrapping ErrInput; a sampler in
 // st that cannot be restored, one wrapping ErrState. st is not changed and
@@ -677,46 +641,45 @@ func (r *run) restore(st *State) error {
 	return nil
 }
 
-// restoreSampler restores SRG's sampler s from st.
+// restoreSampler restores SRG's sampler s from st: by its own
+// UnmarshalBinary when it has one, else from the keys, by Load or by Set.
 func restoreSampler(s reweighted.Distribution, st *State) error {
-	kind, data := st.smpKind, st.smpData
+	data := st.smpData
 	if st.smp != nil { // a State that Run handed out: go through its bytes
 		b, err := st.appendSampler(nil)
 		if err != nil {
 			return err
 		}
-		kind, data = b[0], b[9:]
+		data = b[8:]
 	}
-	var err error
-	switch kind {
-	case smpBlob:
-		u, ok := s.(encoding.BinaryUnmarshaler)
-		if !ok {
-			return fmt.Errorf("%w: the state's sampler saved itself, and a %T cannot read it", ErrInput, s)
-		}
-		err = u.UnmarshalBinary(data)
-	case smpKeys:
-		keys := make([]float64, st.n)
-		for i := range keys {
-			keys[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
-		}
-		if l, ok := s.(interface{ Load([]float64) error }); ok {
-			err = l.Load(keys)
-		} else {
-			for i, a := range keys {
-				if err = s.Set(i, a); err != nil {
-					break
-				}
-			}
-		}
-	default:
-		err = fmt.Errorf("unknown sampler encoding %d", kind)
-	}
+	err := loadSampler(s, data)
 	if err != nil {
 		return fmt.Errorf("%w: sampler: %w", ErrState, err)
 	}
 	if s.Len() != st.n {
 		return fmt.Errorf("%w: the sampler restored holds %d items, want %d", ErrState, s.Len(), st.n)
+	}
+	return nil
+}
+
+func loadSampler(s reweighted.Distribution, data []byte) error {
+	if u, ok := s.(encoding.BinaryUnmarshaler); ok {
+		return u.UnmarshalBinary(data)
+	}
+	keys, _, err := reweighted.DecodeState(data)
+	if err != nil {
+		return err
+	}
+	if l, ok := s.(interface{ Load([]float64) error }); ok {
+		return l.Load(keys)
+	}
+	if s.Len() != len(keys) {
+		return fmt.Errorf("%d keys for %d items", len(keys), s.Len())
+	}
+	for i, a := range keys {
+		if err := s.Set(i, a); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package srg
 
 import (
 	"encoding/binary"
-	"errors"
 	"hash/crc32"
 	"math"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/btree"
 	"github.com/reweighted/reweighted/libsvm"
+	"github.com/reweighted/reweighted/ost"
 )
 
 // stateProblem is a small least-squares problem, 12 examples of 4 features.
@@ -151,12 +151,17 @@ func TestStateRejectsInconsistentFields(t *testing.T) {
 		{"reshuffled order out of range", Reshuffled, func(st *State) { st.perm[0] = st.n }},
 		{"partial shuffle with a repeat", SGD, func(st *State) { st.upos[2] = st.upos[3] }},
 		{"SVRG's partial shuffle out of range", SVRG, func(st *State) { st.upos[0] = -1 }},
-		{"unknown sampler encoding", SRG, func(st *State) { st.smpKind = 3 }},
-		{"keys of another n", SRG, func(st *State) { st.smpData = st.smpData[:len(st.smpData)-8] }},
+		{"a sampler of another format", SRG, func(st *State) { st.smpData = []byte("not a sampler's saved state") }},
+		{"a sampler with a bad checksum", SRG, func(st *State) { st.smpData[len(st.smpData)-1] ^= 1 }},
+		{"a sampler of another n", SRG, func(st *State) { st.smpData = keysBlob(make([]float64, st.n-1)) }},
 		{"a NaN key", SRG, func(st *State) { putKey(st, 1, math.NaN()) }},
 		{"an infinite key", SRG, func(st *State) { putKey(st, 1, math.Inf(1)) }},
 		{"a negative key", SRG, func(st *State) { putKey(st, 1, -1) }},
-		{"a key −0", SRG, func(st *State) { putKey(st, 1, math.Copysign(0, -1)) }},
+		{"keys past MaxSum", SRG, func(st *State) {
+			for i := range st.n {
+				putKey(st, i, reweighted.MaxSum/4)
+			}
+		}},
 		{"no checkpoint", SGD, func(st *State) { st.tr = Trace{} }},
 		{"checkpoints off the grid", SGD, func(st *State) { st.tr.Evals[1] = 0.5 }},
 		{"more checkpoints than evaluations reach", SGD, func(st *State) { grow(st) }},
@@ -172,9 +177,27 @@ func TestStateRejectsInconsistentFields(t *testing.T) {
 	}
 }
 
+// putKey sets key i of the saved sampler of st to a.
 func putKey(st *State, i int, a float64) {
-	st.smpData = append([]byte(nil), st.smpData...)
-	binary.LittleEndian.PutUint64(st.smpData[8*i:], math.Float64bits(a))
+	keys := make([]float64, st.n)
+	for j := range keys {
+		keys[j] = math.Float64frombits(binary.LittleEndian.Uint64(st.smpData[16+8*j:]))
+	}
+	keys[i] = a
+	st.smpData = keysBlob(keys)
+}
+
+// keysBlob writes keys in the saved-state format of package reweighted
+// (magic, version 1, n, the keys, an empty extension, the CRC-32C), as its
+// documentation specifies it.
+func keysBlob(keys []float64) []byte {
+	b := binary.LittleEndian.AppendUint32([]byte("RWKS"), 1)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(keys)))
+	for _, a := range keys {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(a))
+	}
+	b = binary.LittleEndian.AppendUint64(b, 0)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
 }
 
 // grow and shrink add a checkpoint to the trace or drop one, leaving the
@@ -298,27 +321,36 @@ func TestResumeRejectsAnotherRun(t *testing.T) {
 	require.Equal(t, want.RelErr, got.RelErr)
 }
 
-// A State whose sampler keys sum past MaxSum decodes, since only the
-// sampler can make the exact check, and Resume rejects it wrapping both
-// ErrState and reweighted.ErrKey. A sampler saved by its own encoding
-// cannot be restored into one without UnmarshalBinary (ErrInput).
-func TestResumeRejectsBadSampler(t *testing.T) {
+// A map-exact sampler's state restores into any map-exact sampler, by its
+// UnmarshalBinary, its Load or Set, and the run resumed goes on bit for
+// bit as the run that never stopped: its keys are the whole of its state.
+func TestResumeIntoAnotherSampler(t *testing.T) {
 	p := stateProblem(t)
-	o := stateOptions(p, SRG, WithReplacement)
-	st := decoded(t, savedAt(t, p, o, 2))
-	for i := range st.n {
-		putKey(st, i, reweighted.MaxSum/4)
-	}
-	b, err := st.MarshalBinary()
+	o := stateOptions(p, SRG, WithoutReplacement)
+	o.NewSampler = func(n int) reweighted.Distribution { return btree.New(n) }
+	want, err := Run(p, o)
 	require.NoError(t, err)
-	bad := decoded(t, b)
-	_, err = Resume(p, o, bad)
-	require.ErrorIs(t, err, ErrState)
-	require.ErrorIs(t, err, reweighted.ErrKey)
-
-	st = decoded(t, savedAt(t, p, o, 2))
-	st.smpKind = smpBlob
-	_, err = Resume(p, o, st)
-	require.ErrorIs(t, err, ErrInput)
-	require.True(t, errors.Is(err, ErrInput) && !errors.Is(err, ErrState))
+	for at := range want.Evals {
+		st := decoded(t, savedAt(t, p, o, at))
+		for name, f := range map[string]func(int) reweighted.Distribution{
+			"btree":     func(n int) reweighted.Distribution { return btree.New(n) },
+			"ost":       func(n int) reweighted.Distribution { return ost.New(n) },
+			"Load only": func(n int) reweighted.Distribution { return loadOnly{btree.New(n)} },
+			"Set only":  func(n int) reweighted.Distribution { return keysOnly{btree.New(n)} },
+		} {
+			oc := o
+			oc.NewSampler = f
+			got, err := Resume(p, oc, st)
+			require.NoError(t, err, name)
+			require.Equal(t, want.RelErr, got.RelErr, "%s from checkpoint %d", name, at)
+			require.Equal(t, want.Var, got.Var, "%s from checkpoint %d", name, at)
+		}
+	}
 }
+
+// loadOnly is a map-exact sampler with Load but not the encoding methods.
+type loadOnly struct{ *btree.Sampler }
+
+func (loadOnly) MarshalBinary()   {} // hides the sampler's
+func (loadOnly) UnmarshalBinary() {} // hides the sampler's
+func (loadOnly) AppendBinary()    {} // hides the sampler's
