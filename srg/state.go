@@ -89,6 +89,15 @@ func (st *State) Iterations() int { return st.k }
 // Checkpoints returns the number of checkpoints recorded.
 func (st *State) Checkpoints() int { return len(st.tr.Evals) }
 
+// Epoch returns the epoch of the last checkpoint recorded, as Trace.Evals
+// holds it (the nominal grid, k/PerEpoch), or 0 for an empty State.
+func (st *State) Epoch() float64 {
+	if len(st.tr.Evals) == 0 {
+		return 0
+	}
+	return st.tr.Evals[len(st.tr.Evals)-1]
+}
+
 // Trace returns the trace so far, as Run would return it had it stopped
 // here: the checkpoints recorded, the current iterate as X, and the counts.
 // Its slices are copies.
