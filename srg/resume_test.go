@@ -114,8 +114,9 @@ func requireSameTrace(t testing.TB, want, got srg.Trace, msg string, args ...any
 // iteration, the last, after all of them, and every one between, most of
 // them mid-epoch — and resumed from that file records the trace of the run
 // that never stopped, bit for bit; so does a run stopped with ErrStop at
-// every checkpoint in turn and resumed each time, and a run branched from
-// the State inside the callback. The reference is a run without a
+// every checkpoint in turn and resumed each time (the trace it returns when
+// stopped being the prefix of the whole), and a run branched from the
+// State inside the callback. The reference is a run without a
 // Checkpoint function.
 func TestResumeAtEveryCheckpoint(t *testing.T) {
 	p := resumeProblem(t)
@@ -158,11 +159,14 @@ func TestResumeAtEveryCheckpoint(t *testing.T) {
 				requireSameTrace(t, want, tr, "resumed at checkpoint %d of %d", j, saved)
 			}
 
-			// Stop at every checkpoint in turn, resuming each time.
+			// Stop at every checkpoint in turn, resuming each time (from
+			// bytes in memory: the files are tested above).
 			var st srg.State
+			var blob []byte
 			stops := 0
 			o.Checkpoint = func(s *srg.State) error {
-				require.NoError(t, srg.SaveFile(file(0), s))
+				blob, err = s.AppendBinary(blob[:0])
+				require.NoError(t, err)
 				stops++
 				return srg.ErrStop
 			}
@@ -177,11 +181,11 @@ func TestResumeAtEveryCheckpoint(t *testing.T) {
 					prefix.Alpha = make([]float64, k) // no step yet: Trace.Alpha is 0
 				}
 				requireSameTrace(t, prefix, tr, "stopped at checkpoint %d", k-1)
-				require.NoError(t, srg.LoadFile(file(0), &st))
+				require.NoError(t, st.UnmarshalBinary(blob))
 				requireSameTrace(t, tr, st.Trace(), "the state's trace at checkpoint %d", k-1)
 				tr, err = srg.Resume(p, o, &st)
 			}
-			require.NoError(t, err, "a state saved at the last checkpoint resumes to the end")
+			require.NoError(t, err, "a state blob at the last checkpoint resumes to the end")
 			require.Equal(t, len(want.Evals), stops)
 			requireSameTrace(t, want, tr, "stopped at every checkpoint")
 		})
