@@ -39,6 +39,12 @@
 // fuzz.Histories and bench.Run). The example of Index builds a sampler from a
 // sorted slice in this way.
 //
+// The Driver saves and restores the keys (MarshalBinary, AppendBinary,
+// UnmarshalBinary, in the format of reweighted.AppendState); an index that
+// implements Resizer restores a saved state of any size, which the kit
+// asks for. A backend's Clone copies its index and takes a copy of its
+// Driver from Rebind.
+//
 // # Exact ρ
 //
 // ρ is the largest rank r with a_(r)·(1 − (n − r)ε) ≥ ε·S(r). A backend

@@ -272,6 +272,15 @@
 // the next write (the race detector runs the tests); Set, SetBatch and
 // Load may not run concurrently with anything.
 //
+// Saving and copying. MarshalBinary writes the keys in the module's one
+// format (reweighted.AppendState) and, in its extension, the layout: the
+// items of each group in slot order and which groups are split, on which
+// the draws for a given source depend. UnmarshalBinary restores both, so a
+// run saved and resumed draws, bit for bit, what one that never stopped
+// draws; a state without the layout (another backend's) is laid out as
+// Load lays it out. Clone copies the arrays and groups, with their spare
+// room, and starts its units, kept solution, pools and scratch afresh.
+//
 // # Costs
 //
 // Set: O(1), a swap-remove and an append, a count and two block sums

@@ -1,11 +1,20 @@
 package levels
 
 import (
+	"encoding"
 	"encoding/binary"
 	"fmt"
 	"slices"
 
 	"github.com/reweighted/reweighted"
+)
+
+// The saved state of a Sampler is that of reweighted.AppendState, with its
+// layout.
+var (
+	_ encoding.BinaryMarshaler   = (*Sampler)(nil)
+	_ encoding.BinaryAppender    = (*Sampler)(nil)
+	_ encoding.BinaryUnmarshaler = (*Sampler)(nil)
 )
 
 // layoutTag names the extension of a saved state that holds a levels

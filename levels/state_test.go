@@ -150,8 +150,18 @@ func TestCloneIsIndependent(t *testing.T) {
 	mess(t, s, rng, 4000)
 	before, err := s.MarshalBinary()
 	require.NoError(t, err)
-	c := s.Clone()
+	// Clone runs beside reads of s, which publish units and fill caches.
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		src := rand.NewPCG(2, 2)
+		for range 100 {
+			_, _, _ = s.Draw(1/float64(3*n), src)
+		}
+	}()
+	c := s.Clone()
+	wg.Wait()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

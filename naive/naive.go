@@ -30,7 +30,8 @@ import (
 // Its methods are those of the embedded driver.Driver (go doc
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
-// structure's invariants) and Index. Set costs O(n) (the item moves in the slice and the prefix sums after
+// structure's invariants), Index, and MarshalBinary, AppendBinary and
+// UnmarshalBinary (save and restore the keys); Clone is its own. Set costs O(n) (the item moves in the slice and the prefix sums after
 // it are added again), Solve, Sample and Prob O(log n); 40 bytes per item.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)

@@ -15,7 +15,11 @@
 // state machine, and one with Load([]float64) error or
 // Probs(float64, []float64) ([]float64, error) has those checked too, and
 // one built on package driver, with Index() driver.Index, has its index
-// checked against exact sums and the exact order (CheckIndex).
+// checked against exact sums and the exact order (CheckIndex). A sampler
+// that can be saved and restored (encoding.BinaryMarshaler, BinaryAppender
+// and BinaryUnmarshaler) or copied (Clone, returning its own type) has
+// its round trips, its clones' independence and its refusal of bad bytes
+// checked.
 //
 // Two helpers serve a backend's own tests, which see its insides:
 // RejectsBadInput compares a deep copy of the structure before and after
@@ -86,6 +90,9 @@ var checks = []struct {
 	{"BatchSet", property(batchSetProperty)},
 	{"BadBatch", testBadBatch},
 	{"BatchZeroAllocs", testBatchZeroAllocs},
+	{"SaveRestore", mapSaveRestore},
+	{"Clone", mapClone},
+	{"BadState", mapBadState},
 }
 
 // CheckCatches tests a backend's Check itself: for each case, broken

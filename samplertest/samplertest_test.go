@@ -79,6 +79,13 @@ func (s *brute) Sample(eps, u float64) (int, float64, error) {
 	return i, p, nil
 }
 
+// Resize makes x an index of n items, all keys 0, its planted bugs kept,
+// so that UnmarshalBinary restores a state of any size.
+func (x *bruteIndex) Resize(n int) {
+	y := newBrute(n).idx
+	x.keys, x.order, x.prefix = y.keys, y.order, y.prefix
+}
+
 // before is the canonical order: keys descending, ties by index.
 func (x *bruteIndex) before(i, j int) int {
 	return cmp.Or(cmp.Compare(x.keys[j], x.keys[i]), i-j)

@@ -114,7 +114,8 @@ type node struct {
 // Its methods are those of the embedded driver.Driver (go doc
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
-// structure's invariants) and Index. Set, Solve, Sample and Prob cost O(depth), at most 96 steps; the trie
+// structure's invariants), Index, and MarshalBinary, AppendBinary and
+// UnmarshalBinary (save and restore the keys); Clone is its own. Set, Solve, Sample and Prob cost O(depth), at most 96 steps; the trie
 // takes 48 bytes per item.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)

@@ -1,5 +1,14 @@
 package segtree
 
+import "encoding"
+
+// The saved state of a Sampler is that of reweighted.AppendState.
+var (
+	_ encoding.BinaryMarshaler   = (*Sampler)(nil)
+	_ encoding.BinaryAppender    = (*Sampler)(nil)
+	_ encoding.BinaryUnmarshaler = (*Sampler)(nil)
+)
+
 // Clone returns an independent copy of s, in O(n) copies of its nodes: a
 // write to one never shows in the other, and each may be used from its own
 // goroutine.
