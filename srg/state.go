@@ -64,9 +64,32 @@ var ErrState = errors.New("srg: invalid saved state")
 // purpose; Run then returns the trace so far and an error wrapping it.
 var ErrStop = errors.New("srg: run stopped")
 
-// The format: stateMagic, the version (uint32), the fields in the order of
-// appendState, all integers uint64 and floats their IEEE bits, little
-// endian, and a CRC-32C (Castagnoli) of everything before it.
+// The saved State, written by encode and read by decode; every integer is
+// little endian, a uint64 unless said, and every float its IEEE 754 bits:
+//
+//	bytes      field
+//	8          magic "SRGSTATE"
+//	4          version (uint32), 1
+//	1, 1, 1    method, protocol, flags (Bernoulli 1, x* 2, suboptimality 4,
+//	           variance 8, ‖v‖² stale 16)
+//	4×8        n, d, batch, checkpoints per epoch
+//	8, 8, 8    seed, q (0 but for SVRG), μ
+//	8, 8       FNV-1a fingerprints of the bits of X0 and XStar
+//	5×8        iterations, gradient evaluations, key updates, checkpoints
+//	           before the first iteration, nanoseconds in iterations
+//	2×8        α of the first iteration and of the last
+//	8, S       S, and the source's MarshalBinary (a PCG's: 20 bytes)
+//	3×8        the iterate's s, t and ‖v‖²
+//	8d         v
+//	3×8d       SVRG only: w, ∇F(w), h = μw − ∇F(w)
+//	8, 8n      Reshuffled only: the position, the permutation
+//	8n         SGD and SVRG without replacement only: the partial shuffle
+//	8, L       SRG only: L, and the sampler's saved state (package
+//	           reweighted's format, L bytes)
+//	8          c, the checkpoints recorded
+//	3×8c       their Evals, Alpha, Seconds
+//	8c each    RelErr with x*, Subopt with suboptimality, Var with variance
+//	4          CRC-32C (Castagnoli) of every byte before it
 const (
 	stateMagic   = "SRGSTATE"
 	stateVersion = 1
@@ -557,7 +580,7 @@ func fingerprint(a []float64) uint64 {
 // stopped, bit for bit (but for Seconds, the time spent), whichever
 // checkpoint st was saved at. The options may differ in two ways only: a
 // larger Epochs extends the run, and another Schedule (or NewSampler)
-// branches from st. Resume calls Options.Checkpoint at the checkpoints
+// branches from st. Seconds go on from the time st recorded. Resume calls Options.Checkpoint at the checkpoints
 // that follow, as Run does.
 //
 // SRG's sampler is built by NewSampler and restored from st: by its own
