@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/reweighted/reweighted"
@@ -113,7 +114,7 @@ func (st *State) Iterations() int { return st.k }
 func (st *State) Checkpoints() int { return len(st.tr.Evals) }
 
 // Epoch returns the epoch of the last checkpoint recorded, as Trace.Evals
-// holds it (the nominal grid, k/PerEpoch), or 0 for an empty State.
+// holds it (t/PerEpoch for checkpoint t), or 0 for an empty State.
 func (st *State) Epoch() float64 {
 	if len(st.tr.Evals) == 0 {
 		return 0
@@ -126,12 +127,12 @@ func (st *State) Epoch() float64 {
 // Its slices are copies.
 func (st *State) Trace() Trace {
 	tr := Trace{
-		Evals:      clone(st.tr.Evals),
-		RelErr:     clone(st.tr.RelErr),
-		Subopt:     clone(st.tr.Subopt),
-		Var:        clone(st.tr.Var),
-		Alpha:      clone(st.tr.Alpha),
-		Seconds:    clone(st.tr.Seconds),
+		Evals:      slices.Clone(st.tr.Evals),
+		RelErr:     slices.Clone(st.tr.RelErr),
+		Subopt:     slices.Clone(st.tr.Subopt),
+		Var:        slices.Clone(st.tr.Var),
+		Alpha:      slices.Clone(st.tr.Alpha),
+		Seconds:    slices.Clone(st.tr.Seconds),
 		Iterations: st.k, GradEvals: st.evals, KeyUpdates: st.keyUpdates,
 	}
 	if st.k > 0 {
@@ -145,13 +146,6 @@ func (st *State) Trace() Trace {
 		it.dense(tr.X)
 	}
 	return tr
-}
-
-func clone(a []float64) []float64 {
-	if a == nil {
-		return nil
-	}
-	return append([]float64(nil), a...)
 }
 
 // MarshalBinary implements encoding.BinaryMarshaler.
@@ -666,8 +660,8 @@ func (r *run) restore(st *State) error {
 	}
 	copy(opt.upos, st.upos)
 	r.tr = Trace{
-		Evals: clone(st.tr.Evals), RelErr: clone(st.tr.RelErr), Subopt: clone(st.tr.Subopt),
-		Var: clone(st.tr.Var), Alpha: clone(st.tr.Alpha), Seconds: clone(st.tr.Seconds),
+		Evals: slices.Clone(st.tr.Evals), RelErr: slices.Clone(st.tr.RelErr), Subopt: slices.Clone(st.tr.Subopt),
+		Var: slices.Clone(st.tr.Var), Alpha: slices.Clone(st.tr.Alpha), Seconds: slices.Clone(st.tr.Seconds),
 	}
 	r.before, r.busy = st.before, st.busy
 	return nil
