@@ -10,9 +10,10 @@ import (
 // SaveFile writes v's MarshalBinary to the file name atomically: to a new
 // temporary file in the same folder, synced to disk, then renamed over
 // name, and the folder synced. A crash or an error at any point leaves the
-// file as it was, old contents or none, never part of the new ones; a
-// temporary file may be left behind by a crash, never by an error. The file
-// is created readable and writable by its owner only.
+// old file whole (or none), or the new one whole once renamed, never a part
+// or a mix; an error before the rename leaves the old file and no temporary
+// one (a crash may leave a temporary file, which a later SaveFile ignores).
+// The file is created readable and writable by its owner only.
 func SaveFile(name string, v encoding.BinaryMarshaler) error {
 	data, err := v.MarshalBinary()
 	if err != nil {

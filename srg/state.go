@@ -572,9 +572,9 @@ func fingerprint(a []float64) uint64 {
 // Options it was started with, and returns the whole trace, the
 // checkpoints recorded before st included: the trace of a run that never
 // stopped, bit for bit (but for Seconds, the time spent), whichever
-// checkpoint st was saved at. The options may differ in two ways only: a
-// larger Epochs extends the run, and another Schedule (or NewSampler)
-// branches from st. Seconds go on from the time st recorded. Resume calls Options.Checkpoint at the checkpoints
+// checkpoint st was saved at. Checkpoint aside, the options may differ in
+// two ways only: a larger Epochs extends the run, and another Schedule (or
+// NewSampler) branches from st. Seconds go on from the time st recorded. Resume calls Options.Checkpoint at the checkpoints
 // that follow, as Run does.
 //
 // SRG's sampler is built by NewSampler and restored from st: by its own
