@@ -191,3 +191,66 @@ func TestResumeAtEveryCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// switched is the schedule a until iteration at, b from it on.
+type switched struct {
+	a, b srg.Schedule
+	at   int
+}
+
+func (s switched) At(k int) (float64, float64) {
+	if k < s.at {
+		return s.a.At(k)
+	}
+	return s.b.At(k)
+}
+
+// A run resumed with a larger Epochs records the trace of the longer run
+// that never stopped; one resumed with another Schedule, that of the run
+// whose schedule switches at the iteration of the state. Both bit for bit,
+// on SRG with levels and on SVRG, from a checkpoint mid-epoch and from the
+// last.
+func TestResumeExtendsAndBranches(t *testing.T) {
+	p := resumeProblem(t)
+	for _, c := range resumeCases(p) {
+		if c.name != "SRG-levels/without replacement/batch=3" && c.name != "SVRG/with replacement/batch=1" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			long, err := srg.Run(p, c.o)
+			require.NoError(t, err)
+			short := c.o
+			short.Epochs = 1.6
+			var saved [][]byte
+			short.Checkpoint = func(st *srg.State) error {
+				b, err := st.MarshalBinary()
+				saved = append(saved, b)
+				return err
+			}
+			_, err = srg.Run(p, short)
+			require.NoError(t, err)
+			require.Len(t, saved, 9)
+			for _, at := range []int{3, 8} {
+				var st srg.State
+				require.NoError(t, st.UnmarshalBinary(saved[at]))
+				tr, err := srg.Resume(p, c.o, &st)
+				require.NoError(t, err)
+				requireSameTrace(t, long, tr, "extended from checkpoint %d of a run of 1.6 epochs", at)
+
+				other := srg.Constant{Alpha: 0.01, Eps: 0.75 / float64(p.Len())}
+				o := c.o
+				o.Schedule = switched{c.o.Schedule, other, st.Iterations()}
+				want, err := srg.Run(p, o)
+				require.NoError(t, err)
+				// The checkpoint saved measured σ² at ε_k of the schedule it ran
+				// under, the one the switched run begins at k.
+				want.Var[at] = long.Var[at]
+				o.Schedule = other
+				got, err := srg.Resume(p, o, &st)
+				require.NoError(t, err)
+				requireSameTrace(t, want, got, "branched to another schedule at checkpoint %d", at)
+				require.NotEqual(t, long.RelErr, got.RelErr, "the schedule made no difference")
+			}
+		})
+	}
+}
