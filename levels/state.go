@@ -111,10 +111,16 @@ func (s *Sampler) UnmarshalBinary(data []byte) error {
 	if err != nil {
 		return err
 	}
-	t := New(len(keys))
+	var t *Sampler
 	if len(ext) >= len(layoutTag) && string(ext[:len(layoutTag)]) == layoutTag {
-		err = t.restore(keys, ext[len(layoutTag):])
+		lay := ext[len(layoutTag):]
+		if err := checkLayout(len(keys), lay); err != nil {
+			return err
+		}
+		t = New(len(keys))
+		err = t.restore(keys, lay)
 	} else {
+		t = New(len(keys))
 		err = t.Load(keys)
 	}
 	if err != nil {
@@ -124,11 +130,10 @@ func (s *Sampler) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-// restore lays out t, new, with the keys and the layout lay (the
-// extension after its tag): each item joins its group in the order of
-// lay, then the groups it lists are split.
-func (t *Sampler) restore(keys []float64, lay []byte) error {
-	n := len(keys)
+// checkLayout checks what a layout lay (the extension after its tag) for
+// n items says without the keys: its length, every item once, the split
+// groups increasing and in levels that can split.
+func checkLayout(n int, lay []byte) error {
 	if len(lay) < 4*n+4 {
 		return fmt.Errorf("%w: a layout of %d bytes for %d items", reweighted.ErrFormat, len(lay), n)
 	}
@@ -154,6 +159,16 @@ func (t *Sampler) restore(keys []float64, lay []byte) error {
 			return fmt.Errorf("%w: the layout splits group %d of level %d, which cannot split", reweighted.ErrFormat, g%nG, g/nG)
 		}
 	}
+	return nil
+}
+
+// restore lays out t, new, with the keys and the layout lay, which
+// checkLayout passed: each item joins its group in the order of lay, then
+// the groups it lists are split. It refuses a split group of fewer than
+// kMerge items, or a group left whole of more than kSplit.
+func (t *Sampler) restore(keys []float64, lay []byte) error {
+	n := len(keys)
+	split := lay[4*n+4:]
 	// New left every item in the list of zeros, at its index.
 	t.zeros = t.zeros[:0]
 	for p := range n {
