@@ -122,6 +122,7 @@ func TestResumeAtEveryCheckpoint(t *testing.T) {
 	p := resumeProblem(t)
 	for _, c := range resumeCases(p) {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // the cases wait on their files' syncs together
 			want, err := srg.Run(p, c.o)
 			require.NoError(t, err)
 			require.GreaterOrEqual(t, want.Iterations, 5)
