@@ -63,8 +63,8 @@ func AppendState(b []byte, d Distribution, ext func([]byte) []byte) []byte {
 // are those Set would accept, −0 turned into 0, and their exact sum is at
 // most MaxSum, so any backend's Load takes them. Every error wraps
 // ErrFormat (and ErrKey for a key Set would refuse), and nothing is
-// allocated unless the bytes hold the keys claimed: 8 bytes of input for
-// every byte of keys.
+// allocated unless the bytes hold the keys claimed: the keys returned take
+// no more bytes than the input.
 func DecodeState(data []byte) (keys []float64, ext []byte, err error) {
 	if len(data) < stateFixed {
 		return nil, nil, fmt.Errorf("%w: %d bytes, fewer than the %d of an empty state", ErrFormat, len(data), stateFixed)
