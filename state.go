@@ -17,16 +17,9 @@ import (
 var ErrFormat = errors.New("reweighted: invalid saved state")
 
 // The saved state of a sampler, written by AppendState and read by
-// DecodeState; all integers little endian:
-//
-//	offset   size  field
-//	0        4     magic "RWKS"
-//	4        4     version, 1
-//	8        8     n, the number of keys
-//	16       8n    the keys, item 0 first, each the IEEE 754 bits of a float64
-//	16+8n    8     L, the length of the extension
-//	24+8n    L     the extension: empty, or a 4-byte tag naming its layout, then its bytes
-//	24+8n+L  4     CRC-32C (Castagnoli) of every byte before it
+// DecodeState, is specified byte by byte in one place, the module's
+// docs/sampler.md ("The saved state, byte by byte"): a magic, a version,
+// n, the keys, an extension and a CRC-32C, little endian.
 const (
 	stateMagic   = "RWKS"
 	stateVersion = 1
@@ -42,7 +35,7 @@ func StateSize(n, ext int) int { return stateFixed + 8*n + ext }
 
 // AppendState appends the saved state of d to b and returns it: the keys
 // of d, bit for bit, and the extension that ext appends (none if ext is
-// nil), in the format above, checksummed. A backend whose draws depend on
+// nil), checksummed. A backend whose draws depend on
 // more than its keys (the order of its items inside its structures)
 // writes that in its extension, under a tag of its own; any other reader
 // ignores it. AppendState validates nothing: the keys of a Distribution are
@@ -70,8 +63,8 @@ func AppendState(b []byte, d Distribution, ext func([]byte) []byte) []byte {
 // are those Set would accept, −0 turned into 0, and their exact sum is at
 // most MaxSum, so any backend's Load takes them. Every error wraps
 // ErrFormat (and ErrKey for a key Set would refuse), and nothing is
-// allocated unless the bytes hold the keys claimed: 8 bytes of input for
-// every byte of keys.
+// allocated unless the bytes hold the keys claimed: the keys returned take
+// no more bytes than the input.
 func DecodeState(data []byte) (keys []float64, ext []byte, err error) {
 	if len(data) < stateFixed {
 		return nil, nil, fmt.Errorf("%w: %d bytes, fewer than the %d of an empty state", ErrFormat, len(data), stateFixed)

@@ -21,24 +21,17 @@ var (
 // sampler's layout.
 const layoutTag = "LVL1"
 
-// The layout, the extension of the saved state (reweighted.AppendState)
-// that a levels sampler writes, all integers little endian:
-//
-//	size  field
-//	4     tag "LVL1"
-//	4n    the n items, each a uint32, in the order they join their groups
-//	4     m, the number of split groups
-//	4m    the split groups, each 64·level + group, a uint32, increasing
-//
-// The draws of a levels sampler for a given source depend on the order of
-// the items inside each group (a slice with swap-removal, whose order
-// depends on the history) and on which groups are split; the keys decide
-// the rest. A sampler restored from its layout holds its items in the same
-// slots, so it draws what the saved one would have drawn. The items are
-// written zeros first, then by level, group and sub-bucket, each in slot
-// order; a reader puts each item at the end of its group as it comes, and
-// then splits the groups listed, which keeps the order of the items inside
-// each sub-bucket.
+// The layout, the extension of the saved state that a levels sampler
+// writes under its tag, is specified byte by byte beside the saved state
+// itself, in the module's docs/sampler.md. The draws of a levels sampler
+// for a given source depend on the order of the items inside each group
+// (a slice with swap-removal, whose order depends on the history) and on
+// which groups are split; the keys decide the rest. A sampler restored
+// from its layout holds its items in the same slots, so it draws what the
+// saved one would have drawn. The items are written zeros first, then by
+// level, group and sub-bucket, each in slot order; a reader puts each
+// item at the end of its group as it comes, and then splits the groups
+// listed, which keeps the order of the items inside each sub-bucket.
 
 // layoutSize returns the length of the layout's extension.
 func (s *Sampler) layoutSize() int { return 4 + 4*len(s.keys) + 4 + 4*s.splits() }
