@@ -137,8 +137,7 @@ func TestResumeAtEveryCheckpoint(t *testing.T) {
 			o.Checkpoint = func(st *srg.State) error {
 				require.Equal(t, saved+1, st.Checkpoints())
 				if saved == len(want.Evals)/2 { // branch from the live state
-					b := c.o
-					tr, err := srg.Resume(p, b, st)
+					tr, err := srg.Resume(p, c.o, st)
 					require.NoError(t, err)
 					requireSameTrace(t, want, tr, "branched at checkpoint %d", saved)
 				}
@@ -186,7 +185,7 @@ func TestResumeAtEveryCheckpoint(t *testing.T) {
 				requireSameTrace(t, tr, st.Trace(), "the state's trace at checkpoint %d", k-1)
 				tr, err = srg.Resume(p, o, &st)
 			}
-			require.NoError(t, err, "a state blob at the last checkpoint resumes to the end")
+			require.NoError(t, err, "a state saved at the last checkpoint resumes to the end")
 			require.Equal(t, len(want.Evals), stops)
 			requireSameTrace(t, want, tr, "stopped at every checkpoint")
 		})
