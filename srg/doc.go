@@ -50,5 +50,17 @@
 // d×d matrix is formed above DenseMaxDim, and DatasetMemory estimates what
 // an experiment needs before it runs.
 //
+// A run stops and goes on exactly. Options.Checkpoint receives the run's
+// State at every checkpoint; SaveFile writes it atomically (a crash leaves
+// the last good file), and an error from Checkpoint, ErrStop by
+// convention, stops the run. LoadFile and Resume go on from the file and
+// record the trace of the run that never stopped, bit for bit (but for the
+// time measured), whatever the method, the protocol and the kind of
+// sampler. The State holds everything the run carries: the iterate as it
+// is kept, the step counter, the random source, SRG's sampler (with
+// levels' layout), SVRG's reference point and full gradient, the
+// reshuffled order and the trace so far. Its encoding is versioned and
+// checksummed, and a damaged or hostile one is an error wrapping ErrState.
+//
 // Synthetic and Dataset reproduce Section 5 and Appendices C–D of the paper.
 package srg
