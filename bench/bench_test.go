@@ -10,6 +10,7 @@ import (
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/bench"
+	"github.com/reweighted/reweighted/internal/cputime"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -167,11 +168,11 @@ func batchStepAt(b *testing.B, impl bench.Impl, n int, l bench.KeyLaw, eps float
 	// the wall time also counts the time other processes hold the core.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c0, cpuOK := threadCPU()
+	c0, cpuOK := cputime.Thread()
 	for b.Loop() {
 		run()
 	}
-	c1, _ := threadCPU()
+	c1, _ := cputime.Thread()
 	items := float64(b.N * bench.BatchSize)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/items, "ns/item")
 	if cpuOK {

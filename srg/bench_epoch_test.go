@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/cputime"
 	"github.com/reweighted/reweighted/libsvm"
 )
 
@@ -148,14 +149,14 @@ func BenchmarkEpoch(b *testing.B) {
 				b.ReportAllocs()
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				c0, ok := threadCPU()
+				c0, ok := cputime.Thread()
 				for b.Loop() {
 					runEpoch(b, opt, iters)
 				}
 				units := float64(b.N * iters * epochBatch)
 				b.ReportMetric(float64(iters*epochBatch), "examples/epoch")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/units, "ns/example")
-				if c1, ok1 := threadCPU(); ok && ok1 {
+				if c1, ok1 := cputime.Thread(); ok && ok1 {
 					b.ReportMetric(float64(c1-c0)/units, "cpu-ns/example")
 				}
 			})
@@ -196,9 +197,9 @@ func BenchmarkEpochRatio(b *testing.B) {
 					k := (kk + r) % len(opts)
 					opt := opts[k]
 					warm(p)
-					c0, _ := threadCPU()
+					c0, _ := cputime.Thread()
 					runEpoch(b, opt, iters*epochsPerRound)
-					c1, _ := threadCPU()
+					c1, _ := cputime.Thread()
 					t[k] = c1 - c0
 				}
 				for k := 1; k < len(opts); k++ {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/cputime"
 	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 )
@@ -168,12 +169,13 @@ type timingJob struct {
 // each run with opts (batch, protocol, sampler) and its own seed; step is
 // called after each run.
 func timeJobs(t *Timing, p *srg.Problem, jobs []timingJob, opts srg.Options, seed uint64, step func()) {
-	start, cpu0 := time.Now(), cpuTime()
+	start := time.Now()
+	cpu0, haveCPUTime := cputime.Process()
 	defer func() {
 		t.Elapsed = time.Since(start)
 		t.CPUShare = math.NaN()
-		if haveCPUTime {
-			t.CPUShare = (cpuTime() - cpu0).Seconds() / t.Elapsed.Seconds()
+		if cpu1, ok := cputime.Process(); haveCPUTime && ok {
+			t.CPUShare = (cpu1 - cpu0).Seconds() / t.Elapsed.Seconds()
 		}
 	}()
 	for _, j := range jobs {
