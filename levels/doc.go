@@ -198,11 +198,16 @@
 // of a level of the head without a call, and an accepted one goes into
 // the batch at once. Either way the accepted attempts, in order, are
 // independent draws. Without replacement it
-// rejects items already drawn and, after 64 rejections in a row, draws
-// from the explicit conditional distribution in O(n), as
-// reweighted.DrawBatch does. When a few items hold most of the mass (the
-// lognormal keys of the benchmarks at small n), the rejections and that
-// fallback dominate.
+// rejects items already drawn and, after 64 + n/16 rejections in the
+// batch (about the cost of the tree below), draws the rest of the batch
+// from the explicit conditional distribution: a tree of the sums of p*
+// over the items left, in blocks of eight, built once in O(n), then
+// O(log n) a draw, the sums above a drawn item formed again from their
+// parts (none adjusted by a difference). So keys whose mass sits in a few
+// items cost a batch at most about twice the better of the two ways: on
+// lognormal keys at 2^10 and ε = 0 a batch step cost 42,700 instructions
+// an item when each draw after 64 rejections in a row passed over all n
+// items, 2,400 now (gonum's Weighted: 950).
 //
 // Memory. Per item: its key (8 bytes), its slot (4) and its entry (12: the
 // key as two 32-bit halves and the item), plus the groups' spare room: a

@@ -414,20 +414,24 @@ func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err erro
 	return i, p, nil
 }
 
-// maxRejections is the number of consecutive draws of items already in a
-// batch without replacement after which DrawBatch draws from the explicit
-// conditional distribution, as reweighted.DrawBatch does.
-const maxRejections = 64
+// rejectionBudget returns the number of draws of items already in a batch
+// without replacement, at n items, after which DrawBatch draws the rest of
+// the batch from the explicit conditional distribution (drawRest): about
+// the cost of building drawRest's tree, so that no key set makes a batch
+// cost more than about twice the better of the two ways.
+func rejectionBudget(n int) int { return 64 + n/16 }
 
 // DrawBatch fills items and probs (same length m) with m draws for the
 // bound eps, with one Solve. With replace the draws are independent;
 // without, they are ordered successive sampling, the first m distinct
 // items of an i.i.d. stream from p*: a draw of an item already in the
-// batch is rejected, and after 64 rejections in a row the next item is
-// drawn from the explicit conditional distribution p*_i/Σ_{j left} p*_j,
-// by inversion over the items left in index order, in O(n); if every item
-// left has p* = 0 (possible only at ε = 0), uniformly among them, with
-// probs[k] = 0. probs[k] is the unconditional p* of items[k].
+// batch is rejected, and after 64 + n/16 rejections in the batch the rest
+// of it is drawn from the explicit conditional distribution
+// p*_i/Σ_{j left} p*_j given the draws before, from a tree of sums built
+// once in O(n), O(log n) a draw (so that keys whose mass sits in a few
+// items cannot blow a batch up); if every item left has p* = 0 (possible
+// only at ε = 0), uniformly among them, with probs[k] = 0. probs[k] is the
+// unconditional p* of items[k].
 //
 // Errors, checked before any randomness is used and leaving items and
 // probs unchanged: ErrEmpty, ErrEpsilon, then ErrBatch if the lengths
@@ -469,23 +473,20 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		return nil
 	}
 	seen := sc.seenBits(n)
-	rejections := 0
+	budget := rejectionBudget(n)
 	for k := 0; k < m; {
-		var i int
-		var p float64
-		if rejections == maxRejections {
-			i, p = s.drawRest(o, sc, seen, k, uniform(src))
-		} else {
-			if st.at == st.n {
-				s.refill(o, t, src, sc, m-k)
-			}
-			i, p = st.next()
-			if seen[i>>6]&(1<<(i&63)) != 0 {
-				rejections++
-				continue
-			}
+		if budget == 0 {
+			s.drawRest(o, sc, seen, src, items[k:], probs[k:])
+			break
 		}
-		rejections = 0
+		if st.at == st.n {
+			s.refill(o, t, src, sc, m-k)
+		}
+		i, p := st.next()
+		if seen[i>>6]&(1<<(i&63)) != 0 {
+			budget--
+			continue
+		}
 		seen[i>>6] |= 1 << (i & 63)
 		items[k], probs[k] = i, p
 		k++
@@ -617,13 +618,15 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 	if usual {
 		c = o.c()
 	}
-	rejections := 0
+	budget := rejectionBudget(len(s.keys))
 	for k := 0; k < len(items); {
 		var i int
 		var p float64
 		switch {
-		case !replace && rejections == maxRejections:
-			i, p = s.drawRest(o, sc, seen, k, uniform(src))
+		case !replace && budget == 0:
+			s.drawRest(o, sc, seen, src, items[k:], probs[k:])
+			k = len(items)
+			continue
 		case usual:
 			// The attempts of the usual rows made here, as propose and
 			// decide make them, with their numbers of src in the same
@@ -672,11 +675,10 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 		if !replace {
 			w, b := i>>6, uint64(1)<<(i&63)
 			if seen[w]&b != 0 {
-				rejections++
+				budget--
 				continue
 			}
 			seen[w] |= b
-			rejections = 0
 		}
 		items[k], probs[k] = i, p
 		k++
@@ -840,45 +842,103 @@ func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 	p.item = s.zeros[x-prev]
 }
 
-// drawRest maps u to an item not in seen (k items are) with probability
-// p*_i/Σ_{j left} p*_j, by inversion over the items left in index order;
-// if they all have p* = 0, uniformly among them, with p = 0.
-func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, k int, u float64) (int, float64) {
-	ps := sc.probs[:0]
-	total := 0.0
-	for i, a := range s.keys {
-		p := 0.0
-		if seen[i>>6]&(1<<(i&63)) == 0 {
-			p = o.prob(a)
-		}
-		ps = append(ps, p)
-		total += p
+// restBlock is the number of items whose probabilities restTree sums in
+// one leaf: 2 bytes an item of tree, where one float per item would be 16.
+const restBlock = 8
+
+// drawRest fills items and probs, the rest of a batch without replacement
+// of which the items in seen are drawn, each from the explicit conditional
+// distribution p*_i/Σ_{j left} p*_j given the draws before it: a tree of
+// the sums of p* over the items left, in blocks of restBlock, built once
+// in O(n), then a descent and the blocks' sums above the drawn item formed
+// again (each sum formed afresh from the p* of its items or from its two
+// children, never adjusted by a difference, so nothing drifts) for each
+// draw. Once every item left has p* = 0 (possible only at ε = 0), the
+// draws are uniform among them, with p = 0.
+func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, items []int, probs []float64) {
+	n := len(s.keys)
+	nb := (n + restBlock - 1) / restBlock
+	if cap(sc.probs) < 2*nb {
+		sc.probs = make([]float64, 2*nb)
 	}
-	sc.probs = ps
-	if total == 0 {
-		r := int(u * float64(len(s.keys)-k))
-		for i := range s.keys {
-			if seen[i>>6]&(1<<(i&63)) == 0 {
-				if r == 0 {
-					return i, 0
+	t, q := sc.probs[:2*nb], o.probs()
+	for b := range nb {
+		t[nb+b] = s.restSum(&q, seen, b)
+	}
+	for j := nb - 1; j >= 1; j-- {
+		t[j] = t[2*j] + t[2*j+1]
+	}
+	for k := range items {
+		if t[1] == 0 {
+			s.drawRestUniform(sc, seen, src, items[k:], probs[k:])
+			return
+		}
+		// A node with a positive sum has a child with one: the left when
+		// x falls in it or the right is empty, else the right.
+		x, j := uniform(src)*t[1], 1
+		for j < nb {
+			if l, r := t[2*j], t[2*j+1]; x < l || r == 0 {
+				j = 2 * j
+			} else {
+				x, j = x-l, 2*j+1
+			}
+		}
+		// Rounding may leave x at or past the block's last partial sum: the
+		// last item with positive probability owns the end.
+		b := j - nb
+		acc, i, p := 0.0, -1, 0.0
+		for c := b * restBlock; c < min(b*restBlock+restBlock, n); c++ {
+			if seen[c>>6]&(1<<(c&63)) != 0 {
+				continue
+			}
+			if pc := q.of(s.keys[c]); pc > 0 {
+				acc += pc
+				i, p = c, pc
+				if x < acc {
+					break
 				}
-				r--
 			}
 		}
-	}
-	// Rounding may leave the target at or past the last partial sum: the
-	// last item with positive probability owns the end.
-	x, acc, item, p := u*total, 0.0, -1, 0.0
-	for i, q := range ps {
-		if q > 0 {
-			acc += q
-			item, p = i, q
-			if x < acc {
-				break
-			}
+		seen[i>>6] |= 1 << (i & 63)
+		items[k], probs[k] = i, p
+		t[j] = s.restSum(&q, seen, b)
+		for j >>= 1; j >= 1; j >>= 1 {
+			t[j] = t[2*j] + t[2*j+1]
 		}
 	}
-	return item, p
+}
+
+// restSum returns the sum of p* over the items of block b not in seen, in
+// index order.
+func (s *Sampler) restSum(q *probs, seen []uint64, b int) float64 {
+	sum := 0.0
+	for c := b * restBlock; c < min(b*restBlock+restBlock, len(s.keys)); c++ {
+		if seen[c>>6]&(1<<(c&63)) == 0 {
+			sum += q.of(s.keys[c])
+		}
+	}
+	return sum
+}
+
+// drawRestUniform fills items and probs with draws without replacement,
+// uniform among the items not in seen, each with p = 0: the items left,
+// listed once, then taken at random.
+func (s *Sampler) drawRestUniform(sc *scratch, seen []uint64, src rand.Source, items []int, probs []float64) {
+	left := sc.left[:0]
+	for i := range s.keys {
+		if seen[i>>6]&(1<<(i&63)) == 0 {
+			left = append(left, int32(i))
+		}
+	}
+	sc.left = left
+	for k := range items {
+		r := int(below(src, uint64(len(left))))
+		i := int(left[r])
+		left[r] = left[len(left)-1]
+		left = left[:len(left)-1]
+		seen[i>>6] |= 1 << (i & 63)
+		items[k], probs[k] = i, 0
+	}
 }
 
 // least returns the least x in [lo, hi) with f(x), for f false then true

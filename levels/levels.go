@@ -1690,16 +1690,17 @@ type scratch struct {
 	lasts      []int32 // touch: the items that the updates move into a slot
 	tab        table
 	tails      tails
-	probs      []float64
-	st         stream // DrawBatch's attempts
-	guide      guide  // DrawBatch's guide to its table's rows
-	sink       int32  // what touch read, kept so that its loads stay
-	hint       hint   // where the last Solve with this scratch found t*
-	tests      int    // predicate tests made, which the tests count
-	o          sol    // a solution made for one call
-	quiet      bool   // the call reads no published unit and publishes none (Check)
-	writer     bool   // the call is a writer's, which runs alone (unitOf)
-	memo       memo   // what o and tab hold
+	probs      []float64 // drawRest's tree
+	left       []int32   // drawRestUniform's items left
+	st         stream    // DrawBatch's attempts
+	guide      guide     // DrawBatch's guide to its table's rows
+	sink       int32     // what touch read, kept so that its loads stay
+	hint       hint      // where the last Solve with this scratch found t*
+	tests      int       // predicate tests made, which the tests count
+	o          sol       // a solution made for one call
+	quiet      bool      // the call reads no published unit and publishes none (Check)
+	writer     bool      // the call is a writer's, which runs alone (unitOf)
+	memo       memo      // what o and tab hold
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -1737,7 +1738,7 @@ func (s *Sampler) putScratch(sc *scratch) {
 // bytes returns the memory sc holds, its big integers aside.
 func (sc *scratch) bytes() int {
 	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + 4*cap(sc.bkt) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
-		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum)
+		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum)
 }
 
 // bytes returns the memory of t's slices.

@@ -76,6 +76,37 @@ func (o *sol) prob(a float64) float64 {
 	return o.eps
 }
 
+// probs is prob with its operands read once, for loops over many keys: the
+// same operations, so the same p, bit for bit.
+type probs struct {
+	zero, uniform  bool
+	z, theta, s, c float64
+	eps            float64
+}
+
+func (o *sol) probs() probs {
+	q := probs{zero: o.zero, uniform: o.uniform, z: 1 / float64(o.n), theta: o.theta, s: o.s, eps: o.eps}
+	if !o.zero {
+		q.c = o.c()
+	}
+	return q
+}
+
+// of returns p* of a key a, as prob.
+func (q *probs) of(a float64) float64 {
+	switch {
+	case q.zero:
+		return q.z
+	case q.uniform:
+		if a == q.theta {
+			return a / q.s * q.c
+		}
+	case a >= q.theta:
+		return a / q.s * q.c
+	}
+	return q.eps
+}
+
 // validate checks ε: ErrEmpty if n = 0, ErrEpsilon unless 0 ≤ ε ≤ 1/n.
 func (s *Sampler) validate(eps float64) error {
 	n := len(s.keys)
