@@ -63,8 +63,8 @@
 // returns the same item for the same keys, ε and u. A LawSampler is
 // law-exact: it has no such map, and draws with its own use of a source of
 // randomness; its draws have exactly the law p*, and its Solve, Prob and
-// errors are those of a Sampler. Draw, DrawBatch and SetBatch take either
-// kind, and so do package srg, the kit (samplertest.Run for the map,
+// errors are those of a Sampler. Draw, DrawBatch, SetBatch and Step take
+// either kind, and so do package srg, the kit (samplertest.Run for the map,
 // samplertest.RunLaw for the law) and the benchmarks.
 //
 // The third kind, Weighted, is Lemma 1 at ε = 0 in index order: plain
@@ -109,6 +109,14 @@
 // MaxSum, before anything changes. A backend may do it faster than one Set
 // per key (BatchSetter, which every backend of the module implements);
 // any other Sampler gets a correct fallback.
+//
+// # One step
+//
+// Step(s, ε, i, a, src) is SRG's single-sample step: it sets the key of the
+// item just used, then draws the next, with the result of Set then Draw,
+// bit for bit, and checks every argument, ε included, before anything
+// changes. A backend may fuse the two (Stepper; levels has one); any other
+// gets Set then Draw.
 //
 // # Backends
 //

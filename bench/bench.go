@@ -86,9 +86,9 @@ const (
 	// Not in Ops.
 	SolveCutoff Op = "solve-cutoff"
 	// SingleStep is one step of SRG on a batch of one, through the
-	// package's functions for every backend: reweighted.Draw at
-	// ε = 1/(2n), then Set of the drawn item to a new key of the
-	// workload's law (PrepareOf). gonum's Weighted does Take, then Reweight
+	// package's functions for every backend: reweighted.Step at
+	// ε = 1/(2n), which sets the item drawn last to a new key of the
+	// workload's law (PrepareOf) and draws the next, as Set then Draw do. gonum's Weighted does Take, then Reweight
 	// of the item taken (ε = 0). Not in Ops.
 	SingleStep Op = "single-step"
 	// SingleStepEps0 is SingleStep at ε = 0, where every item's probability
@@ -306,8 +306,12 @@ func PrepareOf(impl Impl, op Op, n int, seed uint64, l KeyLaw) (run func(), byte
 			}
 		}, bytes(before, after, n), nil
 	case SingleStep, SingleStepEps0:
+		// reweighted.Step: the Set of the item drawn last, then the next
+		// draw, the same as Set then Draw.
+		i := drawAny()
 		return func() {
-			if err := s.Set(drawAny(), l.draw(rng)); err != nil {
+			var err error
+			if i, _, err = reweighted.Step(s, eps, i, l.draw(rng), src); err != nil {
 				panic(err)
 			}
 		}, bytes(before, after, n), nil

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/check"
 )
 
 // The kinds of a row of the proposal table.
@@ -1096,4 +1097,26 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		}
 	}
 	return dst, nil
+}
+
+// Step sets the key of item i to a, then draws an item at bound eps: what
+// Set(i, a) then Draw(eps, src) do, bit for bit, the bound checked before
+// anything changes (reweighted.Step's errors and order).
+func (s *Sampler) Step(eps float64, i int, a float64, src rand.Source) (next int, p float64, err error) {
+	if len(s.keys) == 0 {
+		return 0, 0, reweighted.ErrEmpty
+	}
+	if err := check.Index(i, len(s.keys)); err != nil {
+		return 0, 0, err
+	}
+	if _, err := check.Key(a); err != nil {
+		return 0, 0, err
+	}
+	if err := s.validate(eps); err != nil {
+		return 0, 0, err
+	}
+	if err := s.Set(i, a); err != nil {
+		return 0, 0, err
+	}
+	return s.Draw(eps, src)
 }
