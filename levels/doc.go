@@ -238,9 +238,14 @@
 // at n = 64, 1.4%). After 10·n random updates at n = 2^16 (TestMemory,
 // up to 40 bytes an item, at 2^20 with -long): 36.3 bytes per item for
 // Exp(1) keys, and 36.6 for the lognormal keys of the benchmarks, which
-// spread over more binades and hold more levels (about 100 kB of a
-// sampler do not grow with n: the per-level sums of all 2,098 levels,
-// the level pointers, the pools' lists). At n = 2^20, 34.4 for Exp(1)
+// spread over more binades and hold more levels. The per-level sums and
+// level pointers span the levels the keys have reached, with room for 16
+// more on either side (a few kB), not all 2,098 levels (84 kB), so that
+// New holds 7.8 kB besides its 16 bytes an item below 256 items (and 14
+// kB more from 256 on: four levels in reserve); a sampler's fixed cost is
+// then its levels, 3.6 kB each, one for each binade its keys span: 191
+// bytes an item for 1,000 Exp(1) keys (280 with all levels' arrays), 241
+// for lognormal ones (328). At n = 2^20, 34.4 for Exp(1)
 // keys and 39.0 for lognormal ones, whose 841 split groups hold their
 // items in sub-buckets of a few entries each, in slices 57% full, and
 // each keeps an array for a merge to come: a pooled one of 149 entries

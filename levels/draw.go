@@ -99,7 +99,7 @@ func (s *Sampler) build(o *sol, t *table) *table {
 	}
 	var strad, part float64
 	if l := o.lvl; l >= 0 {
-		lv := s.lv[l]
+		lv := s.lv[l-s.lo]
 		if o.grp < 0 {
 			heads = append(heads, int32(l))
 		} else {
@@ -107,7 +107,7 @@ func (s *Sampler) build(o *sol, t *table) *table {
 			t.strB = max(t.tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
 			strad = float64(c) * t.strB
 			t.partLo = lv.prefixBound(l, o.grp+1)
-			part = scaleDown(float64(s.ls[l].wb-t.partLo), l-bB-o.ts)
+			part = scaleDown(float64(s.ls[l-s.lo].wb-t.partLo), l-bB-o.ts)
 			t.nTail -= c - o.h
 			t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 		}
@@ -129,7 +129,7 @@ func (s *Sampler) build(o *sol, t *table) *table {
 	t.front, t.ts = len(rows), o.ts
 	for k := len(heads) - 1; k >= 0; k-- {
 		l := int(heads[k])
-		add(scaleDown(float64(s.ls[l].wb), l-bB-o.ts), l, rowLevel)
+		add(scaleDown(float64(s.ls[l-s.lo].wb), l-bB-o.ts), l, rowLevel)
 	}
 	w := 0.0
 	for k := range rows {
@@ -150,7 +150,7 @@ func (s *Sampler) tailLevels(o *sol, t *table, tl *tails) {
 	if o.lvl >= 0 {
 		c := t.lvTail
 		for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
-			c += int(s.ls[m].n)
+			c += int(s.ls[m-s.lo].n)
 			tlv, tcum = append(tlv, int32(m)), append(tcum, c)
 		}
 	}
@@ -748,7 +748,7 @@ func (s *Sampler) proposeRow(o *sol, t *table, tl *tails, src rand.Source, p *pr
 		return
 	}
 	l := int(r.l)
-	lv := s.lv[l]
+	lv := s.lv[l-s.lo]
 	j := o.grp
 	p.lv, p.l, p.j = lv, int32(l), int32(j)
 	p.r = int32(below(src, uint64(lv.cnt[j])))
@@ -761,12 +761,12 @@ func (s *Sampler) proposeRow(o *sol, t *table, tl *tails, src rand.Source, p *pr
 // weight, and whether the attempt accepts at once (headSlot).
 func (s *Sampler) headChoice(t *table, r *row, src rand.Source) (lv *level, l, j, slot int, sure bool) {
 	l = int(r.l)
-	lv = s.lv[l]
+	lv = s.lv[l-s.lo]
 	lo := uint64(0)
 	if r.kind == rowPartial {
 		lo = t.partLo
 	}
-	x := lo + below(src, s.ls[l].wb-lo)
+	x := lo + below(src, s.ls[l-s.lo].wb-lo)
 	j, pre := lv.findBound(l, x)
 	slot, sure = headSlot(l, j, x-pre)
 	return lv, l, j, slot, sure
@@ -795,7 +795,7 @@ func (t *table) belowStraddle(a float64) bool { return math.Float64bits(a) < t.t
 func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 	x := int(r)
 	if x < t.lvTail {
-		lv := s.lv[o.lvl]
+		lv := s.lv[o.lvl-s.lo]
 		j, b := findCount(&lv.bc, &lv.cnt, uint32(x))
 		p.lv, p.l, p.j, p.r = lv, int32(o.lvl), int32(j), int32(x-int(b))
 		return
@@ -804,9 +804,9 @@ func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 	if tl == nil {
 		if o.lvl >= 0 {
 			for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
-				c := prev + int(s.ls[m].n)
+				c := prev + int(s.ls[m-s.lo].n)
 				if x < c {
-					lv := s.lv[m]
+					lv := s.lv[m-s.lo]
 					j, b := findCount(&lv.bc, &lv.cnt, uint32(x-prev))
 					p.lv, p.l, p.j, p.r = lv, int32(m), int32(j), int32(x-prev-int(b))
 					return
@@ -832,7 +832,7 @@ func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 		if lo > 0 {
 			prev = c[lo-1]
 		}
-		lv := s.lv[tl.tlv[lo]]
+		lv := s.lv[int(tl.tlv[lo])-s.lo]
 		j, b := findCount(&lv.bc, &lv.cnt, uint32(x-prev))
 		p.lv, p.l, p.j, p.r = lv, tl.tlv[lo], int32(j), int32(x-prev-int(b))
 		return
@@ -984,15 +984,15 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 	// r: the weights the draws use, whatever the block sums hold.
 	const byBound, byCount, alone = 0, 1, 2
 	groups := func(l int, by int, total float64, from, to int, pr float64, tail bool) {
-		lv := s.lv[l]
+		lv := s.lv[l-s.lo]
 		var end uint64 // the range of r
 		var choose func(r uint64) int
 		switch by {
 		case byBound:
-			end = s.ls[l].wb
+			end = s.ls[l-s.lo].wb
 			choose = func(r uint64) int { j, _ := lv.findBound(l, r); return j }
 		case byCount:
-			end = uint64(s.ls[l].n)
+			end = uint64(s.ls[l-s.lo].n)
 			choose = func(r uint64) int { j, _ := findCount(&lv.bc, &lv.cnt, uint32(r)); return j }
 		}
 		first := func(j int) uint64 { // the least r mapped to j or above
@@ -1057,9 +1057,9 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		l := int(r.l)
 		switch r.kind {
 		case rowLevel:
-			groups(l, byBound, float64(s.ls[l].wb), 0, nG, pr, false)
+			groups(l, byBound, float64(s.ls[l-s.lo].wb), 0, nG, pr, false)
 		case rowPartial:
-			groups(l, byBound, float64(s.ls[l].wb-t.partLo), o.grp+1, nG, pr, false)
+			groups(l, byBound, float64(s.ls[l-s.lo].wb-t.partLo), o.grp+1, nG, pr, false)
 		case rowStraddle:
 			groups(l, alone, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:

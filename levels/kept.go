@@ -198,7 +198,7 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	if s.occ[l>>6]>>(l&63)&1 == 0 {
 		return false
 	}
-	lv := s.lv[l]
+	lv := s.lv[l-s.lo]
 	sb := lv.sub[j]
 	if (sb != nil) != (k >= 0) {
 		return false // the group split or merged
@@ -305,13 +305,13 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 	lo, ln := -1, -1
 	if old > 0 {
 		lo, _ = locate(old)
-		if lo > o.lvl && s.ls[lo].n == 0 {
+		if lo > o.lvl && s.ls[lo-s.lo].n == 0 {
 			return false // a level of the head emptied
 		}
 	}
 	if a > 0 {
 		ln, _ = locate(a)
-		if ln > o.lvl && s.ls[ln].n == 1 && lo != ln {
+		if ln > o.lvl && s.ls[ln-s.lo].n == 1 && lo != ln {
 			return false // a new level in the head
 		}
 	}
@@ -319,7 +319,7 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		return false
 	}
 	l := o.lvl
-	lv := s.lv[l]
+	lv := s.lv[l-s.lo]
 	tstar := o.eps * (o.sSc / o.c())
 	c := int(lv.cnt[o.grp])
 	strB := max(tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
@@ -328,7 +328,7 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 	front := [3]row{
 		{w: float64(nTail) * tstar, l: -1, kind: rowTail},
 		{w: float64(c) * strB, l: int32(l), kind: rowStraddle},
-		{w: scaleDown(float64(s.ls[l].wb-partLo), l-bB-o.ts), l: int32(l), kind: rowPartial},
+		{w: scaleDown(float64(s.ls[l-s.lo].wb-partLo), l-bB-o.ts), l: int32(l), kind: rowPartial},
 	}
 	q := 0
 	for k := range front {
@@ -355,7 +355,7 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 			// (top − m)th from the top at most: search from there.
 			for k := min(o.top-m, len(t.heads)-1); k >= 0; k-- {
 				if int(t.heads[k]) == m {
-					t.rows[t.front+len(t.heads)-1-k].w = scaleDown(float64(s.ls[m].wb), m-bB-o.ts)
+					t.rows[t.front+len(t.heads)-1-k].w = scaleDown(float64(s.ls[m-s.lo].wb), m-bB-o.ts)
 					break
 				}
 			}
