@@ -41,7 +41,7 @@ func (s *Sampler) splits() int {
 	m := 0
 	for l := s.topLevel(); l >= 0; l = s.nextLevel(l) {
 		for j := range nG {
-			if s.lv[l].sub[j] != nil {
+			if s.level(l).sub[j] != nil {
 				m++
 			}
 		}
@@ -56,9 +56,9 @@ func (s *Sampler) appendLayout(b []byte) []byte {
 		b = binary.LittleEndian.AppendUint32(b, uint32(i))
 	}
 	var split []uint32
-	for l := range s.lv {
-		lv := s.lv[l]
-		if lv == nil || s.ls[l].n == 0 {
+	for k, lv := range s.lv {
+		l := s.lo + k // the level, which the split groups name
+		if lv == nil || s.ls[k].n == 0 {
 			continue
 		}
 		for j := range nG {
@@ -174,7 +174,7 @@ func (t *Sampler) restore(keys []float64, lay []byte) error {
 	for q := 0; q < len(split); q += 4 {
 		g := int(binary.LittleEndian.Uint32(split[q:]))
 		l, j := g/nG, g%nG
-		lv := t.lv[l]
+		lv := t.level(l)
 		if lv == nil || lv.cnt[j] < kMerge {
 			return fmt.Errorf("%w: the layout splits group %d of level %d, which holds fewer than %d items", reweighted.ErrFormat, j, l, kMerge)
 		}
@@ -184,12 +184,12 @@ func (t *Sampler) restore(keys []float64, lay []byte) error {
 	}
 	for l := t.topLevel(); l >= 0; l = t.nextLevel(l) {
 		for j := range nG {
-			if t.lv[l].sub[j] == nil {
+			if t.level(l).sub[j] == nil {
 				continue
 			}
 			g := uint32(l*nG + j)
 			if !listed(split, g) {
-				return fmt.Errorf("%w: the layout leaves group %d of level %d whole, with %d items", reweighted.ErrFormat, j, l, t.lv[l].cnt[j])
+				return fmt.Errorf("%w: the layout leaves group %d of level %d whole, with %d items", reweighted.ErrFormat, j, l, t.level(l).cnt[j])
 			}
 		}
 	}
@@ -216,7 +216,7 @@ func listed(split []byte, g uint32) bool {
 // then replaces s.
 func (s *Sampler) adopt(t *Sampler) {
 	s.keys, s.pos, s.zeros = t.keys, t.pos, t.zeros
-	s.lv, s.ls, s.occ, s.occW = t.lv, t.ls, t.occ, t.occW
+	s.lv, s.ls, s.lo, s.occ, s.occW = t.lv, t.ls, t.lo, t.occ, t.occW
 	s.free, s.idle, s.subs, s.spare, s.made = t.free, t.idle, t.subs, t.spare, t.made
 	for q := range s.cur {
 		s.cur[q].Store(t.cur[q].Load())
@@ -251,8 +251,9 @@ func (s *Sampler) Clone() *Sampler {
 		keys:  slices.Clone(s.keys),
 		pos:   slices.Clone(s.pos),
 		zeros: append(make([]int32, 0, cap(s.zeros)), s.zeros...),
-		lv:    make([]*level, nLevels),
+		lv:    make([]*level, len(s.lv)),
 		ls:    slices.Clone(s.ls),
+		lo:    s.lo,
 		occ:   s.occ,
 		occW:  s.occW,
 		free:  make([]*level, 0, 64),

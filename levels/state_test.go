@@ -215,7 +215,7 @@ func TestCloneIsIndependent(t *testing.T) {
 // added to it must be given its treatment in both (copied deeply, moved,
 // or made afresh), then named here.
 func TestCloneKnowsEveryField(t *testing.T) {
-	known := []string{"keys", "pos", "zeros", "lv", "ls", "occ", "occW", "free", "idle", "subs", "spare", "made",
+	known := []string{"keys", "pos", "zeros", "lv", "ls", "lo", "occ", "occW", "free", "idle", "subs", "spare", "made",
 		"cur", "stale", "want", "unitLv", "evict", "spareU", "spareSc", "big", "bigHeld", "kept", "far", "ver", "id",
 		"asked", "solves"}
 	typ := reflect.TypeFor[Sampler]()
@@ -252,7 +252,7 @@ func TestRestoreRefusesBadLayouts(t *testing.T) {
 	// A group of level 12 or more holding few items, and a level below 12.
 	few := -1
 	for l := 2 * bB; l < nLevels && few < 0; l++ {
-		if lv := s.lv[l]; lv != nil && s.ls[l].n > 0 {
+		if lv := s.level(l); lv != nil && s.stat(l).n > 0 {
 			for j := range nG {
 				if lv.cnt[j] > 0 && lv.cnt[j] < kMerge {
 					few = l*nG + j
@@ -305,7 +305,7 @@ func TestRestoreRefusesBadLayouts(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, m, 2, "two split groups")
 	first := int(binary.LittleEndian.Uint32(good[splits+4:]))
-	require.Greater(t, s.lv[first/nG].cnt[first%nG], int32(kSplit), "the first split group holds more than kSplit items")
+	require.Greater(t, s.level(first / nG).cnt[first%nG], int32(kSplit), "the first split group holds more than kSplit items")
 	for name, bad := range cases {
 		r := New(3)
 		require.NoError(t, r.Load([]float64{1, 2, 3}))
