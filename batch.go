@@ -3,7 +3,6 @@ package reweighted
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"sync"
 )
 
@@ -115,19 +114,18 @@ func fitsMaxSum(s Distribution, items []int, keys []float64, last []bool, old []
 	if _, total, err := s.Solve(0); err == nil && total+inc <= MaxSum*(1-0x1p-16) {
 		return true
 	}
-	var sum, x big.Float
-	sum.SetPrec(2048)
-	x.SetPrec(2048)
+	var e exactSum
+	e.init()
 	for i := range s.Len() {
-		sum.Add(&sum, x.SetFloat64(s.Key(i)))
+		e.add(s.Key(i))
 	}
 	for k := range items {
 		if last[k] {
-			sum.Add(&sum, x.SetFloat64(keys[k]))
-			sum.Sub(&sum, x.SetFloat64(old[k]))
+			e.add(keys[k])
+			e.sub(old[k])
 		}
 	}
-	return sum.Cmp(x.SetFloat64(MaxSum)) <= 0
+	return e.fits()
 }
 
 // setScratch is the working memory of SetBatch's fallback: the items met,

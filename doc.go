@@ -2,6 +2,27 @@
 // Stochastic Reweighted Gradient Descent (SRG, El Hanchi and Stephens, 2021),
 // and the contract that every backend of this module satisfies.
 //
+// A sampler keeps a key for each of n items (in SRG, each example's last
+// gradient norm) and draws items with the variance-minimising probabilities
+// p* of Lemma 1, every item keeping at least ε. SRG's inner loop, on the
+// default backend:
+//
+//	s := levels.New(n)                        // n items, all keys 0: the first draws are uniform
+//	i, p, err := reweighted.Draw(s, eps, src) // item i, drawn with probability p
+//	x -= alpha / (float64(n) * p) * grad(i)   // the unbiased importance-weighted step
+//	err = s.Set(i, norm(grad(i)))             // item i's new key
+//
+// DrawBatch and SetBatch do the same for a mini-batch. Bad input is an
+// error wrapping one of the sentinels (ErrKey, ErrIndex, ErrEps, …), and
+// the sampler is left as it was. See Example_srg and Example_batch;
+// package srg runs the whole of SRG.
+//
+// # Design
+//
+// The sections below are the contract every backend keeps: the problem,
+// the order of the items, the two kinds of sampler, and how a uniform
+// number or a source of randomness becomes an item.
+//
 // # The problem
 //
 // A Sampler holds n non-negative keys a_1, …, a_n (in SRG, the last seen
@@ -42,8 +63,8 @@
 // returns the same item for the same keys, ε and u. A LawSampler is
 // law-exact: it has no such map, and draws with its own use of a source of
 // randomness; its draws have exactly the law p*, and its Solve, Prob and
-// errors are those of a Sampler. Draw, DrawBatch and SetBatch take either
-// kind, and so do package srg, the kit (samplertest.Run for the map,
+// errors are those of a Sampler. Draw, DrawBatch, SetBatch and Step take
+// either kind, and so do package srg, the kit (samplertest.Run for the map,
 // samplertest.RunLaw for the law) and the benchmarks.
 //
 // The third kind, Weighted, is Lemma 1 at ε = 0 in index order: plain
@@ -88,6 +109,14 @@
 // MaxSum, before anything changes. A backend may do it faster than one Set
 // per key (BatchSetter, which every backend of the module implements);
 // any other Sampler gets a correct fallback.
+//
+// # One step
+//
+// Step(s, ε, i, a, src) is SRG's single-sample step: it sets the key of the
+// item just used, then draws the next, with the result of Set then Draw,
+// bit for bit, and checks every argument, ε included, before anything
+// changes. A backend may fuse the two (Stepper; levels has one); any other
+// gets Set then Draw.
 //
 // # Backends
 //

@@ -55,14 +55,15 @@ func Example_srg() {
 	s := levels.New(n)      // n items, all keys 0: the first draws are uniform
 	eps := 1 / float64(2*n) // every item keeps probability at least ε
 	src := rand.NewPCG(1, 2)
+	i, p, err := reweighted.Draw(s, eps, src) // item i, drawn with probability p
+	if err != nil {
+		panic(err)
+	}
 	for range steps {
-		i, p, err := reweighted.Draw(s, eps, src) // item i, drawn with probability p
-		if err != nil {
-			panic(err)
-		}
-		g := x - b[i]                                 // the gradient of example i
-		x -= alpha / (float64(n) * p) * g             // the unbiased importance-weighted step
-		if err := s.Set(i, math.Abs(g)); err != nil { // the new key of item i
+		g := x - b[i]                     // the gradient of example i
+		x -= alpha / (float64(n) * p) * g // the unbiased importance-weighted step
+		// The new key of item i, then the next item: Set, then Draw, in one call.
+		if i, p, err = reweighted.Step(s, eps, i, math.Abs(g), src); err != nil {
 			panic(err) // NaN, ±Inf or negative, or the sum would pass MaxSum
 		}
 	}

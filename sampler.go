@@ -91,7 +91,7 @@ var (
 	ErrEpsilon = errors.New("reweighted: epsilon out of range")
 	// ErrUniform reports a uniform number u outside [0, 1) or NaN.
 	ErrUniform = errors.New("reweighted: u out of range")
-	// ErrEmpty reports a Solve, Sample, Prob, Draw, DrawBatch or SetBatch on
-	// a sampler with no items.
+	// ErrEmpty reports a call that needs an item, made on a sampler with
+	// no items (n = 0).
 	ErrEmpty = errors.New("reweighted: no items")
 )

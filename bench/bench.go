@@ -86,11 +86,14 @@ const (
 	// Not in Ops.
 	SolveCutoff Op = "solve-cutoff"
 	// SingleStep is one step of SRG on a batch of one, through the
-	// package's functions for every backend: reweighted.Draw at
-	// ε = 1/(2n), then Set of the drawn item to a new key of the
-	// workload's law (PrepareOf). gonum's Weighted does Take, then Reweight
+	// package's functions for every backend: reweighted.Step at
+	// ε = 1/(2n), which sets the item drawn last to a new key of the
+	// workload's law (PrepareOf) and draws the next, as Set then Draw do. gonum's Weighted does Take, then Reweight
 	// of the item taken (ε = 0). Not in Ops.
 	SingleStep Op = "single-step"
+	// SingleStepEps0 is SingleStep at ε = 0, where every item's probability
+	// is in proportion to its key, as in gonum's Weighted. Not in Ops.
+	SingleStepEps0 Op = "single-step-eps0"
 	// DrawOnly is reweighted.Draw at ε = 1/(2n), then Set of the drawn
 	// item to its key moved by one ulp (up on one call, down on the next),
 	// on keys of the workload's law: the reference of the adversarial
@@ -189,7 +192,7 @@ func Prepare(impl Impl, op Op, n int, seed uint64) (run func(), bytesPerItem flo
 // op: the ε = 0 step, and the workloads made for a comparison with it.
 func gonumRuns(op Op) bool {
 	switch op {
-	case StepEps0, SingleStep, DrawOnly, DrawTies, DrawCutoff:
+	case StepEps0, SingleStep, SingleStepEps0, DrawOnly, DrawTies, DrawCutoff:
 		return true
 	}
 	return false
@@ -262,7 +265,7 @@ func PrepareOf(impl Impl, op Op, n int, seed uint64, l KeyLaw) (run func(), byte
 		}
 	}
 	eps := 1 / float64(2*n)
-	if op == StepEps0 {
+	if op == StepEps0 || op == SingleStepEps0 {
 		eps = 0
 	}
 	// draw is Sample at a uniform u for a map-exact sampler (as before law-exact
@@ -302,9 +305,13 @@ func PrepareOf(impl Impl, op Op, n int, seed uint64, l KeyLaw) (run func(), byte
 				panic(err)
 			}
 		}, bytes(before, after, n), nil
-	case SingleStep:
+	case SingleStep, SingleStepEps0:
+		// reweighted.Step: the Set of the item drawn last, then the next
+		// draw, the same as Set then Draw.
+		i := drawAny()
 		return func() {
-			if err := s.Set(drawAny(), l.draw(rng)); err != nil {
+			var err error
+			if i, _, err = reweighted.Step(s, eps, i, l.draw(rng), src); err != nil {
 				panic(err)
 			}
 		}, bytes(before, after, n), nil
@@ -361,6 +368,12 @@ func PrepareBatch(impl Impl, n, m int, seed uint64) (run func(), err error) {
 // PrepareBatchOf is PrepareBatch with keys of law l, the initial ones and
 // those the batches set.
 func PrepareBatchOf(impl Impl, n, m int, seed uint64, l KeyLaw) (run func(), err error) {
+	return PrepareBatchAt(impl, n, m, seed, l, 1/float64(2*n))
+}
+
+// PrepareBatchAt is PrepareBatchOf at the bound eps in place of 1/(2n);
+// gonum's Weighted, which has no bound, makes the same steps at any eps.
+func PrepareBatchAt(impl Impl, n, m int, seed uint64, l KeyLaw, eps float64) (run func(), err error) {
 	if n > impl.MaxN || m > n {
 		return nil, fmt.Errorf("bench: %s does not run a batch of %d at n = %d", impl.Name, m, n)
 	}
@@ -394,7 +407,6 @@ func PrepareBatchOf(impl Impl, n, m int, seed uint64, l KeyLaw) (run func(), err
 			return nil, err
 		}
 	}
-	eps := 1 / float64(2*n)
 	src := rand.NewPCG(seed, 2)
 	return func() {
 		if err := reweighted.DrawBatch(s, eps, src, false, items, probs); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/bench"
+	"github.com/reweighted/reweighted/internal/cputime"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -46,15 +47,23 @@ func BenchmarkSolveCutoff(b *testing.B) { benchmark(b, bench.SolveCutoff) }
 // package's functions: reweighted.Draw at ε = 1/(2n), then Set of the
 // drawn item to a new key, with Exp(1) keys and with lognormal keys, at
 // n = 2^10, 2^16 and 2^20; gonum's Weighted does Take then Reweight.
-func BenchmarkSingleStep(b *testing.B) {
+func BenchmarkSingleStep(b *testing.B) { singleStep(b, bench.SingleStep) }
+
+// BenchmarkSingleStepEps0 is BenchmarkSingleStep at ε = 0, where the law
+// is gonum's: every item in proportion to its key.
+func BenchmarkSingleStepEps0(b *testing.B) { singleStep(b, bench.SingleStepEps0) }
+
+// singleStep runs op, a single step, on every implementation with Exp(1)
+// and lognormal keys at n = 2^10, 2^16 and 2^20.
+func singleStep(b *testing.B, op bench.Op) {
 	for _, impl := range bench.Impls {
 		for _, l := range []bench.KeyLaw{bench.Exp, bench.LogNormal} {
 			for _, n := range []int{1 << 10, 1 << 16, 1 << 20} {
-				if !impl.Supports(bench.SingleStep, n) {
+				if !impl.Supports(op, n) {
 					continue
 				}
 				b.Run(fmt.Sprintf("impl=%s/keys=%s/n=%d", impl.Name, l, n), func(b *testing.B) {
-					runOf(b, impl, bench.SingleStep, n, l)
+					runOf(b, impl, op, n, l)
 				})
 			}
 		}
@@ -117,15 +126,27 @@ func BenchmarkBatchStep(b *testing.B) {
 // BenchmarkBatchStepKeys is BenchmarkBatchStep with Exp(1) keys and with
 // lognormal keys (exp of N(0, 3²)), at n = 2^10, 2^16 and 2^20: the keys
 // that spread over few and over many binades.
-func BenchmarkBatchStepKeys(b *testing.B) {
+func BenchmarkBatchStepKeys(b *testing.B) { batchStepKeys(b, false) }
+
+// BenchmarkBatchStepKeysEps0 is BenchmarkBatchStepKeys at ε = 0.
+func BenchmarkBatchStepKeysEps0(b *testing.B) { batchStepKeys(b, true) }
+
+// batchStepKeys runs the batch steps, at ε = 0 if eps0 and 1/(2n) if not,
+// on every implementation with Exp(1) and lognormal keys at n = 2^10, 2^16
+// and 2^20.
+func batchStepKeys(b *testing.B, eps0 bool) {
 	for _, impl := range bench.Impls {
 		for _, l := range []bench.KeyLaw{bench.Exp, bench.LogNormal} {
 			for _, n := range []int{1 << 10, 1 << 16, 1 << 20} {
 				if n > impl.MaxN {
 					continue
 				}
+				eps := 1 / float64(2*n)
+				if eps0 {
+					eps = 0
+				}
 				b.Run(fmt.Sprintf("impl=%s/keys=%s/n=%d", impl.Name, l, n), func(b *testing.B) {
-					batchStep(b, impl, n, l)
+					batchStepAt(b, impl, n, l, eps)
 				})
 			}
 		}
@@ -134,18 +155,24 @@ func BenchmarkBatchStepKeys(b *testing.B) {
 
 // batchStep times the batch steps of impl at size n with keys of law l.
 func batchStep(b *testing.B, impl bench.Impl, n int, l bench.KeyLaw) {
-	run, err := bench.PrepareBatchOf(impl, n, bench.BatchSize, 1, l)
+	batchStepAt(b, impl, n, l, 1/float64(2*n))
+}
+
+// batchStepAt times the batch steps of impl at size n with keys of law l
+// at the bound eps.
+func batchStepAt(b *testing.B, impl bench.Impl, n int, l bench.KeyLaw, eps float64) {
+	run, err := bench.PrepareBatchAt(impl, n, bench.BatchSize, 1, l, eps)
 	require.NoError(b, err)
 	b.ReportAllocs()
 	// The thread's CPU time as well as the wall time: on a shared machine
 	// the wall time also counts the time other processes hold the core.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c0, cpuOK := threadCPU()
+	c0, cpuOK := cputime.Thread()
 	for b.Loop() {
 		run()
 	}
-	c1, _ := threadCPU()
+	c1, _ := cputime.Thread()
 	items := float64(b.N * bench.BatchSize)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/items, "ns/item")
 	if cpuOK {
@@ -154,7 +181,7 @@ func batchStep(b *testing.B, impl bench.Impl, n int, l bench.KeyLaw) {
 }
 
 // newOps are the workloads beside Ops that every implementation runs.
-var newOps = []bench.Op{bench.SolveCutoff, bench.SingleStep, bench.DrawOnly, bench.DrawTies, bench.DrawCutoff}
+var newOps = []bench.Op{bench.SolveCutoff, bench.SingleStep, bench.SingleStepEps0, bench.DrawOnly, bench.DrawTies, bench.DrawCutoff}
 
 // Every workload runs without error on every implementation that supports
 // it, and the backends allocate nothing per operation.
@@ -177,11 +204,21 @@ func TestWorkloads(t *testing.T) {
 	require.Error(t, err, "naive is not benchmarked past its MaxN")
 	for _, impl := range bench.Impls {
 		for _, l := range bench.KeyLaws {
-			run, err := bench.PrepareBatchOf(impl, 1024, bench.BatchSize, 7, l)
-			require.NoError(t, err)
-			allocs := testing.AllocsPerRun(20, run)
-			if impl.New != nil || impl.Law != nil {
-				require.Zero(t, allocs, "%s batch step allocations, %s keys", impl.Name, l)
+			for _, eps := range []float64{1.0 / 2048, 0} {
+				run, err := bench.PrepareBatchAt(impl, 1024, bench.BatchSize, 7, l, eps)
+				require.NoError(t, err)
+				// levels' groups grow to their steady sizes in the first
+				// batches (4 allocations a batch at ε = 0 on |N(0, 1)|
+				// keys without this warm-up), which do not recur.
+				if impl.Law != nil {
+					for range 20 {
+						run()
+					}
+				}
+				allocs := testing.AllocsPerRun(20, run)
+				if impl.New != nil || impl.Law != nil {
+					require.Zero(t, allocs, "%s batch step allocations, %s keys, ε = %g", impl.Name, l, eps)
+				}
 			}
 		}
 	}
@@ -189,8 +226,12 @@ func TestWorkloads(t *testing.T) {
 	require.Error(t, err, "naive is not benchmarked past its MaxN")
 }
 
-// spyCounts counts the calls a workload makes to its sampler.
-type spyCounts struct{ draws, sets int }
+// spyCounts counts the calls a workload makes to its sampler, and keeps
+// the bound ε of the last draw.
+type spyCounts struct {
+	draws, sets int
+	eps         float64
+}
 
 // spySampler and spyLaw count the draws (Sample, or Draw and DrawBatch)
 // and the Sets made on a sampler of each kind.
@@ -201,6 +242,7 @@ type spySampler struct {
 
 func (s spySampler) Sample(eps, u float64) (int, float64, error) {
 	s.c.draws++
+	s.c.eps = eps
 	return s.Sampler.Sample(eps, u)
 }
 
@@ -213,11 +255,13 @@ type spyLaw struct {
 
 func (s spyLaw) Draw(eps float64, src rand.Source) (int, float64, error) {
 	s.c.draws++
+	s.c.eps = eps
 	return s.LawSampler.Draw(eps, src)
 }
 
 func (s spyLaw) DrawBatch(eps float64, src rand.Source, replace bool, items []int, probs []float64) error {
 	s.c.draws++
+	s.c.eps = eps
 	return s.LawSampler.DrawBatch(eps, src, replace, items, probs)
 }
 
@@ -233,8 +277,12 @@ func TestWorkloadsUseTheirSampler(t *testing.T) {
 	type want struct{ draws, sets int }
 	wants := map[bench.Op]want{
 		bench.Step: {1, 1}, bench.StepEps0: {1, 1}, bench.SetOnly: {0, 1}, bench.Sample: {1, 0},
-		bench.SolveCutoff: {0, 0}, bench.SingleStep: {1, 1}, bench.DrawOnly: {1, 1}, bench.DrawTies: {1, 1},
+		bench.SolveCutoff: {0, 0}, bench.SingleStep: {1, 1}, bench.SingleStepEps0: {1, 1}, bench.DrawOnly: {1, 1}, bench.DrawTies: {1, 1},
 		bench.DrawCutoff: {1, 1},
+	}
+	// The bound of the steps' draws at n = 256.
+	wantEps := map[bench.Op]float64{
+		bench.Step: 1.0 / 512, bench.StepEps0: 0, bench.SingleStep: 1.0 / 512, bench.SingleStepEps0: 0,
 	}
 	for _, impl := range bench.Impls {
 		if impl.New == nil && impl.Law == nil {
@@ -270,15 +318,21 @@ func TestWorkloadsUseTheirSampler(t *testing.T) {
 			require.Positive(t, lambda, "%s/%s: the keys are in the sampler", impl.Name, op)
 			counts = spyCounts{}
 			run()
-			require.Equal(t, w, want(counts), "%s/%s: draws and Sets of one run", impl.Name, op)
+			require.Equal(t, w, want{counts.draws, counts.sets}, "%s/%s: draws and Sets of one run", impl.Name, op)
+			if eps, ok := wantEps[op]; ok {
+				require.Equal(t, eps, counts.eps, "%s/%s: the draws' bound", impl.Name, op)
+			}
 		}
-		calls = 0
-		run, err := bench.PrepareBatch(spy, 256, bench.BatchSize, 3)
-		require.NoError(t, err)
-		require.Equal(t, 1, calls, "%s batch step", impl.Name)
-		counts = spyCounts{}
-		run()
-		require.Positive(t, counts.draws, "%s batch step draws from the sampler", impl.Name)
+		for _, eps := range []float64{1.0 / 512, 0} {
+			calls = 0
+			run, err := bench.PrepareBatchAt(spy, 256, bench.BatchSize, 3, bench.Exp, eps)
+			require.NoError(t, err)
+			require.Equal(t, 1, calls, "%s batch step", impl.Name)
+			counts = spyCounts{eps: -1}
+			run()
+			require.Positive(t, counts.draws, "%s batch step draws from the sampler", impl.Name)
+			require.Equal(t, eps, counts.eps, "%s batch step: the draws' bound", impl.Name)
+		}
 	}
 }
 

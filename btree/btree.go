@@ -92,7 +92,9 @@ type inner struct {
 // Its methods are those of the embedded driver.Driver (go doc
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
-// structure's invariants), Index, and SampleBatch and SetBatch for
+// structure's invariants), Index, MarshalBinary, AppendBinary and
+// UnmarshalBinary (save and restore the keys; Clone is its own), and
+// SampleBatch and SetBatch for
 // mini-batches, which the tree speeds up (see Batches in the package doc). Set, Solve, Sample and Prob cost O(log n); the tree takes about 33
 // bytes per item, at most 40 after long histories.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact

@@ -1,7 +1,21 @@
 // Package btree is the cache-conscious backend of reweighted: a counted
 // B+-tree over the items in canonical order (key descending, equal keys by
 // index ascending), whose nodes carry item counts and key sums, searched as
-// in Algorithms 3 and 4 of the paper.
+// in Algorithms 3 and 4 of the paper. It is the fastest map-exact backend.
+//
+// A Sampler holds n keys, all 0 at first. Each SRG step draws an item and
+// gives it a new key:
+//
+//	s := btree.New(n)
+//	err := s.Set(i, a)                        // item i's key: its last gradient norm
+//	i, p, err := s.Sample(eps, u)             // the item whose interval of Algorithm 4 holds u ∈ [0, 1)
+//	i, p, err = reweighted.Draw(s, eps, src)  // the same with u drawn from src
+//	rho, lambda, err := s.Solve(eps)          // ρ and λ of Lemma 1
+//	err = reweighted.DrawBatch(s, eps, src, false, items, probs) // a mini-batch without replacement
+//
+// Map-exact means that every map-exact backend returns the same item for
+// the same keys, ε and u. Bad input is an error wrapping reweighted's
+// sentinels, and the Sampler is left as it was. See Example.
 //
 // # Design
 //

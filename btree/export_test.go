@@ -1,22 +1,5 @@
 package btree
 
-import (
-	"slices"
-
-	"github.com/reweighted/reweighted/driver"
-)
-
-// Clone returns a deep copy of the sampler, for comparing states.
-func (s *Sampler) Clone() *Sampler {
-	c := &Sampler{t: s.t}
-	c.t.leaves = slices.Clone(s.t.leaves)
-	c.t.inners = slices.Clone(s.t.inners)
-	c.t.where = slices.Clone(s.t.where)
-	c.t.scratch = nil
-	c.Driver = driver.New(&c.t)
-	return c
-}
-
 // Height returns the number of inner levels above the leaves.
 func (s *Sampler) Height() int { return s.t.height }
 

@@ -4,10 +4,7 @@
 // type, does everything else the contract asks: argument checks in the
 // contract's order, the all-zero case, the exact MaxSum check, the exact ρ
 // and λ of Lemma 1, Algorithm 4's map from a uniform number to a rank, and
-// the rule that no item whose p* rounds to 0 is ever returned. The
-// arithmetic of the paper lives here once, so a numerical fix lands in every
-// backend at once. The exact reference of package samplertest shares none of
-// this code.
+// the rule that no item whose p* rounds to 0 is ever returned.
 //
 // # Writing a backend
 //
@@ -38,6 +35,19 @@
 // oracle, and packages fuzz and bench take the same constructor (see
 // fuzz.Histories and bench.Run). The example of Index builds a sampler from a
 // sorted slice in this way.
+//
+// The Driver saves and restores the keys (MarshalBinary, AppendBinary,
+// UnmarshalBinary, in the format of reweighted.AppendState); an index that
+// implements Resizer restores a saved state of any size, which the kit
+// asks for. A backend's Clone copies its index and takes a copy of its
+// Driver from Rebind.
+//
+// # Design
+//
+// The arithmetic of the paper lives here once, so a numerical fix lands in
+// every backend at once. The exact reference of package samplertest shares
+// none of this code. The sections below say how the Driver keeps the
+// contract exactly.
 //
 // # Exact ρ
 //

@@ -53,6 +53,10 @@ func (x *sorted) Build(keys []float64) {
 	}
 }
 
+// Resize makes x an index of n items, all keys 0 (driver.Resizer), so
+// that the Driver's UnmarshalBinary restores a saved state of any size.
+func (x *sorted) Resize(n int) { *x = *newSorted(n) }
+
 func (x *sorted) Update(i int, a float64) {
 	x.sums(x.move(i, a))
 }

@@ -33,7 +33,7 @@ func TestHeadAttemptUsesItsNumbers(t *testing.T) {
 	defer s.putScratch(sc)
 	o, tb := s.solution(0, sc)
 	require.Len(t, tb.rows, 1, "one row: the level, wholly in the head")
-	require.Equal(t, uint64(2*65), s.ls[tb.rows[0].l].wb)
+	require.Equal(t, uint64(2*65), s.stat(int(tb.rows[0].l)).wb)
 	// word returns the number whose below(·, 130) is x.
 	word := func(x uint64) uint64 {
 		q, _ := bits.Div64(x, 0, 130)
@@ -135,12 +135,12 @@ func TestSmallSliceStepsDown(t *testing.T) {
 	}
 	s := load(t, keys)
 	l, j := locate(keys[0])
-	require.Equal(t, 64, cap(s.lv[l].ents[j]))
+	require.Equal(t, 64, cap(s.level(l).ents[j]))
 	for i := 4; i < 64; i++ {
 		require.NoError(t, s.Set(i, 0))
 	}
-	require.Len(t, s.lv[l].ents[j], 4)
-	require.LessOrEqual(t, cap(s.lv[l].ents[j]), 16)
+	require.Len(t, s.level(l).ents[j], 4)
+	require.LessOrEqual(t, cap(s.level(l).ents[j]), 16)
 	require.NoError(t, s.Check())
 }
 

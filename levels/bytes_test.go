@@ -2,6 +2,7 @@ package levels
 
 import (
 	"math/big"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -97,4 +98,26 @@ func TestScratchBytesCountsEverySlice(t *testing.T) {
 	require.Greater(t, next, 3*9, "slices found")
 	want := size + ownedBytes(t, reflect.ValueOf(&own).Elem())
 	require.Equal(t, want, own.bytes(), "slices of capacities 3, 6, …, %d", next)
+}
+
+// The cost a small sampler pays whatever its keys: New holds at most 8 kB
+// besides its 16 bytes an item below 256 items, and a sampler of 1,000
+// Exp(1) keys after 10·n updates at most 200 bytes an item (its levels,
+// 3.6 kB each, are most of it), its per-level arrays spanning the levels
+// its keys have reached and some room, not all 2,098 (84 kB).
+func TestFixedCost(t *testing.T) {
+	for _, n := range []int{0, 1, 100, 255} {
+		require.LessOrEqual(t, New(n).Bytes()-16*n, 8<<10, "New(%d)", n)
+	}
+	const n = 1000
+	s := New(n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		require.NoError(t, s.Set(i, r.ExpFloat64()))
+	}
+	for range 10 * n {
+		require.NoError(t, s.Set(r.IntN(n), r.ExpFloat64()))
+	}
+	require.LessOrEqual(t, s.Bytes(), 200*n)
+	require.Less(t, len(s.lv), 128, "per-level arrays")
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/check"
 )
 
 // The kinds of a row of the proposal table.
@@ -98,7 +99,7 @@ func (s *Sampler) build(o *sol, t *table) *table {
 	}
 	var strad, part float64
 	if l := o.lvl; l >= 0 {
-		lv := s.lv[l]
+		lv := s.lv[l-s.lo]
 		if o.grp < 0 {
 			heads = append(heads, int32(l))
 		} else {
@@ -106,7 +107,7 @@ func (s *Sampler) build(o *sol, t *table) *table {
 			t.strB = max(t.tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
 			strad = float64(c) * t.strB
 			t.partLo = lv.prefixBound(l, o.grp+1)
-			part = scaleDown(float64(s.ls[l].wb-t.partLo), l-bB-o.ts)
+			part = scaleDown(float64(s.ls[l-s.lo].wb-t.partLo), l-bB-o.ts)
 			t.nTail -= c - o.h
 			t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 		}
@@ -128,7 +129,7 @@ func (s *Sampler) build(o *sol, t *table) *table {
 	t.front, t.ts = len(rows), o.ts
 	for k := len(heads) - 1; k >= 0; k-- {
 		l := int(heads[k])
-		add(scaleDown(float64(s.ls[l].wb), l-bB-o.ts), l, rowLevel)
+		add(scaleDown(float64(s.ls[l-s.lo].wb), l-bB-o.ts), l, rowLevel)
 	}
 	w := 0.0
 	for k := range rows {
@@ -149,7 +150,7 @@ func (s *Sampler) tailLevels(o *sol, t *table, tl *tails) {
 	if o.lvl >= 0 {
 		c := t.lvTail
 		for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
-			c += int(s.ls[m].n)
+			c += int(s.ls[m-s.lo].n)
 			tlv, tcum = append(tlv, int32(m)), append(tcum, c)
 		}
 	}
@@ -414,20 +415,24 @@ func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err erro
 	return i, p, nil
 }
 
-// maxRejections is the number of consecutive draws of items already in a
-// batch without replacement after which DrawBatch draws from the explicit
-// conditional distribution, as reweighted.DrawBatch does.
-const maxRejections = 64
+// rejectionBudget returns the number of draws of items already in a batch
+// without replacement, at n items, after which DrawBatch draws the rest of
+// the batch from the explicit conditional distribution (drawRest): about
+// the cost of building drawRest's tree, so that no key set makes a batch
+// cost more than about twice the better of the two ways.
+func rejectionBudget(n int) int { return 64 + n/16 }
 
 // DrawBatch fills items and probs (same length m) with m draws for the
 // bound eps, with one Solve. With replace the draws are independent;
 // without, they are ordered successive sampling, the first m distinct
 // items of an i.i.d. stream from p*: a draw of an item already in the
-// batch is rejected, and after 64 rejections in a row the next item is
-// drawn from the explicit conditional distribution p*_i/Σ_{j left} p*_j,
-// by inversion over the items left in index order, in O(n); if every item
-// left has p* = 0 (possible only at ε = 0), uniformly among them, with
-// probs[k] = 0. probs[k] is the unconditional p* of items[k].
+// batch is rejected, and after 64 + n/16 rejections in the batch the rest
+// of it is drawn from the explicit conditional distribution
+// p*_i/Σ_{j left} p*_j given the draws before, from a tree of sums built
+// once in O(n), O(log n) a draw (so that keys whose mass sits in a few
+// items cannot blow a batch up); if every item left has p* = 0 (possible
+// only at ε = 0), uniformly among them, with probs[k] = 0. probs[k] is the
+// unconditional p* of items[k].
 //
 // Errors, checked before any randomness is used and leaving items and
 // probs unchanged: ErrEmpty, ErrEpsilon, then ErrBatch if the lengths
@@ -469,23 +474,20 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		return nil
 	}
 	seen := sc.seenBits(n)
-	rejections := 0
+	budget := rejectionBudget(n)
 	for k := 0; k < m; {
-		var i int
-		var p float64
-		if rejections == maxRejections {
-			i, p = s.drawRest(o, sc, seen, k, uniform(src))
-		} else {
-			if st.at == st.n {
-				s.refill(o, t, src, sc, m-k)
-			}
-			i, p = st.next()
-			if seen[i>>6]&(1<<(i&63)) != 0 {
-				rejections++
-				continue
-			}
+		if budget == 0 {
+			s.drawRest(o, sc, seen, src, items[k:], probs[k:])
+			break
 		}
-		rejections = 0
+		if st.at == st.n {
+			s.refill(o, t, src, sc, m-k)
+		}
+		i, p := st.next()
+		if seen[i>>6]&(1<<(i&63)) != 0 {
+			budget--
+			continue
+		}
 		seen[i>>6] |= 1 << (i & 63)
 		items[k], probs[k] = i, p
 		k++
@@ -617,13 +619,15 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 	if usual {
 		c = o.c()
 	}
-	rejections := 0
+	budget := rejectionBudget(len(s.keys))
 	for k := 0; k < len(items); {
 		var i int
 		var p float64
 		switch {
-		case !replace && rejections == maxRejections:
-			i, p = s.drawRest(o, sc, seen, k, uniform(src))
+		case !replace && budget == 0:
+			s.drawRest(o, sc, seen, src, items[k:], probs[k:])
+			k = len(items)
+			continue
 		case usual:
 			// The attempts of the usual rows made here, as propose and
 			// decide make them, with their numbers of src in the same
@@ -672,11 +676,10 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 		if !replace {
 			w, b := i>>6, uint64(1)<<(i&63)
 			if seen[w]&b != 0 {
-				rejections++
+				budget--
 				continue
 			}
 			seen[w] |= b
-			rejections = 0
 		}
 		items[k], probs[k] = i, p
 		k++
@@ -745,7 +748,7 @@ func (s *Sampler) proposeRow(o *sol, t *table, tl *tails, src rand.Source, p *pr
 		return
 	}
 	l := int(r.l)
-	lv := s.lv[l]
+	lv := s.lv[l-s.lo]
 	j := o.grp
 	p.lv, p.l, p.j = lv, int32(l), int32(j)
 	p.r = int32(below(src, uint64(lv.cnt[j])))
@@ -758,12 +761,12 @@ func (s *Sampler) proposeRow(o *sol, t *table, tl *tails, src rand.Source, p *pr
 // weight, and whether the attempt accepts at once (headSlot).
 func (s *Sampler) headChoice(t *table, r *row, src rand.Source) (lv *level, l, j, slot int, sure bool) {
 	l = int(r.l)
-	lv = s.lv[l]
+	lv = s.lv[l-s.lo]
 	lo := uint64(0)
 	if r.kind == rowPartial {
 		lo = t.partLo
 	}
-	x := lo + below(src, s.ls[l].wb-lo)
+	x := lo + below(src, s.ls[l-s.lo].wb-lo)
 	j, pre := lv.findBound(l, x)
 	slot, sure = headSlot(l, j, x-pre)
 	return lv, l, j, slot, sure
@@ -792,7 +795,7 @@ func (t *table) belowStraddle(a float64) bool { return math.Float64bits(a) < t.t
 func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 	x := int(r)
 	if x < t.lvTail {
-		lv := s.lv[o.lvl]
+		lv := s.lv[o.lvl-s.lo]
 		j, b := findCount(&lv.bc, &lv.cnt, uint32(x))
 		p.lv, p.l, p.j, p.r = lv, int32(o.lvl), int32(j), int32(x-int(b))
 		return
@@ -801,9 +804,9 @@ func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 	if tl == nil {
 		if o.lvl >= 0 {
 			for m := s.nextLevel(o.lvl); m >= 0; m = s.nextLevel(m) {
-				c := prev + int(s.ls[m].n)
+				c := prev + int(s.ls[m-s.lo].n)
 				if x < c {
-					lv := s.lv[m]
+					lv := s.lv[m-s.lo]
 					j, b := findCount(&lv.bc, &lv.cnt, uint32(x-prev))
 					p.lv, p.l, p.j, p.r = lv, int32(m), int32(j), int32(x-prev-int(b))
 					return
@@ -829,7 +832,7 @@ func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 		if lo > 0 {
 			prev = c[lo-1]
 		}
-		lv := s.lv[tl.tlv[lo]]
+		lv := s.lv[int(tl.tlv[lo])-s.lo]
 		j, b := findCount(&lv.bc, &lv.cnt, uint32(x-prev))
 		p.lv, p.l, p.j, p.r = lv, tl.tlv[lo], int32(j), int32(x-prev-int(b))
 		return
@@ -840,45 +843,103 @@ func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 	p.item = s.zeros[x-prev]
 }
 
-// drawRest maps u to an item not in seen (k items are) with probability
-// p*_i/Σ_{j left} p*_j, by inversion over the items left in index order;
-// if they all have p* = 0, uniformly among them, with p = 0.
-func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, k int, u float64) (int, float64) {
-	ps := sc.probs[:0]
-	total := 0.0
-	for i, a := range s.keys {
-		p := 0.0
-		if seen[i>>6]&(1<<(i&63)) == 0 {
-			p = o.prob(a)
-		}
-		ps = append(ps, p)
-		total += p
+// restBlock is the number of items whose probabilities restTree sums in
+// one leaf: 2 bytes an item of tree, where one float per item would be 16.
+const restBlock = 8
+
+// drawRest fills items and probs, the rest of a batch without replacement
+// of which the items in seen are drawn, each from the explicit conditional
+// distribution p*_i/Σ_{j left} p*_j given the draws before it: a tree of
+// the sums of p* over the items left, in blocks of restBlock, built once
+// in O(n), then a descent and the blocks' sums above the drawn item formed
+// again (each sum formed afresh from the p* of its items or from its two
+// children, never adjusted by a difference, so nothing drifts) for each
+// draw. Once every item left has p* = 0 (possible only at ε = 0), the
+// draws are uniform among them, with p = 0.
+func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, items []int, probs []float64) {
+	n := len(s.keys)
+	nb := (n + restBlock - 1) / restBlock
+	if cap(sc.probs) < 2*nb {
+		sc.probs = make([]float64, 2*nb)
 	}
-	sc.probs = ps
-	if total == 0 {
-		r := int(u * float64(len(s.keys)-k))
-		for i := range s.keys {
-			if seen[i>>6]&(1<<(i&63)) == 0 {
-				if r == 0 {
-					return i, 0
+	t, q := sc.probs[:2*nb], o.probs()
+	for b := range nb {
+		t[nb+b] = s.restSum(&q, seen, b)
+	}
+	for j := nb - 1; j >= 1; j-- {
+		t[j] = t[2*j] + t[2*j+1]
+	}
+	for k := range items {
+		if t[1] == 0 {
+			s.drawRestUniform(sc, seen, src, items[k:], probs[k:])
+			return
+		}
+		// A node with a positive sum has a child with one: the left when
+		// x falls in it or the right is empty, else the right.
+		x, j := uniform(src)*t[1], 1
+		for j < nb {
+			if l, r := t[2*j], t[2*j+1]; x < l || r == 0 {
+				j = 2 * j
+			} else {
+				x, j = x-l, 2*j+1
+			}
+		}
+		// Rounding may leave x at or past the block's last partial sum: the
+		// last item with positive probability owns the end.
+		b := j - nb
+		acc, i, p := 0.0, -1, 0.0
+		for c := b * restBlock; c < min(b*restBlock+restBlock, n); c++ {
+			if seen[c>>6]&(1<<(c&63)) != 0 {
+				continue
+			}
+			if pc := q.of(s.keys[c]); pc > 0 {
+				acc += pc
+				i, p = c, pc
+				if x < acc {
+					break
 				}
-				r--
 			}
 		}
-	}
-	// Rounding may leave the target at or past the last partial sum: the
-	// last item with positive probability owns the end.
-	x, acc, item, p := u*total, 0.0, -1, 0.0
-	for i, q := range ps {
-		if q > 0 {
-			acc += q
-			item, p = i, q
-			if x < acc {
-				break
-			}
+		seen[i>>6] |= 1 << (i & 63)
+		items[k], probs[k] = i, p
+		t[j] = s.restSum(&q, seen, b)
+		for j >>= 1; j >= 1; j >>= 1 {
+			t[j] = t[2*j] + t[2*j+1]
 		}
 	}
-	return item, p
+}
+
+// restSum returns the sum of p* over the items of block b not in seen, in
+// index order.
+func (s *Sampler) restSum(q *probs, seen []uint64, b int) float64 {
+	sum := 0.0
+	for c := b * restBlock; c < min(b*restBlock+restBlock, len(s.keys)); c++ {
+		if seen[c>>6]&(1<<(c&63)) == 0 {
+			sum += q.of(s.keys[c])
+		}
+	}
+	return sum
+}
+
+// drawRestUniform fills items and probs with draws without replacement,
+// uniform among the items not in seen, each with p = 0: the items left,
+// listed once, then taken at random.
+func (s *Sampler) drawRestUniform(sc *scratch, seen []uint64, src rand.Source, items []int, probs []float64) {
+	left := sc.left[:0]
+	for i := range s.keys {
+		if seen[i>>6]&(1<<(i&63)) == 0 {
+			left = append(left, int32(i))
+		}
+	}
+	sc.left = left
+	for k := range items {
+		r := int(below(src, uint64(len(left))))
+		i := int(left[r])
+		left[r] = left[len(left)-1]
+		left = left[:len(left)-1]
+		seen[i>>6] |= 1 << (i & 63)
+		items[k], probs[k] = i, 0
+	}
 }
 
 // least returns the least x in [lo, hi) with f(x), for f false then true
@@ -923,15 +984,15 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 	// r: the weights the draws use, whatever the block sums hold.
 	const byBound, byCount, alone = 0, 1, 2
 	groups := func(l int, by int, total float64, from, to int, pr float64, tail bool) {
-		lv := s.lv[l]
+		lv := s.lv[l-s.lo]
 		var end uint64 // the range of r
 		var choose func(r uint64) int
 		switch by {
 		case byBound:
-			end = s.ls[l].wb
+			end = s.ls[l-s.lo].wb
 			choose = func(r uint64) int { j, _ := lv.findBound(l, r); return j }
 		case byCount:
-			end = uint64(s.ls[l].n)
+			end = uint64(s.ls[l-s.lo].n)
 			choose = func(r uint64) int { j, _ := findCount(&lv.bc, &lv.cnt, uint32(r)); return j }
 		}
 		first := func(j int) uint64 { // the least r mapped to j or above
@@ -996,9 +1057,9 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		l := int(r.l)
 		switch r.kind {
 		case rowLevel:
-			groups(l, byBound, float64(s.ls[l].wb), 0, nG, pr, false)
+			groups(l, byBound, float64(s.ls[l-s.lo].wb), 0, nG, pr, false)
 		case rowPartial:
-			groups(l, byBound, float64(s.ls[l].wb-t.partLo), o.grp+1, nG, pr, false)
+			groups(l, byBound, float64(s.ls[l-s.lo].wb-t.partLo), o.grp+1, nG, pr, false)
 		case rowStraddle:
 			groups(l, alone, 1, o.grp, o.grp+1, pr, false)
 		case rowTail:
@@ -1036,4 +1097,26 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		}
 	}
 	return dst, nil
+}
+
+// Step sets the key of item i to a, then draws an item at bound eps: what
+// Set(i, a) then Draw(eps, src) do, bit for bit, the bound checked before
+// anything changes (reweighted.Step's errors and order).
+func (s *Sampler) Step(eps float64, i int, a float64, src rand.Source) (next int, p float64, err error) {
+	if len(s.keys) == 0 {
+		return 0, 0, reweighted.ErrEmpty
+	}
+	if err := check.Index(i, len(s.keys)); err != nil {
+		return 0, 0, err
+	}
+	if _, err := check.Key(a); err != nil {
+		return 0, 0, err
+	}
+	if err := s.validate(eps); err != nil {
+		return 0, 0, err
+	}
+	if err := s.Set(i, a); err != nil {
+		return 0, 0, err
+	}
+	return s.Draw(eps, src)
 }

@@ -154,7 +154,7 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	// on (1 to 2% more instructions a batch step).
 	sc.writer = one
 	defer func() { sc.writer = false }()
-	if one && k.ok && math.Float64bits(k.eps) == w-1 && s.follow(&k.o, sc) {
+	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.follow(&k.o, sc) || s.followZero(&k.o)) {
 		k.followed++
 		if s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
@@ -179,6 +179,22 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	k.ok = true
 }
 
+// followZero updates o, the solution at ε = 0 before one key changed, to
+// the solution after, and reports whether it could (not once every key is
+// 0): every key is in the head, and λ is the sum of all keys, formed as a
+// Solve's walk forms it (levelsAbove, a word of the bitmap at a time),
+// which is all a Solve at ε = 0 does.
+func (s *Sampler) followZero(o *sol) bool {
+	if o.eps != 0 || o.zero || len(s.zeros) == len(s.keys) {
+		return false
+	}
+	o.top = s.topLevel()
+	o.ts = unitShift(o.top)
+	_, o.sSc, _, _ = s.levelsAbove(o, -1)
+	o.s = scaleDown(o.sSc, o.ts-1074)
+	return true
+}
+
 // follow updates o, the solution before one key changed, to the solution
 // after, and reports whether it could: when t* is still straddled by o's
 // unit. It forms the sums above the unit as a Solve forms them and finds
@@ -198,7 +214,7 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	if s.occ[l>>6]>>(l&63)&1 == 0 {
 		return false
 	}
-	lv := s.lv[l]
+	lv := s.lv[l-s.lo]
 	sb := lv.sub[j]
 	if (sb != nil) != (k >= 0) {
 		return false // the group split or merged
@@ -305,13 +321,13 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 	lo, ln := -1, -1
 	if old > 0 {
 		lo, _ = locate(old)
-		if lo > o.lvl && s.ls[lo].n == 0 {
+		if lo > o.lvl && s.ls[lo-s.lo].n == 0 {
 			return false // a level of the head emptied
 		}
 	}
 	if a > 0 {
 		ln, _ = locate(a)
-		if ln > o.lvl && s.ls[ln].n == 1 && lo != ln {
+		if ln > o.lvl && s.ls[ln-s.lo].n == 1 && lo != ln {
 			return false // a new level in the head
 		}
 	}
@@ -319,35 +335,49 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		return false
 	}
 	l := o.lvl
-	lv := s.lv[l]
-	tstar := o.eps * (o.sSc / o.c())
-	c := int(lv.cnt[o.grp])
-	strB := max(tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
-	partLo := lv.prefixBound(l, o.grp+1)
-	nTail := o.n - o.rho - (c - o.h)
-	front := [3]row{
-		{w: float64(nTail) * tstar, l: -1, kind: rowTail},
-		{w: float64(c) * strB, l: int32(l), kind: rowStraddle},
-		{w: scaleDown(float64(s.ls[l].wb-partLo), l-bB-o.ts), l: int32(l), kind: rowPartial},
-	}
-	q := 0
-	for k := range front {
-		if r := &front[k]; r.w > 0 {
-			if q >= t.front || t.rows[q].kind != r.kind || t.rows[q].l != r.l {
-				return false
+	var (
+		tstar, strB   float64
+		partLo        uint64
+		nTail, lvTail int
+	)
+	if l < 0 {
+		// ε = 0: a row for each level, and none in front; none either for
+		// a level whose weight, scaled to the top's unit, is 0.
+		if t.front != 0 || len(t.rows) != len(t.heads) {
+			return false
+		}
+	} else {
+		lv := s.lv[l-s.lo]
+		tstar = o.eps * (o.sSc / o.c())
+		c := int(lv.cnt[o.grp])
+		strB = max(tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
+		partLo = lv.prefixBound(l, o.grp+1)
+		nTail = o.n - o.rho - (c - o.h)
+		front := [3]row{
+			{w: float64(nTail) * tstar, l: -1, kind: rowTail},
+			{w: float64(c) * strB, l: int32(l), kind: rowStraddle},
+			{w: scaleDown(float64(s.ls[l-s.lo].wb-partLo), l-bB-o.ts), l: int32(l), kind: rowPartial},
+		}
+		q := 0
+		for k := range front {
+			if r := &front[k]; r.w > 0 {
+				if q >= t.front || t.rows[q].kind != r.kind || t.rows[q].l != r.l {
+					return false
+				}
+				q++
 			}
-			q++
 		}
-	}
-	if q != t.front {
-		return false
-	}
-	q = 0
-	for k := range front {
-		if w := front[k].w; w > 0 {
-			t.rows[q].w = w
-			q++
+		if q != t.front {
+			return false
 		}
+		q = 0
+		for k := range front {
+			if w := front[k].w; w > 0 {
+				t.rows[q].w = w
+				q++
+			}
+		}
+		lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 	}
 	for _, m := range [2]int{lo, ln} {
 		if m > l {
@@ -355,7 +385,11 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 			// (top − m)th from the top at most: search from there.
 			for k := min(o.top-m, len(t.heads)-1); k >= 0; k-- {
 				if int(t.heads[k]) == m {
-					t.rows[t.front+len(t.heads)-1-k].w = scaleDown(float64(s.ls[m].wb), m-bB-o.ts)
+					w := scaleDown(float64(s.ls[m-s.lo].wb), m-bB-o.ts)
+					if w == 0 {
+						return false // build would leave its row out: build
+					}
+					t.rows[t.front+len(t.heads)-1-k].w = w
 					break
 				}
 			}
@@ -367,7 +401,7 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		t.rows[k].cum = w
 	}
 	t.total, t.tstar, t.strB, t.partLo, t.nTail = w, tstar, strB, partLo, nTail
-	t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
+	t.lvTail = lvTail
 	return true
 }
 

@@ -283,7 +283,7 @@ func TestKeptFollowsSplitGroup(t *testing.T) {
 			followed := s.kept.followed
 			require.NoError(t, s.Set(i, keys[i]))
 			if o := s.kept.o; s.kept.followed > followed && o.sub >= 0 {
-				sb := s.lv[o.lvl].sub[o.grp]
+				sb := s.level(o.lvl).sub[o.grp]
 				if _, c := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, o.sub); c > 0 {
 					subAbove++
 				}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -281,7 +282,7 @@ func TestZeroAllocs(t *testing.T) {
 	require.Zero(t, total, "allocations in 40 steps, each after two collections")
 }
 
-var long = flag.Bool("long", false, "also hold the memory bound at n = 2^20 (about 10 s)")
+var long = flag.Bool("long", false, "also hold the memory bound at n = 2^20 (about 10 s) and restore at 2^18")
 
 // At most 40 bytes per item, keys included, after n Set calls and 10·n
 // more of random items, for Exp(1) keys and for the lognormal keys of the
@@ -454,4 +455,62 @@ func TestBytesMatchesHeapAfterReads(t *testing.T) {
 	t.Logf("Bytes %.0f, heap %.0f", b, heap)
 	require.GreaterOrEqual(t, heap, b*0.995, "Bytes counts more than the heap holds")
 	require.LessOrEqual(t, heap, b*1.02, "the heap holds more than Bytes counts")
+}
+
+// Without replacement on keys whose mass sits in three items, the draws
+// after those three reject nearly every attempt (each accepts with
+// probability about 10^-5), so the batch spends its budget of rejections
+// and draws the rest from drawRest's tree: the law of the 4th and 5th
+// items of batches of all 12 items, χ² against ordered successive
+// sampling from the exact p*, P(i_1 … i_5) = Π_k p_{i_k}/(1 − Σ_{l<k}
+// p_{i_l}), summed over the first three (the seed is fixed, so the test is
+// deterministic).
+func TestWithoutReplacementRest(t *testing.T) {
+	const batches = 10_000
+	keys := []float64{1, 1e6, 2, 1e5, 0.5, 1, 3, 1e4, 1, 0.25, 1, 1.5}
+	n := len(keys)
+	for _, eps := range []float64{0, 1e-7} {
+		p := exactProbs(keys, eps)
+		pair := make([]float64, n*n)
+		var walk func(prefix []int, used float64, pr float64)
+		walk = func(prefix []int, used, pr float64) {
+			if len(prefix) == 5 {
+				pair[prefix[3]*n+prefix[4]] += pr
+				return
+			}
+			for i := range n {
+				if !slices.Contains(prefix, i) && p[i] > 0 {
+					walk(append(prefix, i), used+p[i], pr*p[i]/(1-used))
+				}
+			}
+		}
+		walk(nil, 0, 1)
+		for _, far := range []bool{false, true} {
+			t.Run(fmt.Sprintf("eps=%v/far=%v", eps, far), func(t *testing.T) {
+				s := load(t, keys)
+				s.far = far
+				src := rand.NewPCG(15, 16)
+				counts := make([]int, n*n)
+				items, probs := make([]int, n), make([]float64, n)
+				want := make([]float64, n)
+				for i := range n {
+					var err error
+					want[i], err = s.Prob(i, eps)
+					require.NoError(t, err)
+				}
+				for range batches {
+					require.NoError(t, s.DrawBatch(eps, src, false, items, probs))
+					var seen [16]bool
+					for k, i := range items {
+						if seen[i] || probs[k] != want[i] {
+							require.FailNow(t, "DrawBatch", "item %d twice or p %v, not %v, in %v", i, probs[k], want[i], items)
+						}
+						seen[i] = true
+					}
+					counts[items[3]*n+items[4]]++
+				}
+				require.Greater(t, chiSquare(counts, pair, batches), 1e-4)
+			})
+		}
+	}
 }

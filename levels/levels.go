@@ -470,10 +470,11 @@ func (s *Sampler) shrink(x []entry) []entry {
 // expected time per draw and per update; see the package doc.
 type Sampler struct {
 	keys    []float64
-	pos     []int32 // the slot of each item in its group, or in zeros
-	zeros   []int32 // the items whose key is 0
-	lv      []*level
-	ls      []lstat                     // by level
+	pos     []int32                     // the slot of each item in its group, or in zeros
+	zeros   []int32                     // the items whose key is 0
+	lv      []*level                    // by level − lo, over the levels keys have reached (widen)
+	ls      []lstat                     // likewise
+	lo      int                         // the first level of lv and ls
 	occ     [(nLevels + 63) / 64]uint64 // levels that hold items
 	occW    uint64                      // the words of occ that are not 0
 	free    []*level                    // emptied levels, kept for reuse by any exponent
@@ -516,7 +517,7 @@ func New(n int) *Sampler {
 	if n > math.MaxInt32 {
 		panic(fmt.Sprintf("levels: New(%d): more than %d items", n, math.MaxInt32))
 	}
-	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n), lv: make([]*level, nLevels), ls: make([]lstat, nLevels),
+	s := &Sampler{keys: make([]float64, n), pos: make([]int32, n), zeros: make([]int32, n),
 		free: make([]*level, 0, 64), subs: make([]*sub, 0, 16), id: samplers.Add(1), far: n >= touchMin}
 	for i := range n {
 		s.pos[i], s.zeros[i] = int32(i), int32(i)
@@ -727,6 +728,44 @@ func (lv *level) prefixBound(l, j int) uint64 {
 	return t
 }
 
+// level returns level l, nil if none is allocated.
+func (s *Sampler) level(l int) *level {
+	if k := l - s.lo; uint(k) < uint(len(s.lv)) {
+		return s.lv[k]
+	}
+	return nil
+}
+
+// stat returns the count and sums of level l.
+func (s *Sampler) stat(l int) lstat {
+	if k := l - s.lo; uint(k) < uint(len(s.ls)) {
+		return s.ls[k]
+	}
+	return lstat{}
+}
+
+// widen extends lv and ls to level l, with room for 16 levels more on that
+// side, or half their width if more (all nLevels would cost a sampler 84 kB
+// whatever its size; keys span a few dozen levels).
+func (s *Sampler) widen(l int) {
+	lo, hi := s.lo, s.lo+len(s.lv)
+	room := max(16, (hi-lo)/2)
+	switch {
+	case len(s.lv) == 0:
+		lo, hi = max(0, l-room), min(nLevels, l+1+room)
+	case l < lo:
+		lo = max(0, l-room)
+	default:
+		hi = min(nLevels, l+1+room)
+	}
+	lv, ls := make([]*level, hi-lo), make([]lstat, hi-lo)
+	if len(s.lv) > 0 {
+		copy(lv[s.lo-lo:], s.lv)
+		copy(ls[s.lo-lo:], s.ls)
+	}
+	s.lv, s.ls, s.lo = lv, ls, lo
+}
+
 // insert puts item i with key a in its group; keys[i] is set by the caller.
 func (s *Sampler) insert(i int, a float64) {
 	if a == 0 {
@@ -735,14 +774,17 @@ func (s *Sampler) insert(i int, a float64) {
 		return
 	}
 	l, j := locate(a)
-	lv := s.lv[l]
+	if uint(l-s.lo) >= uint(len(s.lv)) {
+		s.widen(l)
+	}
+	lv := s.lv[l-s.lo]
 	if lv == nil {
 		lv = s.newLevel()
-		s.lv[l] = lv
-	} else if s.ls[l].n == 0 {
+		s.lv[l-s.lo] = lv
+	} else if s.ls[l-s.lo].n == 0 {
 		s.idle--
 	}
-	st := &s.ls[l]
+	st := &s.ls[l-s.lo]
 	if st.n == 0 {
 		s.occ[l>>6] |= 1 << (l & 63)
 		s.occW |= 1 << (l >> 6)
@@ -855,7 +897,7 @@ func (s *Sampler) remove(i int, a float64) {
 		return
 	}
 	l, j := locate(a)
-	lv := s.lv[l]
+	lv := s.lv[l-s.lo]
 	g := sig64(a)
 	if sb := lv.sub[j]; sb != nil {
 		k := subOf(a, l)
@@ -881,7 +923,7 @@ func (s *Sampler) remove(i int, a float64) {
 		}
 	}
 	b := bnd(l, j)
-	st := &s.ls[l]
+	st := &s.ls[l-s.lo]
 	st.n--
 	st.sum.sub(g)
 	st.wb -= b
@@ -908,7 +950,7 @@ func (s *Sampler) remove(i int, a float64) {
 		if s.idle < maxIdle {
 			s.idle++
 		} else {
-			s.lv[l] = nil
+			s.lv[l-s.lo] = nil
 			s.free = append(s.free, lv)
 		}
 	}
@@ -924,9 +966,9 @@ func (s *Sampler) newLevel() *level {
 	}
 	if s.idle > 0 {
 		// Take an emptied level from its exponent rather than allocate.
-		for l, lv := range s.lv {
-			if lv != nil && s.ls[l].n == 0 {
-				s.lv[l] = nil
+		for k, lv := range s.lv {
+			if lv != nil && s.ls[k].n == 0 {
+				s.lv[k] = nil
 				s.idle--
 				return lv
 			}
@@ -1030,7 +1072,7 @@ func sameGroup(old, a float64) bool {
 // only (moveUnit). It reports whether it did.
 func (s *Sampler) replace(i int, old, a float64) bool {
 	l, j := locate(old)
-	lv := s.lv[l]
+	lv := s.lv[l-s.lo]
 	k := -1
 	if lv.sub[j] != nil {
 		if k = subOf(old, l); subOf(a, l) != k {
@@ -1039,7 +1081,7 @@ func (s *Sampler) replace(i int, old, a float64) bool {
 	}
 	g0, g1 := sig64(old), sig64(a)
 	p := s.pos[i]
-	st := &s.ls[l]
+	st := &s.ls[l-s.lo]
 	st.sum.sub(g0)
 	st.sum.add(g1)
 	lv.gsum[j].sub(g0)
@@ -1074,7 +1116,7 @@ func (s *Sampler) move(i int, old, a float64) bool {
 	l, j0 := locate(old)
 	_, j1 := locate(a)
 	j0, j1 = j0&(nG-1), j1&(nG-1) // no-ops that drop the bounds checks
-	lv := s.lv[l]
+	lv := s.lv[l-s.lo]
 	if lv.sub[j0] != nil || lv.sub[j1] != nil || lv.cnt[j1] >= kSplit && l >= 2*bB {
 		return false
 	}
@@ -1102,7 +1144,7 @@ func (s *Sampler) move(i int, old, a float64) bool {
 	}
 	g0, g1 := sig64(old), sig64(a)
 	b0, b1 := bnd(l, j0), bnd(l, j1)
-	st := &s.ls[l]
+	st := &s.ls[l-s.lo]
 	st.sum.sub(g0)
 	st.sum.add(g1)
 	st.wb += b1 - b0
@@ -1149,7 +1191,7 @@ var maxSumUnits = new(big.Int).Lsh(big.NewInt(1), maxSumLevel)
 func (s *Sampler) exactTotal(z, tmp, tmp2 *big.Int) *big.Int {
 	z.SetUint64(0)
 	for l := s.topLevel(); l >= 0; l = s.nextLevel(l) {
-		z.Add(z, s.ls[l].sum.bigInt(tmp, tmp2, uint(unitShift(l))))
+		z.Add(z, s.ls[l-s.lo].sum.bigInt(tmp, tmp2, uint(unitShift(l))))
 	}
 	return z
 }
@@ -1330,7 +1372,7 @@ func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
 	for e, i := range items {
 		if old := s.keys[i]; old != 0 {
 			l, j := locate(old)
-			lv := s.lv[l]
+			lv := s.lv[l-s.lo]
 			es := lv.ents[j]
 			if sb := lv.sub[j]; sb != nil {
 				k := subOf(old, l)
@@ -1345,7 +1387,7 @@ func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
 		}
 		if a := keys[e]; a != 0 {
 			l, j := locate(a)
-			if lv := s.lv[l]; lv != nil {
+			if lv := s.level(l); lv != nil {
 				es := lv.ents[j]
 				if sb := lv.sub[j]; sb != nil {
 					k := subOf(a, l)
@@ -1471,7 +1513,7 @@ func (s *Sampler) Check() error {
 			return fmt.Errorf("levels: item %d holds key %v", i, a)
 		}
 		l, j := locate(a)
-		lv := s.lv[l]
+		lv := s.level(l)
 		if lv == nil {
 			return fmt.Errorf("levels: item %d (key %v) in level %d, which is not allocated", i, a, l)
 		}
@@ -1510,20 +1552,20 @@ func (s *Sampler) Check() error {
 	}
 	idle := 0
 	for l := range nLevels {
-		lv, w := s.lv[l], want[l]
+		lv, w, st := s.level(l), want[l], s.stat(l)
 		if (s.occ[l>>6]>>(l&63))&1 != 0 != (w != nil) {
 			return fmt.Errorf("levels: level %d marked occupied %v, holds items %v", l, w == nil, w != nil)
 		}
 		if w == nil {
 			if lv != nil {
-				if s.ls[l] != (lstat{}) || lv.occ != 0 {
-					return fmt.Errorf("levels: level %d holds no items, counts %d", l, s.ls[l].n)
+				if st != (lstat{}) || lv.occ != 0 {
+					return fmt.Errorf("levels: level %d holds no items, counts %d", l, st.n)
 				}
 				idle++
 			}
 			continue
 		}
-		if st, ws := s.ls[l], wantLs[l]; st.n != ws.n || st.sum != ws.sum {
+		if ws := wantLs[l]; st.n != ws.n || st.sum != ws.sum {
 			return fmt.Errorf("levels: level %d count/sum %d/%v, recomputed %d/%v", l, st.n, st.sum, ws.n, ws.sum)
 		} else if st.wb != ws.wb {
 			return fmt.Errorf("levels: level %d bound weight %d, recomputed %d", l, st.wb, ws.wb)
@@ -1611,7 +1653,7 @@ func (s *Sampler) checkUnit() error {
 func (s *Sampler) checkUnitOf(u *unit) error {
 	l, j, k := int(u.l), int(u.j), int(u.k)
 	var es []entry
-	if lv := s.lv[l]; lv != nil {
+	if lv := s.level(l); lv != nil {
 		es = lv.ents[j]
 		if sb := lv.sub[j]; sb != nil {
 			if k < 0 {
@@ -1690,16 +1732,17 @@ type scratch struct {
 	lasts      []int32 // touch: the items that the updates move into a slot
 	tab        table
 	tails      tails
-	probs      []float64
-	st         stream // DrawBatch's attempts
-	guide      guide  // DrawBatch's guide to its table's rows
-	sink       int32  // what touch read, kept so that its loads stay
-	hint       hint   // where the last Solve with this scratch found t*
-	tests      int    // predicate tests made, which the tests count
-	o          sol    // a solution made for one call
-	quiet      bool   // the call reads no published unit and publishes none (Check)
-	writer     bool   // the call is a writer's, which runs alone (unitOf)
-	memo       memo   // what o and tab hold
+	probs      []float64 // drawRest's tree
+	left       []int32   // drawRestUniform's items left
+	st         stream    // DrawBatch's attempts
+	guide      guide     // DrawBatch's guide to its table's rows
+	sink       int32     // what touch read, kept so that its loads stay
+	hint       hint      // where the last Solve with this scratch found t*
+	tests      int       // predicate tests made, which the tests count
+	o          sol       // a solution made for one call
+	quiet      bool      // the call reads no published unit and publishes none (Check)
+	writer     bool      // the call is a writer's, which runs alone (unitOf)
+	memo       memo      // what o and tab hold
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -1737,7 +1780,7 @@ func (s *Sampler) putScratch(sc *scratch) {
 // bytes returns the memory sc holds, its big integers aside.
 func (sc *scratch) bytes() int {
 	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + 4*cap(sc.bkt) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
-		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum)
+		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum)
 }
 
 // bytes returns the memory of t's slices.

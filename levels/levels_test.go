@@ -265,14 +265,15 @@ type state struct {
 	lv    map[int]level
 	subs  map[[2]int]sub
 	ls    []lstat
+	lo    int
 	occ   [(nLevels + 63) / 64]uint64
 }
 
 func snapshot(s *Sampler) state {
 	st := state{keys: slices.Clone(s.keys), pos: slices.Clone(s.pos), zeros: slices.Clone(s.zeros),
-		lv: map[int]level{}, subs: map[[2]int]sub{}, ls: slices.Clone(s.ls), occ: s.occ}
-	for l, lv := range s.lv {
-		if lv != nil {
+		lv: map[int]level{}, subs: map[[2]int]sub{}, ls: slices.Clone(s.ls), lo: s.lo, occ: s.occ}
+	for k, lv := range s.lv {
+		if l := k + s.lo; lv != nil {
 			c := *lv
 			for j := range c.ents {
 				c.ents[j] = slices.Clone(c.ents[j])
@@ -694,7 +695,7 @@ func TestUniformBoundSplitTop(t *testing.T) {
 				require.NoError(t, s.Set(i, a))
 			}
 			l := s.topLevel()
-			require.NotNil(t, s.lv[l].sub[bits.Len64(s.lv[l].occ)-1], "the top group is split (top=%d, n=%d)", top, n)
+			require.NotNil(t, s.level(l).sub[bits.Len64(s.level(l).occ)-1], "the top group is split (top=%d, n=%d)", top, n)
 			for _, eps := range []float64{1 / float64(n), 0.5 / float64(n), 0} {
 				require.NoError(t, samplertest.VerifyLaw(s, keys, eps), "top=%d, n=%d, ε=%v", top, n, eps)
 			}
@@ -736,9 +737,9 @@ func TestUnitMovesInPlace(t *testing.T) {
 			// Mostly an item of the published unit, to a key of it.
 			i, a := 1+rng.IntN(n-1), keys[1+rng.IntN(n-1)]
 			if u := s.cur[0].Load(); u != nil && rng.IntN(4) > 0 {
-				ents := s.lv[u.l].ents[u.j]
+				ents := s.level(int(u.l)).ents[u.j]
 				if u.k >= 0 {
-					ents = s.lv[u.l].sub[u.j].ents[u.k]
+					ents = s.level(int(u.l)).sub[u.j].ents[u.k]
 				}
 				i = int(ents[rng.IntN(len(ents))].item)
 				a = math.Float64frombits(u.keys[rng.IntN(len(u.keys))])
@@ -782,7 +783,7 @@ func (s *Sampler) inUnit(old, a float64) bool {
 		return false
 	}
 	k := -1
-	if s.lv[l].sub[j] != nil {
+	if s.level(l).sub[j] != nil {
 		if k = subOf(old, l); subOf(a, l) != k {
 			return false
 		}
@@ -878,10 +879,10 @@ func TestWriterUnitTakesTheOldestSlot(t *testing.T) {
 	need := func(sc *scratch, g int) (*unit, bool) {
 		l, j := locate(keys[g*per])
 		if !sc.writer {
-			u, _ := s.unitOf(l, j, -1, s.lv[l].ents[j], sc)
+			u, _ := s.unitOf(l, j, -1, s.level(l).ents[j], sc)
 			require.Nil(t, u, "group %d: a read sorts a unit at its second need, not its first", g)
 		}
-		return s.unitOf(l, j, -1, s.lv[l].ents[j], sc)
+		return s.unitOf(l, j, -1, s.level(l).ents[j], sc)
 	}
 	published := func() []int {
 		var gs []int

@@ -76,6 +76,37 @@ func (o *sol) prob(a float64) float64 {
 	return o.eps
 }
 
+// probs is prob with its operands read once, for loops over many keys: the
+// same operations, so the same p, bit for bit.
+type probs struct {
+	zero, uniform  bool
+	z, theta, s, c float64
+	eps            float64
+}
+
+func (o *sol) probs() probs {
+	q := probs{zero: o.zero, uniform: o.uniform, z: 1 / float64(o.n), theta: o.theta, s: o.s, eps: o.eps}
+	if !o.zero {
+		q.c = o.c()
+	}
+	return q
+}
+
+// of returns p* of a key a, as prob.
+func (q *probs) of(a float64) float64 {
+	switch {
+	case q.zero:
+		return q.z
+	case q.uniform:
+		if a == q.theta {
+			return a / q.s * q.c
+		}
+	case a >= q.theta:
+		return a / q.s * q.c
+	}
+	return q.eps
+}
+
 // validate checks ε: ErrEmpty if n = 0, ErrEpsilon unless 0 ≤ ε ≤ 1/n.
 func (s *Sampler) validate(eps float64) error {
 	n := len(s.keys)
@@ -126,9 +157,9 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		}
 	}
 	for l := start; l >= 0; l = s.nextLevel(l) {
-		lv := s.lv[l]
+		lv := s.lv[l-s.lo]
 		f := unitShift(l) - o.ts
-		st := &s.ls[l]
+		st := &s.ls[l-s.lo]
 		sl := sAbove + scaleDown(st.sum.float(), f)
 		if eps == 0 || s.headAt(&o, sl, 1, l, int(int64(n)-int64(above)-st.n), depth+3, sc, l, st.sum) {
 			above += int(st.n)
@@ -181,7 +212,7 @@ func (s *Sampler) skipTo(o *sol, sc *scratch, l int) (int, float64, int, bool) {
 		return 0, 0, 0, false
 	}
 	above, sAbove, depth, u := s.levelsAbove(o, l)
-	if !s.headAt(o, sAbove, 1, u, o.n-above, depth, sc, u, s.ls[u].sum) {
+	if !s.headAt(o, sAbove, 1, u, o.n-above, depth, sc, u, s.ls[u-s.lo].sum) {
 		return 0, 0, 0, false
 	}
 	return above, sAbove, depth, true
@@ -205,7 +236,7 @@ func (s *Sampler) levelsAbove(o *sol, l int) (above int, sAbove float64, depth, 
 			if m <= l {
 				return above, sAbove, depth, low
 			}
-			st := &s.ls[m]
+			st := &s.ls[m-s.lo]
 			above += int(st.n)
 			sAbove += scaleDown(st.sum.float(), unitShift(m)-o.ts)
 			depth += 3
@@ -575,7 +606,7 @@ func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *s
 	S := &sc.x
 	S.SetUint64(0)
 	for m := o.top; m > l; m = s.nextLevel(m) {
-		S.Add(S, s.ls[m].sum.bigInt(&sc.y, &sc.w, uint(unitShift(m))))
+		S.Add(S, s.ls[m-s.lo].sum.bigInt(&sc.y, &sc.w, uint(unitShift(m))))
 	}
 	S.Add(S, part.bigInt(&sc.y, &sc.w, uint(unitShift(l))))
 	T := sc.z.SetUint64(tm)
@@ -596,7 +627,7 @@ func (s *Sampler) headAt(o *sol, sSc float64, tm uint64, te, k, depth int, sc *s
 // solveUniform is Solve at ε = 1/n: ρ is the number of keys equal to the
 // largest, found in the top group (its top sub-bucket, if it is split).
 func (s *Sampler) solveUniform(o *sol) {
-	lv := s.lv[o.top]
+	lv := s.lv[o.top-s.lo]
 	j := bits.Len64(lv.occ) - 1
 	es := lv.ents[j]
 	if sb := lv.sub[j]; sb != nil {

@@ -153,7 +153,7 @@ func TestSRGLoopAllocatesRarely(t *testing.T) {
 func (s *Sampler) splitGroups() map[[2]int]bool {
 	m := map[[2]int]bool{}
 	for l := s.topLevel(); l >= 0; l = s.nextLevel(l) {
-		for j, sb := range s.lv[l].sub {
+		for j, sb := range s.level(l).sub {
 			if sb != nil {
 				m[[2]int{l, j}] = true
 			}

@@ -1,6 +1,18 @@
 // Package naive is the reference backend of reweighted: the keys kept as a
 // slice sorted in canonical order, with prefix sums, as in Algorithm 2 of
-// the paper.
+// the paper. Set costs O(n): it is the reference the other backends are
+// compared with, not one to train with.
+//
+//	s := naive.New(n)
+//	err := s.Set(i, a)                        // item i's key
+//	i, p, err := s.Sample(eps, u)             // the item whose interval of Algorithm 4 holds u ∈ [0, 1)
+//	i, p, err = reweighted.Draw(s, eps, src)  // the same with u drawn from src
+//	rho, lambda, err := s.Solve(eps)          // ρ and λ of Lemma 1
+//
+// Bad input is an error wrapping reweighted's sentinels, and the Sampler is
+// left as it was. See Example.
+//
+// # Design
 //
 // The layout is four arrays in rank order (the item at each rank and the
 // prefix sums hi, lo and sum) plus two indexed by item (key and rank): 40
@@ -30,7 +42,8 @@ import (
 // Its methods are those of the embedded driver.Driver (go doc
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
-// structure's invariants) and Index. Set costs O(n) (the item moves in the slice and the prefix sums after
+// structure's invariants), Index, and MarshalBinary, AppendBinary and
+// UnmarshalBinary (save and restore the keys); Clone is its own. Set costs O(n) (the item moves in the slice and the prefix sums after
 // it are added again), Solve, Sample and Prob O(log n); 40 bytes per item.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)

@@ -1,21 +1,9 @@
 package ost
 
-import (
-	"math"
-
-	"github.com/reweighted/reweighted/driver"
-)
+import "math"
 
 // BytesPerItem exposes bytesPerItem to the tests.
 func BytesPerItem() int { return bytesPerItem() }
-
-// Clone returns a deep copy of the sampler, for comparing states.
-func (s *Sampler) Clone() *Sampler {
-	c := &Sampler{t: s.t}
-	c.t.nodes = append([]node(nil), s.t.nodes...)
-	c.Driver = driver.New(&c.t)
-	return c
-}
 
 // Height returns the number of nodes on the longest path from the root.
 func (s *Sampler) Height() int { return s.t.height(s.t.root) }

@@ -1,8 +1,21 @@
 // Package ost is the tree backend of reweighted: an order-statistic
 // red-black tree whose nodes carry the size and the key sum of their
-// subtree, searched as in Algorithms 3 and 4 of the paper.
+// subtree, searched as in Algorithms 3 and 4 of the paper: O(log n) for
+// every operation.
 //
-// # Structure
+// A Sampler holds n keys, all 0 at first. Each SRG step draws an item and
+// gives it a new key:
+//
+//	s := ost.New(n)
+//	err := s.Set(i, a)                        // item i's key: its last gradient norm
+//	i, p, err := s.Sample(eps, u)             // the item whose interval of Algorithm 4 holds u ∈ [0, 1)
+//	i, p, err = reweighted.Draw(s, eps, src)  // the same with u drawn from src
+//	rho, lambda, err := s.Solve(eps)          // ρ and λ of Lemma 1
+//
+// Bad input is an error wrapping reweighted's sentinels, and the Sampler is
+// left as it was. See Example.
+//
+// # Design
 //
 // The tree orders items canonically (key descending, equal keys by index
 // ascending), so an in-order traversal, left subtree first, visits ranks
@@ -100,7 +113,8 @@ func (n *node) setRed(red bool) {
 // Its methods are those of the embedded driver.Driver (go doc
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
-// structure's invariants) and Index. Set, Solve, Sample and Prob cost O(log n); the tree takes 32 bytes per
+// structure's invariants), Index, and MarshalBinary, AppendBinary and
+// UnmarshalBinary (save and restore the keys); Clone is its own. Set, Solve, Sample and Prob cost O(log n); the tree takes 32 bytes per
 // item.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)

@@ -8,7 +8,12 @@
 // Check does the same outside a test, returning the first failure. The
 // oracle, the accuracy checks (Verify), the comparison of two backends item
 // for item (Compare), the KKT optimality certificate and the generators of
-// hard inputs are exported for other tests to use.
+// hard inputs are exported for other tests to use. A law-exact sampler
+// (reweighted.LawSampler, such as levels) runs the law mode:
+//
+//	samplertest.RunLaw(t, func(n int) reweighted.Distribution { return levels.New(n) })
+//
+// # Design
 //
 // RunWeighted (and CheckWeighted outside a test) does the same for the
 // third kind, a weighted sampler (reweighted.Weighted: p_i = a_i/Σa in
@@ -21,7 +26,11 @@
 // state machine, and one with Load([]float64) error or
 // Probs(float64, []float64) ([]float64, error) has those checked too, and
 // one built on package driver, with Index() driver.Index, has its index
-// checked against exact sums and the exact order (CheckIndex).
+// checked against exact sums and the exact order (CheckIndex). A sampler
+// that can be saved and restored (encoding.BinaryMarshaler, BinaryAppender
+// and BinaryUnmarshaler) or copied (Clone, returning its own type) has
+// its round trips, its clones' independence and its refusal of bad bytes
+// checked.
 //
 // Two helpers serve a backend's own tests, which see its insides:
 // RejectsBadInput compares a deep copy of the structure before and after
@@ -92,6 +101,9 @@ var checks = []struct {
 	{"BatchSet", property(batchSetProperty)},
 	{"BadBatch", testBadBatch},
 	{"BatchZeroAllocs", testBatchZeroAllocs},
+	{"SaveRestore", mapSaveRestore},
+	{"Clone", mapClone},
+	{"BadState", mapBadState},
 }
 
 // CheckCatches tests a backend's Check itself: for each case, broken

@@ -70,6 +70,9 @@ var lawChecks = []struct {
 	{"BatchFallback", lawBatchFallback},
 	{"ConcurrentReads", lawConcurrentReads},
 	{"ZeroAllocs", lawZeroAllocs},
+	{"SaveRestore", lawSaveRestore},
+	{"Clone", lawClone},
+	{"BadState", lawBadState},
 }
 
 func lawProperty(p func(NewDist) func(*rapid.T)) func(TB, NewDist) {

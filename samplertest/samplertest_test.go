@@ -36,9 +36,12 @@ func kitSizes(t *testing.T, checks, draws int) {
 // switches plant the bugs the kit must catch.
 type brute struct {
 	driver.Driver
-	idx     bruteIndex
-	skipRho bool // Sample never returns the item at rank ρ (the C++ bug)
-	halfSet bool // Set writes the key before it rejects it
+	idx         bruteIndex
+	skipRho     bool // Sample never returns the item at rank ρ (the C++ bug)
+	halfSet     bool // Set writes the key before it rejects it
+	noSum       bool // UnmarshalBinary reads a state whatever its checksum
+	halfRestore bool // UnmarshalBinary raises key 0 before it refuses a state
+	sharedClone bool // Clone shares the key array
 }
 
 type bruteIndex struct {
@@ -66,6 +69,28 @@ func (s *brute) Set(i int, a float64) error {
 	return s.Driver.Set(i, a)
 }
 
+// UnmarshalBinary is the Driver's, or a mutant's.
+func (s *brute) UnmarshalBinary(data []byte) error {
+	if s.noSum && len(data) >= 4 {
+		data = seal(slices.Clone(data))
+	}
+	if _, _, err := reweighted.DecodeState(data); err != nil && s.halfRestore && s.Len() > 0 {
+		_ = s.Driver.Set(0, s.Key(0)+1)
+	}
+	return s.Driver.UnmarshalBinary(data)
+}
+
+// Clone copies s, its mutations included.
+func (s *brute) Clone() *brute {
+	c := *s
+	c.idx.keys, c.idx.order, c.idx.prefix = slices.Clone(s.idx.keys), slices.Clone(s.idx.order), slices.Clone(s.idx.prefix)
+	if s.sharedClone {
+		c.idx.keys = s.idx.keys
+	}
+	c.Driver = s.Driver.Rebind(&c.idx)
+	return &c
+}
+
 func (s *brute) Sample(eps, u float64) (int, float64, error) {
 	i, p, err := s.Driver.Sample(eps, u)
 	if err != nil || !s.skipRho {
@@ -77,6 +102,13 @@ func (s *brute) Sample(eps, u float64) (int, float64, error) {
 		p, _ = s.Driver.Prob(i, eps)
 	}
 	return i, p, nil
+}
+
+// Resize makes x an index of n items, all keys 0, its planted bugs kept,
+// so that UnmarshalBinary restores a state of any size.
+func (x *bruteIndex) Resize(n int) {
+	y := newBrute(n).idx
+	x.keys, x.order, x.prefix = y.keys, y.order, y.prefix
 }
 
 // before is the canonical order: keys descending, ties by index.
@@ -174,6 +206,9 @@ func TestKitCatchesPlantedBugs(t *testing.T) {
 		{"float predicate a few ulps from the cutoff", testNearCutoffRegression, func(s *brute) { s.idx.floatPred = true }},
 		{"Set half-applies before rejecting", testBadInput, func(s *brute) { s.halfSet = true }},
 		{"SumDepth below the depth of the sums", property(indexSumsProperty), func(s *brute) { s.idx.depth1 = true }},
+		{"UnmarshalBinary skips the checksum", mapBadState, func(s *brute) { s.noSum = true }},
+		{"UnmarshalBinary changes a receiver it refuses", mapBadState, func(s *brute) { s.halfRestore = true }},
+		{"Clone shares the keys", mapClone, func(s *brute) { s.sharedClone = true }},
 	}
 	for _, m := range mutants {
 		t.Run(m.name, func(t *testing.T) {

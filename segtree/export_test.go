@@ -1,10 +1,6 @@
 package segtree
 
-import (
-	"github.com/reweighted/reweighted/driver"
-	"slices"
-	"unsafe"
-)
+import "unsafe"
 
 // BytesPerItem is the memory of a Tree per item.
 const BytesPerItem = bytesPerItem
@@ -22,11 +18,3 @@ func (t *trie) depth(ref int32) int {
 
 // NodeSize is the size of one slot.
 const NodeSize = unsafe.Sizeof(node{})
-
-// Clone returns a deep copy of s.
-func (s *Sampler) Clone() *Sampler {
-	c := &Sampler{t: s.t}
-	c.t.nodes = slices.Clone(s.t.nodes)
-	c.Driver = driver.New(&c.t)
-	return c
-}

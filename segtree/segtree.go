@@ -1,7 +1,20 @@
 // Package segtree implements reweighted.Sampler with a segment tree over the
 // key space: a crit-bit (PATRICIA) trie over the bit patterns of the keys.
+// Its shape depends only on the current keys, never on their history.
 //
-// # The idea
+// A Sampler holds n keys, all 0 at first. Each SRG step draws an item and
+// gives it a new key:
+//
+//	s := segtree.New(n)
+//	err := s.Set(i, a)                        // item i's key: its last gradient norm
+//	i, p, err := s.Sample(eps, u)             // the item whose interval of Algorithm 4 holds u ∈ [0, 1)
+//	i, p, err = reweighted.Draw(s, eps, src)  // the same with u drawn from src
+//	rho, lambda, err := s.Solve(eps)          // ρ and λ of Lemma 1
+//
+// Bad input is an error wrapping reweighted's sentinels, and the Sampler is
+// left as it was. See Example.
+//
+// # Design
 //
 // Each item is a 96-bit word: the complement of the float64 bits of its key,
 // followed by its 32-bit index. The bits of a non-negative float64 grow with
@@ -114,7 +127,8 @@ type node struct {
 // Its methods are those of the embedded driver.Driver (go doc
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
-// structure's invariants) and Index. Set, Solve, Sample and Prob cost O(depth), at most 96 steps; the trie
+// structure's invariants), Index, and MarshalBinary, AppendBinary and
+// UnmarshalBinary (save and restore the keys); Clone is its own. Set, Solve, Sample and Prob cost O(depth), at most 96 steps; the trie
 // takes 48 bytes per item.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)

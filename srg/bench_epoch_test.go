@@ -8,27 +8,42 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/cputime"
 	"github.com/reweighted/reweighted/libsvm"
 )
 
-// epochSets are the paper's four data sets, read from the folder of the
-// -data flag (defined by the experiment tests); a missing one is skipped.
-var epochSets = []string{"mushrooms", "phishing", "w8a", "ijcnn1"}
+// epochFile, when given, is the one LIBSVM file the epoch benchmarks run on,
+// named by its base name up to the first dot, in place of the paper's sets.
+var epochFile = flag.String("epochfile", "", "a LIBSVM file that BenchmarkEpoch and BenchmarkEpochRatio run on alone, in place of the paper's four sets under -data")
 
-// epochProblem reads a paper's data set and builds the problem of Dataset:
-// logistic regression on unit rows with μ = 1/n, and its constant schedule
-// for mini-batches of 128.
+// epochSets are the data sets the epoch benchmarks run on: the paper's four,
+// read from the folder of the -data flag (defined by the experiment tests;
+// a missing one is skipped), or the -epochfile alone.
+func epochSets() []string {
+	if *epochFile != "" {
+		return []string{strings.SplitN(filepath.Base(*epochFile), ".", 2)[0]}
+	}
+	return []string{"mushrooms", "phishing", "w8a", "ijcnn1"}
+}
+
+// epochProblem reads a data set and builds the problem of Dataset: logistic
+// regression on unit rows with μ = 1/n, and its constant schedule for
+// mini-batches of 128.
 func epochProblem(b *testing.B, name string) (*Problem, Schedule) {
 	b.Helper()
-	dir := flag.Lookup("data")
-	if dir == nil {
-		b.Skip("no -data flag")
+	path := *epochFile
+	if path == "" {
+		dir := flag.Lookup("data")
+		if dir == nil {
+			b.Skip("no -data flag")
+		}
+		path = filepath.Join(dir.Value.String(), name+".gz")
 	}
-	path := filepath.Join(dir.Value.String(), name+".gz")
 	if _, err := os.Stat(path); err != nil {
 		b.Skipf("%s: %v", name, err)
 	}
@@ -126,7 +141,7 @@ func runEpoch(b *testing.B, opt *optimizer, iters int) {
 // under -data. It reports the thread's CPU time per example. srg-standin
 // less sgd is what SRG adds besides its sampler.
 func BenchmarkEpoch(b *testing.B) {
-	for _, set := range epochSets {
+	for _, set := range epochSets() {
 		for _, impl := range epochImpls {
 			b.Run(fmt.Sprintf("impl=%s/set=%s", impl.name, set), func(b *testing.B) {
 				p, s := epochProblem(b, set)
@@ -134,13 +149,14 @@ func BenchmarkEpoch(b *testing.B) {
 				b.ReportAllocs()
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				c0, ok := threadCPU()
+				c0, ok := cputime.Thread()
 				for b.Loop() {
 					runEpoch(b, opt, iters)
 				}
 				units := float64(b.N * iters * epochBatch)
+				b.ReportMetric(float64(iters*epochBatch), "examples/epoch")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/units, "ns/example")
-				if c1, ok1 := threadCPU(); ok && ok1 {
+				if c1, ok1 := cputime.Thread(); ok && ok1 {
 					b.ReportMetric(float64(c1-c0)/units, "cpu-ns/example")
 				}
 			})
@@ -160,7 +176,7 @@ func BenchmarkEpoch(b *testing.B) {
 // sampler of the run before would have evicted them for the next one only,
 // and the order of the runs turns from round to round.
 func BenchmarkEpochRatio(b *testing.B) {
-	for _, set := range epochSets {
+	for _, set := range epochSets() {
 		b.Run("set="+set, func(b *testing.B) {
 			p, s := epochProblem(b, set)
 			opts := make([]*optimizer, len(epochImpls))
@@ -181,9 +197,9 @@ func BenchmarkEpochRatio(b *testing.B) {
 					k := (kk + r) % len(opts)
 					opt := opts[k]
 					warm(p)
-					c0, _ := threadCPU()
+					c0, _ := cputime.Thread()
 					runEpoch(b, opt, iters*epochsPerRound)
-					c1, _ := threadCPU()
+					c1, _ := cputime.Thread()
 					t[k] = c1 - c0
 				}
 				for k := 1; k < len(opts); k++ {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reweighted/reweighted"
 	all "github.com/reweighted/reweighted/internal/backends"
+	"github.com/reweighted/reweighted/internal/cputime"
 	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/ost"
 )
@@ -178,7 +179,7 @@ func benchRun(b *testing.B, p *Problem, o Options, fill bool, per int, unit stri
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c0, ok := threadCPU()
+	c0, ok := cputime.Thread()
 	for b.Loop() {
 		if err := opt.step(); err != nil {
 			b.Fatal(err)
@@ -188,7 +189,7 @@ func benchRun(b *testing.B, p *Problem, o Options, fill bool, per int, unit stri
 	if per > 1 {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/units, "ns/"+unit)
 	}
-	if c1, ok1 := threadCPU(); ok && ok1 {
+	if c1, ok1 := cputime.Thread(); ok && ok1 {
 		b.ReportMetric(float64(c1-c0)/units, "cpu-ns/"+unit)
 	}
 }

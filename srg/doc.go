@@ -3,6 +3,21 @@
 // with (SGD, SGD with random reshuffling, loopless SVRG), the objectives of
 // the paper's experiments, and the experiments themselves.
 //
+// A run on a data set read by package libsvm, against SGD:
+//
+//	p, err := srg.NewProblem(ds, ds.Labels, srg.Logistic, 1/float64(ds.Len())) // ℓ2-regularised, μ = 1/n
+//	sol, err := p.Solve(1e-12)                                                  // x*, to measure against
+//	sched := srg.Constant{Alpha: 1 / (2 * p.Lmax()), Eps: 1 / (2 * float64(p.Len()))}
+//	for _, m := range []srg.Method{srg.SGD, srg.SRG} {
+//		tr, err := srg.Run(p, srg.Options{Method: m, Schedule: sched, Epochs: 30, XStar: sol.X})
+//		// tr.RelErr: ‖x_k − x*‖²/‖x_0 − x*‖² at each checkpoint
+//	}
+//
+// SRG's sampler is levels unless Options.NewSampler says otherwise.
+// Synthetic and Dataset run the paper's experiments whole. See ExampleRun.
+//
+// # Design
+//
 // SRG samples example i with the probability p_k^i of Lemma 1, computed from
 // a table of the last seen gradient norm of every example, and steps along
 // ∇f_i(x_k)/(n p_k^i), an unbiased estimate of ∇F(x_k). The table lives in a
@@ -34,6 +49,18 @@
 // dense eigenvalues or, above DenseMaxDim, from a Lanczos upper bound. No
 // d×d matrix is formed above DenseMaxDim, and DatasetMemory estimates what
 // an experiment needs before it runs.
+//
+// A run stops and goes on exactly. Options.Checkpoint receives the run's
+// State at every checkpoint; SaveFile writes it atomically (a crash leaves
+// the last good file), and an error from Checkpoint, ErrStop by
+// convention, stops the run. LoadFile and Resume go on from the file and
+// record the trace of the run that never stopped, bit for bit (but for the
+// time measured), whatever the method, the protocol and the kind of
+// sampler. The State holds everything the run carries: the iterate as it
+// is kept, the step counter, the random source, SRG's sampler (with
+// levels' layout), SVRG's reference point and full gradient, the
+// reshuffled order and the trace so far. Its encoding is versioned and
+// checksummed, and a damaged or hostile one is an error wrapping ErrState.
 //
 // Synthetic and Dataset reproduce Section 5 and Appendices C–D of the paper.
 package srg

@@ -87,6 +87,13 @@ type Options struct {
 	// with p_k uniform for the methods other than SRG. It costs O(n) per
 	// checkpoint.
 	Variance bool
+	// Checkpoint, if set, is called after each checkpoint is recorded, the
+	// first (before any iteration) and the last included, with the state
+	// of the run, which it may save (State.MarshalBinary, SaveFile) for
+	// Resume. st is valid until Checkpoint returns. An error stops the run:
+	// Run returns the trace so far and the error, wrapped (ErrStop is the
+	// conventional one for a stop on purpose, at a budget of steps or time).
+	Checkpoint func(st *State) error
 }
 
 // Trace is what a run records at each checkpoint.
@@ -170,7 +177,30 @@ type optimizer struct {
 	setter reweighted.BatchSetter
 }
 
+// newOptimizer returns the optimizer of a run that begins: buildOptimizer's,
+// with SVRG's first full gradient taken.
 func newOptimizer(p *Problem, o Options) (*optimizer, error) {
+	opt, err := buildOptimizer(p, o)
+	if err != nil {
+		return nil, err
+	}
+	opt.start()
+	return opt, nil
+}
+
+// start takes SVRG's first reference point, x0, and its full gradient.
+func (opt *optimizer) start() {
+	if opt.o.Method != SVRG {
+		return
+	}
+	opt.x.dense(opt.w)
+	opt.refresh()
+	opt.x.setDirection(opt.h)
+}
+
+// buildOptimizer checks o and allocates a run's state at x0, before any
+// gradient: start begins a run from it, restore resumes one.
+func buildOptimizer(p *Problem, o Options) (*optimizer, error) {
 	n, d := p.Len(), p.Dim()
 	if o.Batch == 0 {
 		o.Batch = 1
@@ -257,9 +287,6 @@ func newOptimizer(p *Problem, o Options) (*optimizer, error) {
 		opt.gw = make([]float64, d)
 		opt.h = make([]float64, d)
 		opt.xOld = make([]float64, d)
-		opt.x.dense(opt.w)
-		opt.refresh()
-		opt.x.setDirection(opt.h)
 	default:
 		return nil, fmt.Errorf("%w: unknown method %v", ErrInput, o.Method)
 	}
@@ -486,93 +513,151 @@ func (opt *optimizer) applySVRG(alpha float64) error {
 }
 
 // Run runs one optimiser on p until Epochs·n gradient evaluations and
-// records a checkpoint every n/PerEpoch evaluations.
+// records a checkpoint every n/PerEpoch evaluations. With Options.Checkpoint
+// it hands the run's State to the caller at every checkpoint, which may save
+// it and stop the run; Resume goes on from a saved State.
 func Run(p *Problem, o Options) (Trace, error) {
-	opt, err := newOptimizer(p, o)
+	r, err := newRun(p, o, nil)
 	if err != nil {
 		return Trace{}, err
 	}
-	o = opt.o
-	per := max(o.PerEpoch, 1)
-	total := int(math.Round(o.Epochs * float64(per)))
-	if !(o.Epochs >= 0) || total < 0 {
-		return Trace{}, fmt.Errorf("%w: epochs = %v", ErrInput, o.Epochs)
+	return r.loop()
+}
+
+// run is one run in progress: the optimizer, the trace so far and what the
+// checkpoints need.
+type run struct {
+	p          *Problem
+	opt        *optimizer
+	o          Options // as the optimizer completed them
+	per, total int     // checkpoints per epoch, and the index of the last
+	e0, fStar  float64 // ‖x0 − x*‖² and F(x*)
+	xd         []float64
+	tr         Trace
+	busy       time.Duration // spent in iterations so far
+	before     int           // checkpoints recorded before the first iteration
+	// x0Sum and xStarSum fingerprint X0 and XStar, for Resume's check.
+	x0Sum, xStarSum uint64
+}
+
+// newRun checks o and returns a run at its start, or, with st, at st.
+func newRun(p *Problem, o Options, st *State) (*run, error) {
+	var opt *optimizer
+	var err error
+	if st == nil {
+		opt, err = newOptimizer(p, o)
+	} else {
+		opt, err = buildOptimizer(p, o)
 	}
-	var tr Trace
+	if err != nil {
+		return nil, err
+	}
+	o = opt.o
+	r := &run{p: p, opt: opt, o: o, per: max(o.PerEpoch, 1), x0Sum: fingerprint(o.X0), xStarSum: fingerprint(o.XStar)}
+	r.total = int(math.Round(o.Epochs * float64(r.per)))
+	if !(o.Epochs >= 0) || r.total < 0 {
+		return nil, fmt.Errorf("%w: epochs = %v", ErrInput, o.Epochs)
+	}
 	d := p.Dim()
-	xd := make([]float64, d)
-	var e0, fStar float64
+	r.xd = make([]float64, d)
 	if o.Suboptimality && o.XStar == nil {
-		return Trace{}, fmt.Errorf("%w: Suboptimality needs XStar", ErrInput)
+		return nil, fmt.Errorf("%w: Suboptimality needs XStar", ErrInput)
 	}
 	if o.XStar != nil {
 		if len(o.XStar) != d {
-			return Trace{}, fmt.Errorf("%w: x* has length %d, want %d", ErrInput, len(o.XStar), d)
+			return nil, fmt.Errorf("%w: x* has length %d, want %d", ErrInput, len(o.XStar), d)
 		}
-		e0 = sqdist(o.X0, o.XStar)
-		if e0 == 0 {
-			return Trace{}, fmt.Errorf("%w: x0 = x*; the relative error is undefined", ErrInput)
-		}
-		if o.Suboptimality {
-			fStar = p.Value(o.XStar)
+		r.e0 = sqdist(o.X0, o.XStar)
+		if r.e0 == 0 {
+			return nil, fmt.Errorf("%w: x0 = x*; the relative error is undefined", ErrInput)
 		}
 	}
-	var busy time.Duration
-	before := 0 // checkpoints recorded before the first iteration
-	record := func(t int) error {
-		tr.Evals = append(tr.Evals, float64(t)/float64(per))
-		tr.Seconds = append(tr.Seconds, busy.Seconds())
-		tr.Alpha = append(tr.Alpha, opt.alpha[1])
-		if opt.k == 0 {
-			before++
+	if st != nil {
+		if err := r.restore(st); err != nil {
+			return nil, err
 		}
-		opt.x.dense(xd)
-		if o.XStar != nil {
-			tr.RelErr = append(tr.RelErr, sqdist(xd, o.XStar)/e0)
-		}
-		if o.Suboptimality {
-			tr.Subopt = append(tr.Subopt, p.Value(xd)-fStar)
-		}
-		if o.Variance {
-			v, err := opt.variance(xd)
-			if err != nil {
-				return err
-			}
-			tr.Var = append(tr.Var, v)
-		}
-		return nil
 	}
-	n := float64(p.Len())
-	for t := 0; t <= total; t++ {
-		target := float64(t) * n / float64(per)
+	if o.Suboptimality {
+		r.fStar = p.Value(o.XStar)
+	}
+	return r, nil
+}
+
+// record appends checkpoint t to the trace.
+func (r *run) record(t int) error {
+	opt, o, tr := r.opt, r.o, &r.tr
+	tr.Evals = append(tr.Evals, float64(t)/float64(r.per))
+	tr.Seconds = append(tr.Seconds, r.busy.Seconds())
+	tr.Alpha = append(tr.Alpha, opt.alpha[1])
+	if opt.k == 0 {
+		r.before++
+	}
+	opt.x.dense(r.xd)
+	if o.XStar != nil {
+		tr.RelErr = append(tr.RelErr, sqdist(r.xd, o.XStar)/r.e0)
+	}
+	if o.Suboptimality {
+		tr.Subopt = append(tr.Subopt, r.p.Value(r.xd)-r.fStar)
+	}
+	if o.Variance {
+		v, err := opt.variance(r.xd)
+		if err != nil {
+			return err
+		}
+		tr.Var = append(tr.Var, v)
+	}
+	return nil
+}
+
+// loop runs from the next checkpoint to the last and returns the trace.
+func (r *run) loop() (Trace, error) {
+	opt := r.opt
+	n := float64(r.p.Len())
+	for t := len(r.tr.Evals); t <= r.total; t++ {
+		target := float64(t) * n / float64(r.per)
 		if float64(opt.evals) < target {
 			t0 := time.Now()
 			for float64(opt.evals) < target {
 				if err := opt.step(); err != nil {
-					return tr, err
+					return r.tr, err
 				}
 			}
-			busy += time.Since(t0)
+			r.busy += time.Since(t0)
 		}
 		if opt.x.track {
 			opt.x.fold() // bound the drift of ‖v‖²
 		}
-		if err := record(t); err != nil {
-			return tr, err
+		if err := r.record(t); err != nil {
+			return r.tr, err
+		}
+		if r.o.Checkpoint != nil {
+			if err := r.o.Checkpoint(r.state()); err != nil {
+				return r.result(), fmt.Errorf("srg: checkpoint %d: %w", t, err)
+			}
 		}
 	}
-	for j := range before {
-		tr.Alpha[j] = opt.alpha[0] // these came before the first step
-	}
-	tr.X = make([]float64, d)
-	opt.x.dense(tr.X)
-	tr.Iterations, tr.GradEvals, tr.KeyUpdates = opt.k, opt.evals, opt.keyUpdates
+	tr := r.result()
 	for _, v := range tr.X {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return tr, errors.New("srg: the iterate diverged")
 		}
 	}
 	return tr, nil
+}
+
+// result returns the trace so far, its slices the run's own, with the final
+// iterate and counts.
+func (r *run) result() Trace {
+	tr := r.tr
+	if r.opt.k > 0 {
+		for j := range r.before {
+			tr.Alpha[j] = r.opt.alpha[0] // these came before the first step
+		}
+	}
+	tr.X = make([]float64, r.p.Dim())
+	r.opt.x.dense(tr.X)
+	tr.Iterations, tr.GradEvals, tr.KeyUpdates = r.opt.k, r.opt.evals, r.opt.keyUpdates
+	return tr
 }
 
 // variance returns σ²(x, p_k) for the distribution the method samples from

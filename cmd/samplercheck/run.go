@@ -64,6 +64,9 @@ var notForPrograms = map[string]string{
 	"Load":               "Load is not in the protocol",
 	"Probs":              "Probs is not in the protocol",
 	"IndexSums":          "a Go backend's index; not in the protocol",
+	"SaveRestore":        "saving and restoring a Go value; not in the protocol",
+	"Clone":              "copying a Go value; not in the protocol",
+	"BadState":           "restoring a Go value; not in the protocol",
 }
 
 // properties returns the checks of the kit's mode for kind on g; can is

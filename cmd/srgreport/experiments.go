@@ -64,6 +64,19 @@ func runExperiments(r *Report, cfg config, sz sizes, pr *progress) {
 	y.Elapsed = time.Since(t0)
 	r.Synthetic = y
 	pr.Done(fmt.Sprintf("r = %.1f", res.RatioR))
+	if y.Result != nil {
+		pr.Start("timing synthetic", len(res.Curves)*max(sz.timingReps, 1))
+		y.Timing = measureSyntheticTiming(y.Result, sz.timingReps, cfg.seed, ns, pr.Step)
+		note := "failed"
+		if v, ok := syntheticSet(y); ok {
+			y.TimeTo = timesTo(v)
+			v.TimeTo = y.TimeTo
+			if c := epochCost(v); c != nil {
+				note = fmt.Sprintf("an SRG epoch takes %s× an SGD epoch (%s–%s)", fmtF(c.Ratio, 1), fmtF(c.RatioMin, 1), fmtF(c.RatioMax, 1))
+			}
+		}
+		pr.Done(note)
+	}
 
 	// Each data set is a stage of its own: on a big one, the experiments
 	// take minutes.
@@ -259,10 +272,10 @@ func timesTo(d Dataset) []TimeTo {
 				if mean == nil {
 					continue
 				}
-				for _, lv := range accuracyLevels {
-					e := reachOf(c.Evals, mean, lv)
+				for _, lv := range d.accuracies() {
+					e := reachAfterStart(c.Evals, mean, lv)
 					out = append(out, TimeTo{Measure: ms.name, Schedule: sc.name, Method: c.Method, Log10: lv, Epochs: e,
-						EpochsLo: reachOf(c.Evals, best, lv), EpochsHi: reachOf(c.Evals, worst, lv),
+						EpochsLo: reachAfterStart(c.Evals, best, lv), EpochsHi: reachAfterStart(c.Evals, worst, lv),
 						Seconds: e * cost, SecondsLo: e * lo, SecondsHi: e * hi})
 				}
 			}
@@ -316,6 +329,38 @@ func reachOf(evals, ys []float64, level float64) float64 {
 	}
 	e, _ := reach(srg.Curve{Evals: evals, Log10Err: ys, Seconds: make([]float64, len(evals))}, level)
 	return e
+}
+
+// reachAfterStart is reachOf for a level that the start may already be at
+// (the synthetic set's 1e0: every run starts at a relative error of 1):
+// then the level is reached at the first checkpoint after the start at or
+// below it.
+func reachAfterStart(evals, ys []float64, level float64) float64 {
+	if len(ys) > 1 && len(ys) == len(evals) && ys[0] <= level {
+		return reachOf(evals[1:], ys[1:], level)
+	}
+	return reachOf(evals, ys, level)
+}
+
+// syntheticName names the synthetic least-squares problem in the verdict.
+const syntheticName = "synthetic"
+
+// syntheticLevels are the accuracies the verdict reads the synthetic
+// problem at: its start, 1e0, which SGD's noise floor lies above, then the
+// data sets' levels.
+var syntheticLevels = append([]float64{0}, accuracyLevels...)
+
+// syntheticSet returns the synthetic experiment of y as a data set of the
+// verdict: its curves under the constant step, its timing and its times
+// to accuracy; false if it did not run.
+func syntheticSet(y *Synthetic) (Dataset, bool) {
+	if y == nil || y.Result == nil {
+		return Dataset{}, false
+	}
+	res := y.Result
+	return Dataset{Name: syntheticName, Source: generatedName, Runs: y.Runs, Epochs: y.Epochs, Batch: 1,
+		Result: &srg.DatasetResult{Name: syntheticName, N: res.N, D: res.D, RatioR: res.RatioR, Constant: res.Curves},
+		TimeTo: y.TimeTo, Timing: y.Timing, levels: syntheticLevels}, true
 }
 
 // reach returns the epochs and seconds at which the mean curve c first

@@ -111,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("srgreport", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.out, "out", "reports", "report folder")
-	fs.BoolVar(&cfg.quick, "quick", false, "a quick run (under 2 minutes): fewer runs, epochs, sizes and states")
+	fs.BoolVar(&cfg.quick, "quick", false, "a quick run: fewer runs, epochs, sizes and states (docs/report.md gives its time)")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of every random choice")
 	fs.StringVar(&cfg.sampler, "sampler", "levels", "backend SRG uses in the experiments: "+strings.Join(backends.Names(), ", "))
 	fs.Var(&cfg.data, "libsvm", "a LIBSVM data set as name=path (repeatable), e.g. mushrooms=data/mushrooms.gz")

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -807,4 +809,30 @@ func TestProgressInsideStages(t *testing.T) {
 	}
 	require.Equal(t, want(1+8*sz.dataRuns), c.steps["data set "+generatedName], "x* and the 8 curves' runs")
 	require.Equal(t, want(1+2*sz.synthRuns+sz.ratioSeeds), c.steps["synthetic"], "x*, the runs, the other seeds")
+}
+
+// The time the command announces for a quick run of the embedded sets is
+// held to the one measured in docs/report.md (How long it takes), which
+// the README links to: the announcement is rough, and says a busy machine
+// can take twice as long, so the two agree within a factor of two.
+func TestPlanMatchesDocumentedTime(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "report.md"))
+	require.NoError(t, err)
+	row := regexp.MustCompile("(?m)^\\| `-quick` \\| (\\d+) min (\\d+) s \\|").FindStringSubmatch(string(doc))
+	require.NotNil(t, row, "docs/report.md gives the quick run's wall-clock time")
+	mins, _ := strconv.Atoi(row[1])
+	secs, _ := strconv.Atoi(row[2])
+	measured := time.Duration(60*mins+secs) * time.Second
+	cfg, err := parseFlags([]string{"-quick"}, io.Discard)
+	require.NoError(t, err)
+	sz := cfg.sizes()
+	sets, err := loadDatasets(cfg, sz)
+	require.NoError(t, err)
+	var total time.Duration
+	for _, s := range plan(cfg, sz, sets) {
+		total += s.expect
+	}
+	ratio := total.Seconds() / measured.Seconds()
+	require.True(t, 0.5 <= ratio && ratio <= 2,
+		"the quick run's announced %s against the %s docs/report.md measured", total, measured)
 }

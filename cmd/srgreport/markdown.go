@@ -287,6 +287,10 @@ func opLabel(op string) string {
 		return "Draw + Set, Exp(1) keys"
 	case singleOp(bench.LogNormal):
 		return "Draw + Set, lognormal keys"
+	case singleOpEps0(bench.Exp):
+		return "Draw + Set at ε = 0, Exp(1) keys"
+	case singleOpEps0(bench.LogNormal):
+		return "Draw + Set at ε = 0, lognormal keys"
 	}
 	return op
 }
@@ -481,8 +485,8 @@ func (m *mdWriter) singleCost(r *Report) {
 	if len(impls) == 0 {
 		return
 	}
-	m.printf("\nOne step of SRG on a batch of one as a user makes it: `reweighted.Draw` at ε = 1/(2n), then `Set` of the drawn item to a fresh key ")
-	m.printf("of the same law (`bench.SingleStep`); gonum's Weighted does `Take` then `Reweight` (ε = 0). Unlike the table above, the keys are Exp(1) ")
+	m.printf("\nOne step of SRG on a batch of one as a user makes it: `reweighted.Step` at ε = 1/(2n), `Set` of the item drawn last to a fresh key ")
+	m.printf("of the same law, then the next draw (`bench.SingleStep`); gonum's Weighted does `Take` then `Reweight` (ε = 0). Unlike the table above, the keys are Exp(1) ")
 	m.printf("(few binades) or lognormal, exp of N(0, 3²) (some 35 binades), and a map-exact backend draws through `reweighted.Draw` too. ")
 	m.printf("Nanoseconds per step, the fastest measurement, and the ratio to gonum's at the same n and keys:\n")
 	head := []string{"n"}
@@ -523,7 +527,44 @@ func (m *mdWriter) singleCost(r *Report) {
 		}
 		m.row(cells...)
 	}
+	m.singleCostEps0(r)
 	m.figure(r, figSingle)
+}
+
+// singleCostEps0 writes levels' single step at ε = 0 beside gonum's, whose
+// law it then is.
+func (m *mdWriter) singleCostEps0(r *Report) {
+	points := r.Scaling.Points
+	var ns []int
+	for _, l := range singleLaws {
+		for n := range series(points, "levels", singleOpEps0(l)) {
+			ns = append(ns, n)
+		}
+	}
+	if len(ns) == 0 {
+		return
+	}
+	m.printf("\nThe same step at ε = 0, plain proportional sampling, gonum's own law (`bench.SingleStepEps0`), nanoseconds and ratio to gonum's:\n")
+	head := []string{"n"}
+	for _, l := range singleLaws {
+		head = append(head, fmt.Sprintf("levels %s, ε = 0", l), fmt.Sprintf("levels / gonum, %s, ε = 0", l))
+	}
+	m.table(head...)
+	slices.Sort(ns)
+	for _, n := range slices.Compact(ns) {
+		cells := []string{fmtN(n)}
+		for _, l := range singleLaws {
+			v, ratio := math.NaN(), math.NaN()
+			if p, ok := series(points, "levels", singleOpEps0(l))[n]; ok {
+				v = p.NsPerOp
+				if g, okG := series(points, bench.GonumWeighted, singleOp(l))[n]; okG {
+					ratio = p.NsPerOp / g.NsPerOp
+				}
+			}
+			cells = append(cells, fmtF(v, 0), fmtF(ratio, 2))
+		}
+		m.row(cells...)
+	}
 }
 
 // adversarialCost writes the draws on the adversarial keys beside the
@@ -589,7 +630,7 @@ func (m *mdWriter) epochCost(r *Report) {
 		proto = "with"
 	}
 	m.printf("(constant step, mini-batches drawn %s replacement as there, SRG on `%s`; the median cost of an epoch, ", proto, r.Sampler)
-	m.printf("timed apart as section 4 says, over n), and SRG's time over SGD's: the median, and the range, of the ratio in each of the %d repetitions. ", timingRepsOf(r))
+	m.printf("timed apart as section 4 says, over n), and SRG's time over SGD's: the median, and the range, of the ratio in each of the %d repetitions. ", timingRepsOf(r.Datasets))
 	m.printf("An SRG example does SGD's work and ")
 	m.printf("adds its share of a batch step as above, its key (the gradient norm, from quantities the gradient computes) and its weight:\n")
 	m.table("Data set", "n", "SGD µs per example", "SRG µs per example", "SRG / SGD (range)")

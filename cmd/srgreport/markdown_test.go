@@ -52,7 +52,18 @@ func fixture() *Report {
 		Synthetic: &Synthetic{Runs: 100, Epochs: 30, Result: &srg.SyntheticResult{N: 1000, D: 10, RatioR: 48.25, Log10ErrSGD: -1.5, Log10ErrSRG: -3.25,
 			SigmaStar2: 2},
 			SeedRatios: []float64{30, 10, 200, 20},
-			Floor:      NoiseFloor{Alpha: 0.5, Sigma2: 100, Mu: 2, XStarSq: 4, Log10Rel: math.Log10(0.5 * 100 / 2 / 4)}},
+			Floor:      NoiseFloor{Alpha: 0.5, Sigma2: 100, Mu: 2, XStarSq: 4, Log10Rel: math.Log10(0.5 * 100 / 2 / 4)},
+			// SRG's epochs cost 3, 4 and 3.5 SGD epochs; SRG gets below its
+			// start in 5 epochs, SGD not in the 30 of the run.
+			Timing: &Timing{Reps: 3, Methods: []EpochTiming{
+				{Schedule: "constant", Method: "SGD", Seconds: []float64{0.001, 0.001, 0.002}, Median: 0.001, Min: 0.001, Max: 0.002},
+				{Schedule: "constant", Method: "SRG", Seconds: []float64{0.003, 0.004, 0.007}, Median: 0.004, Min: 0.003, Max: 0.007},
+			}},
+			TimeTo: []TimeTo{
+				{Measure: measureDist, Schedule: "constant", Method: "SGD", Log10: 0, Epochs: math.NaN(), Seconds: math.NaN()},
+				{Measure: measureDist, Schedule: "constant", Method: "SRG", Log10: 0, Epochs: 5, EpochsLo: 4, EpochsHi: 6,
+					Seconds: 0.02, SecondsLo: 0.015, SecondsHi: 0.035},
+			}},
 		Datasets: []Dataset{
 			{Name: "mushrooms", Source: "data/mushrooms.gz", Paper: true, Runs: 10, Epochs: 50, Batch: 128, Elapsed: 200 * time.Millisecond,
 				Result: &srg.DatasetResult{N: 8124, D: 112, RatioR: 7.5, Protocol: srg.WithoutReplacement,
@@ -155,14 +166,25 @@ func TestMarkdownSections(t *testing.T) {
 		// SRG alone reached 1e-2: SGD needs more than the run's 50 epochs,
 		// SRG's 3 epochs cost at most 3 × 11 of SGD's
 		"| mushrooms | constant step | 1e-2 | — (not in 50) | 3 (2.5–3.5) | > 16.7 | 10 (9–11) | — | 9 (8–10) | — | yes |",
-		"**In seconds, SRG was sooner than SGD on mushrooms at the constant step (1e-2)**, and later on mushrooms at the constant step (1e-1).",
+		// the synthetic problem: SGD never below its start in 30 epochs, SRG
+		// in 5, a gain above 6 against a cost of at most 4
+		"| synthetic | constant step | 1e0 | — (not in 30) | 5 (4–6) | > 6 | 3.5 (3–4) | — | 0.02 (0.015–0.035) | — | yes |",
+		"**In seconds:** SRG was sooner on synthetic at the constant step (1e0); mushrooms at the constant step (1e-2). " +
+			"It was later on mushrooms at the constant step (1e-1).",
+		"- **synthetic** (relative distance). At the constant step, only SRG reached 1e0 in 30 epochs. Its gain there is above 6. " +
+			"An SRG epoch costs 3.5 SGD epochs. So SRG is sooner there, however long SGD would take.",
+		"on the synthetic least-squares problem of the supplement (batch 1) and the logistic regressions of section 4 " +
+			"(mini-batches of 128) on mushrooms, other and w8a.",
 		// the suboptimality's table: a gain of 40 against a cost of 10
 		"**Relative suboptimality (F(x) − F(x*))/(F(x₀) − F(x*)).**",
 		"| mushrooms | constant step | 1e-1 | 40 (30–45) | 1 (1–1) | 40 | 10 (9–11) | 20 (18–22) | 5 (4–6) | 0.25 (0.23–0.28) | yes |",
 		// which of gain and cost decides, set by set, in the paper's measure
-		"- **mushrooms** (relative distance): SRG's gain in epochs is 1.04 at the constant step (1e-1): SRG needs about SGD's epochs or more, " +
-			"while an SRG epoch does an SGD epoch's work and more (it costs 10× at the constant step), so the epochs decide: " +
-			"no sampler, however cheap, could make SRG sooner; at the decreasing steps no level was reached by both, so neither decides yet.",
+		"- **mushrooms** (relative distance). At the constant step, the gain in epochs is 1.04 (1e-1). An SRG epoch costs 10 SGD epochs. " +
+			"SRG saves at most a tenth of SGD's epochs. So the epochs decide: an SRG epoch does an SGD epoch's work too, and its sampler " +
+			"would have to cost under 4.2% of an SGD epoch. Only SRG reached 1e-2, a gain above 16.7.\n",
+		// the paper's sets the run left out, and how to run them
+		"**Not run:** ijcnn1, phishing and w8a, of the paper's four data sets.",
+		"`go run ./cmd/srgreport -libsvm ijcnn1=PATH/ijcnn1 -libsvm phishing=PATH/phishing -libsvm w8a=PATH/w8a`",
 		// why a level is missing
 		// SGD fell from 0 to -1.5 between epochs 0 and 2: too short a run
 		// for a pace (its last quarter starts at 0); see TestTrend.
@@ -236,13 +258,57 @@ func TestDecides(t *testing.T) {
 			{Measure: measureDist, Schedule: "decreasing", Method: "SRG", Log10: -1, Epochs: 10},
 		}}
 	}
-	require.Equal(t, "**s** (relative distance): SRG's gain in epochs is 1 at the constant step (1e-1) and 0.9 at the decreasing steps (1e-1): "+
-		"SRG needs about SGD's epochs or more, while an SRG epoch does an SGD epoch's work and more (it costs 2× at the constant step and "+
-		"3× at the decreasing steps), so the epochs decide: no sampler, however cheap, could make SRG sooner.", decides(set(1, 0.9)))
-	require.Equal(t, "**s** (relative distance): SRG's gain in epochs is 2.5 at the constant step (1e-1), above its epoch cost (2× at the "+
-		"constant step): the gain decides, and SRG stays sooner while its epoch costs less than 2.5 SGD epochs; SRG's gain in epochs is 2.5 "+
-		"at the decreasing steps (1e-1), below its epoch cost (3× at the decreasing steps): the epoch cost decides, and a sampler that "+
-		"brought SRG's epoch under 2.5 SGD epochs would make it sooner.", decides(set(2.5, 2.5)))
+	require.Equal(t, "**s** (relative distance). At the constant step, the gain in epochs is 1 (1e-1). An SRG epoch costs 2 SGD epochs. "+
+		"SRG needs as many epochs as SGD or more. So the epochs decide: an SRG epoch does an SGD epoch's work too, and no sampler, "+
+		"however cheap, could make SRG sooner. At the decreasing steps, the gain in epochs is 0.9 (1e-1). An SRG epoch costs 3 SGD epochs. "+
+		"SRG needs as many epochs as SGD or more. So the epochs decide: an SRG epoch does an SGD epoch's work too, and no sampler, "+
+		"however cheap, could make SRG sooner.", decides(set(1, 0.9)))
+	// A gain of 1.04: SRG saves 1 − 1/1.04 of SGD's epochs, and is sooner
+	// only if its sampler costs under 4% of an SGD epoch.
+	require.Contains(t, decides(set(1.04, 0.9)), "At the constant step, the gain in epochs is 1.04 (1e-1). An SRG epoch costs 2 SGD epochs. "+
+		"SRG saves at most a tenth of SGD's epochs. So the epochs decide: an SRG epoch does an SGD epoch's work too, and its sampler "+
+		"would have to cost under 4% of an SGD epoch.")
+	require.Equal(t, "**s** (relative distance). At the constant step, the gain in epochs is 2.5 (1e-1). An SRG epoch costs 2 SGD epochs. "+
+		"The gain is above the cost, so the gain decides. SRG stays sooner while its epoch costs less than 2.5 SGD epochs. "+
+		"At the decreasing steps, the gain in epochs is 2.5 (1e-1). An SRG epoch costs 3 SGD epochs. The gain is below the cost, "+
+		"so the cost decides. A sampler that brought SRG's epoch under 2.5 SGD epochs would make SRG sooner.", decides(set(2.5, 2.5)))
+	// SGD reaches 1e-1 in none of the 100 epochs, SRG in 10: the gain is
+	// above 100/10 at the constant step, and said to be a bound.
+	only := set(math.NaN(), 2.5)
+	require.Equal(t, "**s** (relative distance). At the constant step, only SRG reached 1e-1 in 100 epochs. "+
+		"Its gain there is above 10. An SRG epoch costs 2 SGD epochs. So SRG is sooner there, however long SGD would take. "+
+		"At the decreasing steps, the gain in epochs is 2.5 (1e-1). An SRG epoch costs 3 SGD epochs. The gain is below the cost, "+
+		"so the cost decides. A sampler that brought SRG's epoch under 2.5 SGD epochs would make SRG sooner.", decides(only))
+	// Where SGD did not reach a level, the sentence says where its curve
+	// ended and how: here flat over its last quarter at a constant step.
+	flat := set(math.NaN(), 2.5)
+	flat.Result = &srg.DatasetResult{N: 10, D: 2, Constant: []srg.Curve{{Method: "SGD",
+		Evals: []float64{0, 10, 20, 30, 40, 50, 60, 70, 80}, Log10Err: []float64{0, 0.5, 0.6, 0.5, 0.55, 0.5, 0.52, 0.51, 0.5}}}}
+	require.Contains(t, decides(flat), "So SRG is sooner there, however long SGD would take. SGD ended at 10^0.5, levelled off "+
+		"(0.02 decades over its last 20 epochs): the constant step's noise floor, which more epochs do not lower. At the decreasing steps,")
+	// With a run of 15 epochs the bound is 1.5, below the cost of 2: the
+	// run cannot tell.
+	only.Epochs = 15
+	require.Contains(t, decides(only), "only SRG reached 1e-1 in 15 epochs. Its gain there is above 1.5. An SRG epoch costs 2 SGD epochs. "+
+		"So this run cannot tell whether SRG is sooner there; a longer run would raise the bound.")
+	// The same with SGD's curve flat above 1e-1 at its end: the sentence
+	// says what follows if it stays there.
+	flat.Epochs = 15
+	require.Contains(t, decides(flat), "a longer run would raise the bound. SGD ended at 10^0.5, levelled off "+
+		"(0.02 decades over its last 20 epochs): the constant step's noise floor, which more epochs do not lower. "+
+		"If it stays there, SGD never reaches 1e-1 at this step, and SRG is sooner.")
+}
+
+// The verdict says which of the paper's four sets the run left out, and
+// the flags that run them; nothing when it ran all four.
+func TestNotRun(t *testing.T) {
+	sets := []Dataset{{Name: "mushrooms", Paper: true}, {Name: "phishing", Paper: true}, {Name: "w8a", Paper: false}}
+	got := notRun(sets)
+	require.Contains(t, got, "**Not run:** ijcnn1 and w8a, of the paper's four data sets.")
+	require.Contains(t, got, "`go run ./cmd/srgreport -libsvm ijcnn1=PATH/ijcnn1 -libsvm w8a=PATH/w8a`")
+	sets[2].Paper = true
+	sets = append(sets, Dataset{Name: "ijcnn1", Paper: true})
+	require.Empty(t, notRun(sets))
 }
 
 // A curve's end is read over its last quarter: levelled off at a constant

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"sync/atomic"
 	"testing"
@@ -110,10 +111,19 @@ func TestSeedRatio(t *testing.T) {
 func TestVerdictSentenceLaterOn(t *testing.T) {
 	later := VerdictRow{Dataset: "a", Schedule: "constant", Log10: -1, RatioLo: 1.5, RatioHi: 2}
 	noise := VerdictRow{Dataset: "b", Schedule: "decreasing", Log10: -2, RatioLo: 0.5, RatioHi: 2}
-	require.Equal(t, "**In seconds, SRG reached no accuracy sooner than SGD in this measure**: later on a at the constant step (1e-1).",
+	require.Equal(t, "**In seconds:** SRG was sooner nowhere. It was later on a at the constant step (1e-1).",
 		verdictSentence([]VerdictRow{later}))
-	require.Equal(t, "**In seconds, SRG reached no accuracy sooner than SGD in this measure**: later on none; "+
-		"within the timing's noise on b at the decreasing steps (1e-2).", verdictSentence([]VerdictRow{noise}))
+	require.Equal(t, "**In seconds:** SRG was sooner nowhere. Within the timing's noise: b at the decreasing steps (1e-2).",
+		verdictSentence([]VerdictRow{noise}))
+	// What the run cannot tell is said apart from what it measured, and
+	// the first sentence does not claim more than the run can tell.
+	unknown := VerdictRow{Dataset: "c", Schedule: "constant", Log10: -3, GainBound: ">", Gain: 2, CostLo: 1.5, CostHi: 3}
+	require.Equal(t, "not known", unknown.Sooner())
+	require.Equal(t, "**In seconds:** SRG was sooner nowhere that this run can tell. It was later on a at the constant step (1e-1). "+
+		"Not known, the run being too short to tell: c at the constant step (1e-3).", verdictSentence([]VerdictRow{later, unknown}))
+	sooner := VerdictRow{Dataset: "d", Schedule: "constant", Log10: 0, GainBound: ">", Gain: 5, CostLo: 2, CostHi: 3}
+	require.Equal(t, "**In seconds:** SRG was sooner on d at the constant step (1e0). It was later on a at the constant step (1e-1).",
+		verdictSentence([]VerdictRow{sooner, later}))
 }
 
 // The outlier gaps of the accuracy runs are those more than gapFactor
@@ -152,4 +162,50 @@ func TestTimesToByHand(t *testing.T) {
 	require.Equal(t, -2.0, second.Log10)
 	require.True(t, math.IsNaN(second.Epochs) && math.IsNaN(second.Seconds), "the mean curve never reaches 10^-2")
 	require.Equal(t, 2.0, second.EpochsLo, "the best run reaches 10^-2 at epoch 2")
+}
+
+// The synthetic problem is read from its start, 1e0, where every run is
+// at a relative error of 1: that level counts as reached at the first
+// checkpoint after the start at or below it (here epoch 2, between 10^0.5
+// at epoch 1 and 10^-0.5 at epoch 3 at half-way), and a curve that never
+// comes back below it (SGD's, above its start) never reaches it.
+func TestSyntheticReadFromItsStart(t *testing.T) {
+	evals := []float64{0, 1, 3, 4}
+	require.Equal(t, 2.0, reachAfterStart(evals, []float64{0, 0.5, -0.5, -1}, 0))
+	require.True(t, math.IsNaN(reachAfterStart(evals, []float64{0, 0.5, 0.8, 0.3}, 0)))
+	// Below the start, the start plays no part: 10^-1 at epoch 4.
+	require.Equal(t, 4.0, reachAfterStart(evals, []float64{0, 0.5, -0.5, -1}, -1))
+	y := &Synthetic{Runs: 2, Epochs: 4, Result: &srg.SyntheticResult{N: 10, D: 2, Curves: []srg.Curve{
+		{Method: "SGD", Evals: evals, Log10Err: []float64{0, 0.5, 0.8, 0.3}},
+		{Method: "SRG", Evals: evals, Log10Err: []float64{0, 0.5, -0.5, -1}},
+	}}}
+	d, ok := syntheticSet(y)
+	require.True(t, ok)
+	got := map[string]float64{}
+	for _, tt := range timesTo(d) {
+		got[fmt.Sprintf("%s %g", tt.Method, tt.Log10)] = tt.Epochs
+	}
+	require.Equal(t, 2.0, got["SRG 0"])
+	require.Equal(t, 4.0, got["SRG -1"])
+	require.True(t, math.IsNaN(got["SGD 0"]))
+	require.Len(t, got, 2*len(syntheticLevels), "each method at each level")
+	_, ok = syntheticSet(&Synthetic{Err: "failed"})
+	require.False(t, ok)
+}
+
+// The synthetic problem's timing times SGD and SRG at batch 1 on the set
+// of the seed, one run of each a repetition.
+func TestSyntheticTiming(t *testing.T) {
+	res, err := srg.Synthetic(srg.SyntheticConfig{Runs: 1, Epochs: 1, Seed: 3, N: 60, D: 3, NewSampler: newSampler("levels")})
+	require.NoError(t, err)
+	steps := 0
+	tm := measureSyntheticTiming(&res, 2, 3, newSampler("levels"), func() { steps++ })
+	require.Empty(t, tm.Err)
+	require.Equal(t, 4, steps)
+	for _, m := range []string{"SGD", "SRG"} {
+		e := tm.get("constant", m)
+		require.NotNil(t, e, m)
+		require.Len(t, e.Seconds, 2, m)
+		require.Positive(t, e.Median, m)
+	}
 }

@@ -66,6 +66,9 @@ func plan(cfg config, sz sizes, datasets []Dataset) []stagePlan {
 	if cfg.experiments {
 		out = append(out, stagePlan{"synthetic", fmt.Sprintf("%d runs × %d epochs", sz.synthRuns, sz.synthEpochs),
 			sec(1 + float64(sz.synthRuns*sz.synthEpochs*1000)*2*usPerExampleSynthetic/1e6/workers)})
+		reps := max(sz.timingReps, 1)
+		out = append(out, stagePlan{"timing synthetic", fmt.Sprintf("%d repetitions of 2 methods", reps),
+			sec(float64(reps*2) * 0.6 * timingRun.Seconds())})
 		for _, d := range datasets {
 			n := float64(d.data.Len())
 			us := usPerExampleAllMethods + usPerStoredValue*float64(d.data.NNZ())/max(n, 1)

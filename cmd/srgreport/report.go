@@ -174,7 +174,12 @@ type Synthetic struct {
 	SeedRatios []float64 `json:"ratio_r_other_seeds"`
 	// Floor is SGD's noise floor, the level its relative error settles at
 	// (see sgdFloor).
-	Floor   NoiseFloor    `json:"sgd_noise_floor"`
+	Floor NoiseFloor `json:"sgd_noise_floor"`
+	// Timing is the separate measurement of an SGD and an SRG epoch
+	// (timing.go), nil if not run; TimeTo the epochs and seconds their mean
+	// curves take to each of syntheticLevels, as Dataset.TimeTo.
+	Timing  *Timing       `json:"timing"`
+	TimeTo  []TimeTo      `json:"time_to_accuracy"`
 	Elapsed time.Duration `json:"elapsed_seconds"`
 	Err     string        `json:"error,omitempty"`
 }
@@ -221,6 +226,17 @@ type Dataset struct {
 	Err     string        `json:"error,omitempty"`
 
 	data *libsvm.Dataset // read before the long stages
+	// levels are the accuracies of the verdict and TimeTo, as log10;
+	// nil means accuracyLevels.
+	levels []float64
+}
+
+// accuracies returns the accuracies, as log10, that d is read at.
+func (d Dataset) accuracies() []float64 {
+	if d.levels != nil {
+		return d.levels
+	}
+	return accuracyLevels
 }
 
 // EpochCost is the wall-clock time per example of SGD and of SRG under the

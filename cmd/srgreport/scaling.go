@@ -41,6 +41,10 @@ var singleLaws = []bench.KeyLaw{bench.Exp, bench.LogNormal}
 // singleOp names the single step on keys of law l in a Point.
 func singleOp(l bench.KeyLaw) string { return string(bench.SingleStep) + "/" + string(l) }
 
+// singleOpEps0 names the single step at ε = 0 on keys of law l in a Point:
+// levels' only, gonum's law; gonum's own step is singleOp's.
+func singleOpEps0(l bench.KeyLaw) string { return string(bench.SingleStepEps0) + "/" + string(l) }
+
 // drawExpOp names the draw on Exp(1) keys, the reference of the adversarial
 // draws, in a Point.
 const drawExpOp = string(bench.DrawOnly) + "/" + string(bench.Exp)
@@ -141,6 +145,10 @@ func measureScaling(lo, hi, naiveMax int, benchtime time.Duration, reps int, see
 				}
 				prep := func() (func(), float64, error) { return bench.PrepareOf(impl, bench.SingleStep, n, seed, l) }
 				jobs = append(jobs, job{Point{Impl: impl.Name, Op: singleOp(l), N: n}, fmt.Sprintf("%s %s n=%d", impl.Name, singleOp(l), n), prep})
+				if impl.Name == "levels" {
+					prep := func() (func(), float64, error) { return bench.PrepareOf(impl, bench.SingleStepEps0, n, seed, l) }
+					jobs = append(jobs, job{Point{Impl: impl.Name, Op: singleOpEps0(l), N: n}, fmt.Sprintf("%s %s n=%d", impl.Name, singleOpEps0(l), n), prep})
+				}
 			}
 		}
 		for _, a := range adversarial(hi) {

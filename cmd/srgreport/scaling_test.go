@@ -110,9 +110,9 @@ func TestMeasureScalingTiny(t *testing.T) {
 	// naive only at n = 16 (naiveMax), the other backends at 16 and 32;
 	// gonum runs only the ε = 0 step; the floor runs at both sizes; levels,
 	// btree and gonum also run the single step on two laws of keys at both
-	// sizes, and at n = 32 the draws on near-ties, near the cutoff and on
-	// Exp(1) keys.
-	require.Len(t, sc.Points, 2+4*(len(backends.Every())-1)+2+2+len(drawImpls)*(2*2+3))
+	// sizes (levels at ε = 0 as well), and at n = 32 the draws on
+	// near-ties, near the cutoff and on Exp(1) keys.
+	require.Len(t, sc.Points, 2+4*(len(backends.Every())-1)+2+2+len(drawImpls)*(2*2+3)+2*2)
 	floor := 0
 	drawn := map[string]int{}
 	for _, p := range sc.Points {
@@ -136,6 +136,9 @@ func TestMeasureScalingTiny(t *testing.T) {
 	}
 	for _, op := range []string{string(bench.DrawTies), string(bench.DrawCutoff), drawExpOp} {
 		require.Equal(t, len(drawImpls), drawn[op], op)
+	}
+	for _, op := range []string{singleOpEps0(bench.Exp), singleOpEps0(bench.LogNormal)} {
+		require.Equal(t, 2, drawn[op], op)
 	}
 	require.Contains(t, out.String(), "scaling done")
 }

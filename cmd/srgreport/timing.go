@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/cputime"
+	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 )
 
@@ -103,29 +105,14 @@ func (t *Timing) get(schedule, method string) *EpochTiming {
 // measureTiming times an epoch of every method of res on d's data, reps
 // times, as the package comment says; step is called after each run.
 func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns func(int) reweighted.Distribution, step func()) *Timing {
-	reps = max(reps, 1)
 	n := d.data.Len()
-	per := min(max(n/(4*d.Batch), 1), timingPerEpoch)
-	t := &Timing{Reps: reps, Warmup: timingWarmup, PerEpoch: per}
-	start, cpu0 := time.Now(), cpuTime()
-	defer func() {
-		t.Elapsed = time.Since(start)
-		t.CPUShare = math.NaN()
-		if haveCPUTime {
-			t.CPUShare = (cpuTime() - cpu0).Seconds() / t.Elapsed.Seconds()
-		}
-	}()
+	t := &Timing{Reps: max(reps, 1), Warmup: timingWarmup, PerEpoch: min(max(n/(4*d.Batch), 1), timingPerEpoch)}
 	p, err := srg.NewProblem(d.data, d.data.Labels, srg.Logistic, 1/float64(n))
 	if err != nil {
 		t.Err = err.Error()
 		return t
 	}
-	type job struct {
-		schedule string
-		sched    srg.Schedule
-		method   srg.Method
-	}
-	var jobs []job
+	var jobs []timingJob
 	for _, sc := range []struct {
 		name   string
 		sched  srg.Schedule
@@ -139,20 +126,72 @@ func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns
 			if !ok {
 				continue
 			}
-			jobs = append(jobs, job{sc.name, sc.sched, m})
-			t.Methods = append(t.Methods, EpochTiming{Schedule: sc.name, Method: c.Method, Epochs: timedEpochs(c)})
+			jobs = append(jobs, timingJob{sc.name, sc.sched, m, c})
 		}
 	}
-	for r := range reps {
+	timeJobs(t, p, jobs, srg.Options{Batch: d.Batch, Protocol: res.Protocol, NewSampler: ns}, seed, step)
+	return t
+}
+
+// measureSyntheticTiming times an epoch of SGD and of SRG on the synthetic
+// least-squares set of res (seed, batch 1, the constant step of
+// srg.Synthetic), reps times, as the package comment says; step is called
+// after each run.
+func measureSyntheticTiming(res *srg.SyntheticResult, reps int, seed uint64, ns func(int) reweighted.Distribution, step func()) *Timing {
+	t := &Timing{Reps: max(reps, 1), Warmup: timingWarmup, PerEpoch: timingPerEpoch}
+	ds := libsvm.Synthetic(seed, res.N, res.D)
+	p, err := srg.NewProblem(ds, ds.Labels, srg.Squared, 0)
+	if err != nil {
+		t.Err = err.Error()
+		return t
+	}
+	sched := srg.Constant{Alpha: res.Alpha, Eps: 1 / (2 * float64(res.N))}
+	var jobs []timingJob
+	for _, c := range res.Curves {
+		if m, ok := methodByName(c.Method); ok {
+			jobs = append(jobs, timingJob{"constant", sched, m, c})
+		}
+	}
+	timeJobs(t, p, jobs, srg.Options{Batch: 1, NewSampler: ns}, seed, step)
+	return t
+}
+
+// timingJob is one method under one schedule to time, with the curve of
+// its accuracy runs.
+type timingJob struct {
+	schedule string
+	sched    srg.Schedule
+	method   srg.Method
+	curve    srg.Curve
+}
+
+// timeJobs times the jobs on p into t, t.Reps repetitions in repOrder,
+// each run with opts (batch, protocol, sampler) and its own seed; step is
+// called after each run.
+func timeJobs(t *Timing, p *srg.Problem, jobs []timingJob, opts srg.Options, seed uint64, step func()) {
+	start := time.Now()
+	cpu0, haveCPUTime := cputime.Process()
+	defer func() {
+		t.Elapsed = time.Since(start)
+		t.CPUShare = math.NaN()
+		if cpu1, ok := cputime.Process(); haveCPUTime && ok {
+			t.CPUShare = (cpu1 - cpu0).Seconds() / t.Elapsed.Seconds()
+		}
+	}()
+	for _, j := range jobs {
+		t.Methods = append(t.Methods, EpochTiming{Schedule: j.schedule, Method: j.curve.Method, Epochs: timedEpochs(j.curve)})
+	}
+	per := t.PerEpoch
+	for r := range t.Reps {
 		for _, j := range repOrder(len(jobs), r) {
 			runtime.GC()
-			tr, err := srg.Run(p, srg.Options{
-				Method: jobs[j].method, Schedule: jobs[j].sched, Batch: d.Batch, Protocol: res.Protocol, NewSampler: ns,
-				Epochs: float64(timingWarmup + t.Methods[j].Epochs), PerEpoch: per, Seed: seed + uint64(1000*r+j),
-			})
+			o := opts
+			o.Method, o.Schedule = jobs[j].method, jobs[j].sched
+			o.Epochs, o.PerEpoch, o.Seed = float64(timingWarmup+t.Methods[j].Epochs), per, seed+uint64(1000*r+j)
+			tr, err := srg.Run(p, o)
 			if err != nil {
 				t.Err = err.Error()
-				return t
+				return
 			}
 			cost, out, of := epochCostOf(tr.Seconds[timingWarmup*per:], per, jobs[j].method == srg.SVRG)
 			e := &t.Methods[j]
@@ -167,7 +206,6 @@ func measureTiming(d *Dataset, res *srg.DatasetResult, reps int, seed uint64, ns
 		q := slices.Sorted(slices.Values(e.Seconds))
 		e.Median, e.Min, e.Max = median(q), q[0], q[len(q)-1]
 	}
-	return t
 }
 
 // repOrder is the order of the jobs in repetition r. The jobs come in

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -60,11 +61,21 @@ func (v VerdictRow) Sooner() string {
 	return "within noise"
 }
 
-// verdictRows lists, for every data set, schedule and measure, the
-// accuracies that SRG or SGD reached, with the timing of both.
-func verdictRows(r *Report, measure string) []VerdictRow {
+// verdictSets returns the sets the verdict reads: the synthetic problem,
+// if it ran, then the data sets.
+func verdictSets(r *Report) []Dataset {
+	var out []Dataset
+	if v, ok := syntheticSet(r.Synthetic); ok {
+		out = append(out, v)
+	}
+	return append(out, r.Datasets...)
+}
+
+// verdictRows lists, for every set, schedule and measure, the accuracies
+// that SRG or SGD reached, with the timing of both.
+func verdictRows(sets []Dataset, measure string) []VerdictRow {
 	var rows []VerdictRow
-	for _, d := range r.Datasets {
+	for _, d := range sets {
 		if d.Result == nil {
 			continue
 		}
@@ -73,7 +84,7 @@ func verdictRows(r *Report, measure string) []VerdictRow {
 			if len(q) == 0 {
 				continue
 			}
-			for _, lv := range accuracyLevels {
+			for _, lv := range d.accuracies() {
 				g, s := timeIn(d, measure, sched, methodSGD, lv), timeIn(d, measure, sched, methodSRG, lv)
 				v := VerdictRow{Dataset: d.Name, Schedule: sched, Measure: measure, Log10: lv, SGD: g, SRG: s,
 					Epochs: float64(d.Epochs), Cost: median(q), CostLo: q[0], CostHi: q[len(q)-1],
@@ -108,29 +119,34 @@ func scheduleLabel(s string) string {
 // verdict opens the report: does SRG beat SGD, in epochs and in seconds,
 // and which of the two decides it on each set.
 func (m *mdWriter) verdict(r *Report) {
-	if len(r.Datasets) == 0 {
+	sets := verdictSets(r)
+	if len(sets) == 0 {
 		return
 	}
 	m.printf("\n## SRG against SGD: time to accuracy\n\n")
-	m.printf("The epochs and the seconds SRG and SGD take to reach 1e-1 … 1e-4 on the data sets of section 4 ")
-	m.printf("(logistic regression, mini-batches of %d) in two measures: the paper's relative distance %s, ", batchSize, measureOf(measureDist).label)
-	m.printf("and the relative suboptimality %s, the usual measure for logistic regression (section 4 says how exact each is). ", measureOf(measureSubopt).label)
-	m.printf("Epochs are read from the mean curve over the runs, with in brackets the best and the worst run (a dash: that run did not get there). ")
-	m.printf("*Break-even* is SRG's gain in epochs, SGD's epochs over SRG's: SRG is sooner in seconds exactly when its epoch costs ")
-	m.printf("less than that many SGD epochs. *Epoch cost* is what an SRG epoch costs in SGD epochs, the median and the range over %d ", timingRepsOf(r))
-	m.printf("repetitions timed apart from everything else (section 4, *How the seconds were measured*), SRG and SGD side by side in each. ")
-	m.printf("Seconds are the epochs times the median cost of an epoch. *SRG sooner*: yes when SRG's time is lower in every repetition, ")
-	m.printf("no when in none. Where only one method reached an accuracy in the run, the other's epochs read — and the break-even is a bound; ")
-	m.printf("*not known* then means the run was too short to tell.\n")
+	m.printf("How many epochs and seconds SRG and SGD take to reach each accuracy, on %s. ", setsText(sets))
+	m.printf("Accuracy is measured two ways: the paper's relative distance %s, ", measureOf(measureDist).label)
+	m.printf("and the relative suboptimality %s, the usual measure for logistic regression. ", measureOf(measureSubopt).label)
+	m.printf("Section 4 says how exact each is.\n\n")
+	m.printf("- *SGD epochs* and *SRG epochs* are read from the mean curve over the runs. ")
+	m.printf("In brackets: the best and the worst run. A dash: not reached in the run.\n")
+	m.printf("- *Gain* is SGD's epochs over SRG's. Above 1, SRG needs fewer epochs.\n")
+	m.printf("- *Epoch cost* is the time of an SRG epoch over an SGD epoch's: the median, and the range over %d repetitions. ", timingRepsOf(sets))
+	m.printf("They are timed apart from the runs (section 4, *How the seconds were measured*).\n")
+	m.printf("- *Seconds* are the epochs times the median time of an epoch.\n")
+	m.printf("- SRG is sooner in seconds when its gain exceeds its epoch cost. ")
+	m.printf("*SRG sooner* says yes when that holds in every repetition, no when in none, and *within noise* otherwise.\n")
+	m.printf("- Where only one method reached an accuracy, the gain is a bound (> or <). ")
+	m.printf("*Not known* means the bound does not settle the question: a longer run would.\n")
 	for _, ms := range measures {
-		rows := verdictRows(r, ms.name)
+		rows := verdictRows(sets, ms.name)
 		m.printf("\n**Relative %s %s.**", measureWord(ms.name), ms.label)
 		if len(rows) == 0 {
-			m.printf(" Neither method reached 1e-1 on any set in this run.\n")
+			m.printf(" Neither method reached any of the accuracies in this run.\n")
 			continue
 		}
 		m.printf("\n")
-		m.table("Data set", "Steps", "Accuracy", "SGD epochs", "SRG epochs", "Break-even (SGD / SRG epochs)", "Epoch cost (SRG / SGD)",
+		m.table("Set", "Steps", "Accuracy", "SGD epochs", "SRG epochs", "Gain (SGD / SRG epochs)", "Epoch cost (SRG / SGD)",
 			"SGD seconds", "SRG seconds", "SRG / SGD seconds", "SRG sooner")
 		for _, v := range rows {
 			m.row(v.Dataset, scheduleLabel(v.Schedule), fmt.Sprintf("1e%d", int(v.Log10)),
@@ -142,21 +158,79 @@ func (m *mdWriter) verdict(r *Report) {
 		m.printf("\n%s\n", verdictSentence(rows))
 	}
 	m.printf("\n**What decides it, set by set.**\n\n")
-	for _, d := range r.Datasets {
+	for _, d := range sets {
 		if s := decides(d); s != "" {
 			m.printf("- %s\n", s)
 		}
 	}
-	if missing := missingLevels(r); len(missing) > 0 {
+	if missing := missingLevels(sets); len(missing) > 0 {
 		m.printf("\n**Levels not reached**, and why:\n\n")
 		for _, s := range missing {
 			m.printf("- %s\n", s)
 		}
 	}
-	if notes := busyNotes(r.Machine, r.Datasets); len(notes) > 0 {
+	if s := notRun(r.Datasets); s != "" {
+		m.printf("\n%s\n", s)
+	}
+	if notes := busyNotes(r.Machine, sets); len(notes) > 0 {
 		m.printf("\n**The machine was busy:** %s. Medians and paired ratios resist that, but the seconds are less certain than on an idle machine.\n",
 			strings.Join(notes, "; "))
 	}
+}
+
+// setsText names the sets of the verdict in prose.
+func setsText(sets []Dataset) string {
+	var parts []string
+	for _, d := range sets {
+		switch {
+		case d.Name == syntheticName && d.Batch == 1:
+			parts = append(parts, "the synthetic least-squares problem of the supplement (batch 1)")
+		default:
+			parts = append(parts, d.Name)
+		}
+	}
+	var data []string
+	if len(parts) > 0 && sets[0].Name == syntheticName {
+		data, parts = parts[1:], parts[:1]
+	} else {
+		data, parts = parts, nil
+	}
+	if len(data) > 0 {
+		parts = append(parts, "the logistic regressions of section 4 (mini-batches of "+fmt.Sprint(batchSize)+") on "+joinAnd(data))
+	}
+	return joinAnd(parts)
+}
+
+// joinAnd joins parts as "a", "a and b", "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// notRun says which of the paper's four data sets the run left out, and
+// the command that runs them; empty if it ran all four.
+func notRun(datasets []Dataset) string {
+	var missing []string
+	for _, name := range slices.Sorted(maps.Keys(paperSets)) {
+		if !slices.ContainsFunc(datasets, func(d Dataset) bool { return d.Paper && d.Name == name }) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	var flags []string
+	for _, name := range missing {
+		flags = append(flags, fmt.Sprintf("-libsvm %s=PATH/%s", name, name))
+	}
+	return fmt.Sprintf("**Not run:** %s, of the paper's four data sets. "+
+		"They are not embedded in the command; download them from the LIBSVM binary data sets page "+
+		"(https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary.html). "+
+		"This runs them: `go run ./cmd/srgreport %s`. "+
+		"`-libsvm` replaces the embedded sets: give every set you want by path.",
+		joinAnd(missing), strings.Join(flags, " "))
 }
 
 // fmtReached formats the epochs a method took, with its best and worst
@@ -176,9 +250,9 @@ func fmtGain(v VerdictRow) string {
 	return fmtG(v.Gain, 3)
 }
 
-// timingRepsOf returns the repetitions of the epoch timing of the run.
-func timingRepsOf(r *Report) int {
-	for _, d := range r.Datasets {
+// timingRepsOf returns the repetitions of the epoch timing of the sets.
+func timingRepsOf(sets []Dataset) int {
+	for _, d := range sets {
 		if d.Timing != nil {
 			return d.Timing.Reps
 		}
@@ -214,32 +288,26 @@ func verdictSentence(rows []VerdictRow) string {
 			groups[w] = append(groups[w], fmt.Sprintf("%s at the %s (%s)", k.d, scheduleLabel(k.s), strings.Join(by[w], ", ")))
 		}
 	}
-	var b strings.Builder
-	if len(groups["yes"]) == 0 {
-		b.WriteString("**In seconds, SRG reached no accuracy sooner than SGD in this measure**: ")
-		b.WriteString("later on " + orNone(groups["no"]))
-	} else {
-		b.WriteString("**In seconds, SRG was sooner than SGD on " + strings.Join(groups["yes"], "; ") + "**")
-		if w := groups["no"]; len(w) > 0 {
-			b.WriteString(", and later on " + strings.Join(w, "; "))
-		}
+	// One sentence a verdict: what is known first, then what is not.
+	var out []string
+	switch yes := groups["yes"]; {
+	case len(yes) > 0:
+		out = append(out, "SRG was sooner on "+strings.Join(yes, "; ")+".")
+	case len(groups["not known"]) > 0:
+		out = append(out, "SRG was sooner nowhere that this run can tell.")
+	default:
+		out = append(out, "SRG was sooner nowhere.")
+	}
+	if w := groups["no"]; len(w) > 0 {
+		out = append(out, "It was later on "+strings.Join(w, "; ")+".")
 	}
 	if w := groups["within noise"]; len(w) > 0 {
-		b.WriteString("; within the timing's noise on " + strings.Join(w, "; "))
+		out = append(out, "Within the timing's noise: "+strings.Join(w, "; ")+".")
 	}
 	if w := groups["not known"]; len(w) > 0 {
-		b.WriteString("; not known from a run this short on " + strings.Join(w, "; "))
+		out = append(out, "Not known, the run being too short to tell: "+strings.Join(w, "; ")+".")
 	}
-	b.WriteString(".")
-	return b.String()
-}
-
-// orNone joins parts, or says "none".
-func orNone(parts []string) string {
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, "; ")
+	return "**In seconds:** " + strings.Join(out, " ")
 }
 
 // verdictMeasure is the measure a set's sentence reads: the paper's
@@ -268,86 +336,111 @@ func verdictMeasure(d Dataset) string {
 // tenth of an SGD epoch on top of the SGD epoch's work it also does.
 const noGain = 1.1
 
-// decides says, for one data set, whether SRG's gain in epochs or its
-// epoch cost decides the verdict under each schedule: with no gain (SRG
-// needs at least SGD's epochs), no sampler could make SRG sooner; with a
-// gain above the cost, SRG is sooner until its epoch costs that gain; with
-// a gain below the cost, a cheaper sampler would turn the verdict. Empty if
-// nothing was measured.
+// decides says, for one set, whether SRG's gain in epochs or its epoch
+// cost decides the verdict under each schedule it ran: with no gain (SRG
+// saves at most a tenth of SGD's epochs), no sampler could make SRG
+// sooner; with a gain above the cost, SRG is sooner until its epoch costs
+// that gain; with a gain below the cost, a cheaper sampler would turn the
+// verdict. Where one method alone reached the accuracies, it says which.
+// Empty if nothing was measured.
 func decides(d Dataset) string {
 	if d.Result == nil {
 		return ""
 	}
 	ms := verdictMeasure(d)
-	rows := verdictRows(&Report{Datasets: []Dataset{d}}, ms)
+	rows := verdictRows([]Dataset{d}, ms)
 	if len(rows) == 0 {
 		return ""
 	}
-	type verdictCase struct{ kind, at, cost, gainLo, gainHi string }
-	var cases []verdictCase
+	var out []string
 	for _, sched := range []string{"constant", "decreasing"} {
+		cs := d.Result.Constant
+		if sched == "decreasing" {
+			cs = d.Result.Decreasing
+		}
+		if len(cs) == 0 && !slices.ContainsFunc(rows, func(v VerdictRow) bool { return v.Schedule == sched }) {
+			continue // not run under this schedule
+		}
+		at := "At the " + scheduleLabel(sched)
 		var gains []float64
-		var levels []string
+		var levels, srgOnly, sgdOnly []string
+		var bound, costHi float64
+		first := 0.0 // the first level only SRG reached
 		cost := math.NaN()
 		for _, v := range rows {
-			if v.Schedule == sched && v.GainBound == "" {
-				gains, levels = append(gains, v.Gain), append(levels, fmt.Sprintf("1e%d", int(v.Log10)))
-				cost = v.Cost
+			if v.Schedule != sched {
+				continue
+			}
+			cost, costHi = v.Cost, v.CostHi
+			lv := fmt.Sprintf("1e%d", int(v.Log10))
+			switch v.GainBound {
+			case "":
+				gains, levels = append(gains, v.Gain), append(levels, lv)
+			case ">":
+				if len(srgOnly) == 0 {
+					bound, first = v.Gain, v.Log10
+				}
+				srgOnly = append(srgOnly, lv)
+			case "<":
+				sgdOnly = append(sgdOnly, lv)
 			}
 		}
+		costs := fmt.Sprintf("An SRG epoch costs %s SGD epochs.", fmtG(cost, 3))
 		if len(gains) == 0 {
-			cases = append(cases, verdictCase{kind: "none", at: "the " + scheduleLabel(sched)})
+			switch {
+			case len(srgOnly) > 0:
+				s := fmt.Sprintf("%s, only SRG reached %s in %d epochs. Its gain there is above %s. %s",
+					at, strings.Join(srgOnly, ", "), d.Epochs, fmtG(bound, 3), costs)
+				if costHi < bound {
+					s += " So SRG is sooner there, however long SGD would take."
+				} else {
+					s += " So this run cannot tell whether SRG is sooner there; a longer run would raise the bound."
+				}
+				if c := curveOf(cs, methodSGD); c != nil {
+					if ys, _, _ := measureOf(ms).curve(*c); len(ys) > 0 && len(ys) == len(c.Evals) {
+						tr := trend(c.Evals, ys, sched, first)
+						s += fmt.Sprintf(" SGD ended at 10^%s, %s.", fmtF(ys[len(ys)-1], 1), tr)
+						if costHi >= bound && strings.HasPrefix(tr, "levelled off") && ys[len(ys)-1] > first {
+							s += fmt.Sprintf(" If it stays there, SGD never reaches 1e%d at this step, and SRG is sooner.", int(first))
+						}
+					}
+				}
+				out = append(out, s)
+			case len(sgdOnly) > 0:
+				out = append(out, fmt.Sprintf("%s, only SGD reached %s in %d epochs.", at, strings.Join(sgdOnly, ", "), d.Epochs))
+			default:
+				out = append(out, at+", no accuracy was reached by either method.")
+			}
 			continue
 		}
 		lo, hi := slices.Min(gains), slices.Max(gains)
 		g := fmtG(lo, 3)
 		if fmtG(hi, 3) != g {
-			g += "–" + fmtG(hi, 3)
+			g += " to " + fmtG(hi, 3)
 		}
-		c := verdictCase{at: fmt.Sprintf("%s at the %s (%s)", g, scheduleLabel(sched), strings.Join(levels, ", ")),
-			cost: fmt.Sprintf("%s× at the %s", fmtG(cost, 3), scheduleLabel(sched)), gainLo: fmtG(lo, 3), gainHi: fmtG(hi, 3)}
+		s := fmt.Sprintf("%s, the gain in epochs is %s (%s). %s", at, g, strings.Join(levels, ", "), costs)
 		switch {
+		case hi <= noGain && hi <= 1:
+			s += " SRG needs as many epochs as SGD or more. So the epochs decide: an SRG epoch does an SGD epoch's work too, " +
+				"and no sampler, however cheap, could make SRG sooner."
 		case hi <= noGain:
-			c.kind = "epochs"
+			s += fmt.Sprintf(" SRG saves at most a tenth of SGD's epochs. So the epochs decide: an SRG epoch does an SGD epoch's work too, "+
+				"and its sampler would have to cost under %s%% of an SGD epoch.", fmtG(100*(hi-1), 2))
 		case lo > cost:
-			c.kind = "gain"
+			s += fmt.Sprintf(" The gain is above the cost, so the gain decides. SRG stays sooner while its epoch costs less than %s SGD epochs.",
+				fmtG(lo, 3))
 		case hi < cost:
-			c.kind = "cost"
+			s += fmt.Sprintf(" The gain is below the cost, so the cost decides. A sampler that brought SRG's epoch under %s SGD epochs "+
+				"would make SRG sooner.", fmtG(hi, 3))
 		default:
-			c.kind = "mixed"
+			s += " The gain lies on both sides of the cost, so the cost decides level by level."
 		}
-		cases = append(cases, c)
+		if len(srgOnly) > 0 {
+			s += fmt.Sprintf(" Only SRG reached %s, a gain above %s.", strings.Join(srgOnly, ", "), fmtG(bound, 3))
+		}
+		out = append(out, s)
 	}
-	// One clause per kind, the schedules of that kind together.
-	var parts []string
-	for _, kind := range []string{"epochs", "gain", "cost", "mixed", "none"} {
-		var at, cost, lo, hi []string
-		for _, c := range cases {
-			if c.kind == kind {
-				at, cost, lo, hi = append(at, c.at), append(cost, c.cost), append(lo, c.gainLo), append(hi, c.gainHi)
-			}
-		}
-		if len(at) == 0 {
-			continue
-		}
-		gain, costs := "SRG's gain in epochs is "+strings.Join(at, " and "), strings.Join(cost, " and ")
-		switch kind {
-		case "epochs":
-			parts = append(parts, gain+": SRG needs about SGD's epochs or more, while an SRG epoch does an SGD epoch's work and more "+
-				"(it costs "+costs+"), so the epochs decide: no sampler, however cheap, could make SRG sooner")
-		case "gain":
-			parts = append(parts, gain+", above its epoch cost ("+costs+"): the gain decides, and SRG stays sooner while its epoch "+
-				"costs less than "+strings.Join(lo, " and ")+" SGD epochs")
-		case "cost":
-			parts = append(parts, gain+", below its epoch cost ("+costs+"): the epoch cost decides, and a sampler that brought SRG's "+
-				"epoch under "+strings.Join(hi, " and ")+" SGD epochs would make it sooner")
-		case "mixed":
-			parts = append(parts, gain+", on both sides of its epoch cost ("+costs+"): the cost decides level by level")
-		case "none":
-			parts = append(parts, "at "+strings.Join(at, " and ")+" no level was reached by both, so neither decides yet")
-		}
-	}
-	return fmt.Sprintf("**%s** (relative %s): %s.", d.Name, measureWord(ms), strings.Join(parts, "; "))
+	return fmt.Sprintf("**%s** (relative %s). %s", d.Name, measureWord(ms), strings.Join(out, " "))
 }
 
 // missingLevels says, for every level of 1e-1 … 1e-4 that neither SRG nor
@@ -355,9 +448,9 @@ func decides(d Dataset) string {
 // ended and whether they had levelled off (a constant step's noise floor)
 // or were still falling, and then how long the first level missed would
 // take at their pace (see trend).
-func missingLevels(r *Report) []string {
+func missingLevels(sets []Dataset) []string {
 	var out []string
-	for _, d := range r.Datasets {
+	for _, d := range sets {
 		if d.Result == nil {
 			continue
 		}
@@ -365,7 +458,7 @@ func missingLevels(r *Report) []string {
 			for _, sched := range []string{"constant", "decreasing"} {
 				var miss []string
 				next := 0.0 // the first level missed
-				for _, lv := range accuracyLevels {
+				for _, lv := range d.accuracies() {
 					if math.IsNaN(timeIn(d, ms.name, sched, methodSGD, lv).Epochs) && math.IsNaN(timeIn(d, ms.name, sched, methodSRG, lv).Epochs) {
 						if len(miss) == 0 {
 							next = lv
