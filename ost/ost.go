@@ -151,16 +151,23 @@ func (t *tree) link(order []int32) {
 
 // Build replaces all keys: a sort, O(n log n), then a balanced tree in O(n).
 func (t *tree) Build(keys []float64) {
-	order := make([]int32, len(keys))
 	for i, a := range keys {
 		t.nodes[i].key = a
+	}
+	t.link(canonical(keys))
+}
+
+// canonical returns the items in canonical order: keys descending, equal
+// keys by index ascending.
+func canonical(keys []float64) []int32 {
+	order := make([]int32, len(keys))
+	for i := range order {
 		order[i] = int32(i)
 	}
-	// Canonical order: keys descending, equal keys by index ascending.
 	slices.SortFunc(order, func(i, j int32) int {
 		return cmp.Or(cmp.Compare(keys[j], keys[i]), cmp.Compare(i, j))
 	})
-	t.link(order)
+	return order
 }
 
 // build links the items of ranks [lo, hi) into a balanced subtree at the
