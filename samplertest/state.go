@@ -21,8 +21,10 @@ import (
 // returning its own type. A sampler without them skips the checks. obs
 // observes a sampler (Observe for a map-exact one, ObserveLaw else), and
 // mapExact says whether its keys decide everything it answers, draws
-// included, or only its keys, Solve and Prob (a law-exact sampler's draws
-// may depend on a layout the keys alone do not give).
+// included, up to the rounding of sums that may depend on its shape, or
+// only its keys, Solve and Prob (a law-exact sampler's draws may depend on
+// a layout the keys alone do not give). A round trip through a sampler's
+// own saved state observes bit for bit.
 
 // stateMethods returns the three methods of a sampler that can be saved
 // and restored, or ok = false if it lacks one.
