@@ -93,7 +93,7 @@ type inner struct {
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
 // structure's invariants), Index, MarshalBinary, AppendBinary and
-// UnmarshalBinary (save and restore the keys; Clone is its own), and
+// UnmarshalBinary (save and restore the keys and the tree's shape, which its sums depend on; Clone is its own), and
 // SampleBatch and SetBatch for
 // mini-batches, which the tree speeds up (see Batches in the package doc). Set, Solve, Sample and Prob cost O(log n); the tree takes about 33
 // bytes per item, at most 40 after long histories.

@@ -114,7 +114,7 @@ func (n *node) setRed(red bool) {
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
 // structure's invariants), Index, and MarshalBinary, AppendBinary and
-// UnmarshalBinary (save and restore the keys); Clone is its own. Set, Solve, Sample and Prob cost O(log n); the tree takes 32 bytes per
+// UnmarshalBinary (save and restore the keys and the tree's shape, which its sums depend on); Clone is its own. Set, Solve, Sample and Prob cost O(log n); the tree takes 32 bytes per
 // item.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)
