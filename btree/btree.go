@@ -93,7 +93,7 @@ type inner struct {
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
 // structure's invariants), Index, MarshalBinary, AppendBinary and
-// UnmarshalBinary (save and restore the keys; Clone is its own), and
+// UnmarshalBinary (save and restore the keys and the tree's shape, which its sums depend on; Clone is its own), and
 // SampleBatch and SetBatch for
 // mini-batches, which the tree speeds up (see Batches in the package doc). Set, Solve, Sample and Prob cost O(log n); the tree takes about 33
 // bytes per item, at most 40 after long histories.
@@ -185,6 +185,11 @@ func (t *tree) Total() float64 {
 
 // Build replaces all keys: a sort, O(n log n), then a bulk load in O(n).
 func (t *tree) Build(keys []float64) {
+	t.load(canonical(keys), keys)
+}
+
+// canonical returns the items in canonical order.
+func canonical(keys []float64) []int32 {
 	order := make([]int32, len(keys))
 	for i := range order {
 		order[i] = int32(i)
@@ -195,14 +200,19 @@ func (t *tree) Build(keys []float64) {
 		}
 		return 1
 	})
-	t.load(order, keys)
+	return order
 }
 
 // load rebuilds the tree from the items in canonical order with their keys
 // (by item), reusing the node slices. Leaves are filled as evenly as their
 // number allows, so all are full but for at most one item each, and so are
 // the inner nodes: a fresh tree is as short and as dense as it can be.
-func (t *tree) load(order []int32, keys []float64) {
+func (t *tree) load(order []int32, keys []float64) { t.fill(order, keys, nil) }
+
+// fill is load, the sizes of the nodes given by sh if it is not nil: the
+// items of each leaf and the children of each inner node, level by level
+// from the leaves up, each level in rank order. sh fits the items.
+func (t *tree) fill(order []int32, keys []float64, sh *shape) {
 	n := len(order)
 	t.leaves, t.inners = t.leaves[:0], t.inners[:0]
 	t.freeLeaf, t.freeInner = nilNode, nilNode
@@ -211,9 +221,16 @@ func (t *tree) load(order []int32, keys []float64) {
 		return
 	}
 	m := (n + leafCap - 1) / leafCap
+	if sh != nil {
+		m = len(sh.levels[0])
+	}
 	level := make([]int32, m)
+	hi := 0
 	for b := range m {
-		lo, hi := b*n/m, (b+1)*n/m
+		lo := hi
+		if hi = (b + 1) * n / m; sh != nil {
+			hi = lo + int(sh.levels[0][b])
+		}
 		l := t.newLeaf()
 		lf := &t.leaves[l]
 		for j, i := range order[lo:hi] {
@@ -229,9 +246,16 @@ func (t *tree) load(order []int32, keys []float64) {
 		t.height++
 		c := len(level)
 		m := (c + innerCap - 1) / innerCap
+		if sh != nil {
+			m = len(sh.levels[t.height])
+		}
 		up := make([]int32, m)
+		hi := 0
 		for b := range m {
-			lo, hi := b*c/m, (b+1)*c/m
+			lo := hi
+			if hi = (b + 1) * c / m; sh != nil {
+				hi = lo + int(sh.levels[t.height][b])
+			}
 			v := t.newInner()
 			nd := &t.inners[v]
 			copy(nd.child[:], level[lo:hi])

@@ -114,7 +114,7 @@ func (n *node) setRed(red bool) {
 // driver.Driver): Len, Key, Set, Solve, Sample and Prob of
 // reweighted.Sampler, Load (all keys at once), Probs (every p*), Check (the
 // structure's invariants), Index, and MarshalBinary, AppendBinary and
-// UnmarshalBinary (save and restore the keys); Clone is its own. Set, Solve, Sample and Prob cost O(log n); the tree takes 32 bytes per
+// UnmarshalBinary (save and restore the keys and the tree's shape, which its sums depend on); Clone is its own. Set, Solve, Sample and Prob cost O(log n); the tree takes 32 bytes per
 // item.
 // Set, Solve, Sample and Prob allocate nothing, but for the rare exact
 // decision of ρ (see package driver). The read methods (Len, Key, Solve, Sample, Prob, Probs)
@@ -151,16 +151,23 @@ func (t *tree) link(order []int32) {
 
 // Build replaces all keys: a sort, O(n log n), then a balanced tree in O(n).
 func (t *tree) Build(keys []float64) {
-	order := make([]int32, len(keys))
 	for i, a := range keys {
 		t.nodes[i].key = a
+	}
+	t.link(canonical(keys))
+}
+
+// canonical returns the items in canonical order: keys descending, equal
+// keys by index ascending.
+func canonical(keys []float64) []int32 {
+	order := make([]int32, len(keys))
+	for i := range order {
 		order[i] = int32(i)
 	}
-	// Canonical order: keys descending, equal keys by index ascending.
 	slices.SortFunc(order, func(i, j int32) int {
 		return cmp.Or(cmp.Compare(keys[j], keys[i]), cmp.Compare(i, j))
 	})
-	t.link(order)
+	return order
 }
 
 // build links the items of ranks [lo, hi) into a balanced subtree at the

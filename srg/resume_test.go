@@ -13,6 +13,7 @@ import (
 	"github.com/reweighted/reweighted/btree"
 	"github.com/reweighted/reweighted/levels"
 	"github.com/reweighted/reweighted/libsvm"
+	"github.com/reweighted/reweighted/ost"
 	"github.com/reweighted/reweighted/srg"
 )
 
@@ -252,5 +253,50 @@ func TestResumeExtendsAndBranches(t *testing.T) {
 				require.NotEqual(t, long.RelErr, got.RelErr, "the schedule made no difference")
 			}
 		})
+	}
+}
+
+// A run of SRG over a tree whose float sums depend on its shape (ost,
+// btree), on enough items that a long history grows a shape Load would not
+// build, resumes from every checkpoint to the trace of the run that never
+// stopped, bit for bit: the saved sampler carries its shape, so p = a_i/λ,
+// which scales every step, keeps its last bits.
+func TestResumeKeepsTreeShape(t *testing.T) {
+	ds := libsvm.Synthetic(11, 256, 10)
+	p, err := srg.NewProblem(ds, ds.Labels, srg.Squared, 0.1)
+	require.NoError(t, err)
+	n := p.Len()
+	for _, c := range []struct {
+		name string
+		new  func(int) reweighted.Distribution
+	}{
+		{"ost", func(n int) reweighted.Distribution { return ost.New(n) }},
+		{"btree", func(n int) reweighted.Distribution { return btree.New(n) }},
+	} {
+		for _, m := range []int{1, 3} {
+			t.Run(fmt.Sprintf("%s/batch=%d", c.name, m), func(t *testing.T) {
+				o := srg.Options{Method: srg.SRG, Batch: m, NewSampler: c.new,
+					Schedule: decaying{n}, Epochs: 4, PerEpoch: 4, Seed: 7}
+				want, err := srg.Run(p, o)
+				require.NoError(t, err)
+				var saved [][]byte
+				o.Checkpoint = func(st *srg.State) error {
+					b, err := st.MarshalBinary()
+					saved = append(saved, b)
+					return err
+				}
+				_, err = srg.Run(p, o)
+				require.NoError(t, err)
+				require.Len(t, saved, len(want.Evals))
+				o.Checkpoint = nil
+				for j, b := range saved {
+					var st srg.State
+					require.NoError(t, st.UnmarshalBinary(b))
+					got, err := srg.Resume(p, o, &st)
+					require.NoError(t, err)
+					requireSameTrace(t, want, got, "resumed at checkpoint %d of %d", j, len(saved))
+				}
+			})
+		}
 	}
 }
