@@ -377,7 +377,8 @@ func weightedDrift(t TB, nw NewWeighted) {
 
 // Property: a long history of updates (-samplertest.updates, 20,000 by
 // default) on 1000 items, weights of every kind with a huge one now and
-// then, checked every eighth of the way and at the end.
+// then, checked every eighth of the way and at the end, each check right
+// after a weight 2^60 times the others' sum was set and set back.
 func weightedManyUpdates(t TB, nw NewWeighted) {
 	const n = 1000
 	updates := *updatesFlag
@@ -388,12 +389,24 @@ func weightedManyUpdates(t TB, nw NewWeighted) {
 	for k := range updates {
 		i := rng.IntN(n)
 		a := KeyFromBits(byte(rng.IntN(6)), rng.Uint64(), n)
+		if a > 0x1p730 {
+			// Room for the spikes below MaxSum: a sum of at most 2^740,
+			// times 2^60.
+			a = math.Ldexp(a, -100)
+		}
 		if rng.IntN(64) == 0 {
 			a = 1e20
 		}
 		if k%every == every-1 || k == updates-1 {
-			// Half of the checks right after a spike of 1e20, set back.
-			require.NoError(t, w.Set(i, 1e20))
+			// Every check right after a spike set back: 2^60 times the
+			// sum of the weights (1e20 at least), so that sums kept by
+			// adding the change lose every weight, whatever their scale.
+			total := 0.0
+			for _, b := range keys {
+				total += b
+			}
+			spike := max(1e20, total*0x1p60)
+			require.NoError(t, w.Set(i, spike), "update %d: Set(%d, %v)", k, i, spike)
 			require.NoError(t, w.Set(i, a))
 		} else {
 			require.NoError(t, w.Set(i, a), "update %d: Set(%d, %v)", k, i, a)
