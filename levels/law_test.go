@@ -207,26 +207,98 @@ func TestChiSquareWithoutReplacement(t *testing.T) {
 }
 
 // Without replacement, once the items left all have p* = 0 (ε = 0), the
-// rest are drawn uniformly with p = 0; the items are distinct.
+// rest are drawn uniformly with p = 0; the items are distinct, and the
+// first two, the positive keys, carry their Prob. Keys 0, 2, 0, 0, 1 put
+// the fallback in every batch of 5: its third item comes after 64 draws
+// of items already in the batch. Both ways of drawing: attempts one by one
+// (near) and in passes of a chunk (far).
 func TestWithoutReplacementFallback(t *testing.T) {
-	s := load(t, []float64{0, 2, 0, 0, 1})
-	src := rand.NewPCG(1, 1)
-	items, probs := make([]int, 5), make([]float64, 5)
-	counts := map[int]int{}
-	for range 2000 {
-		require.NoError(t, s.DrawBatch(0, src, false, items, probs))
-		seen := map[int]bool{}
-		for k, i := range items {
-			require.False(t, seen[i])
-			seen[i] = true
-			if k >= 2 {
-				require.Zero(t, probs[k])
+	keys := []float64{0, 2, 0, 0, 1}
+	for _, far := range []bool{false, true} {
+		s := load(t, keys)
+		s.far = far
+		src := rand.NewPCG(1, 1)
+		items, probs := make([]int, 5), make([]float64, 5)
+		counts := map[int]int{}
+		for range 2000 {
+			require.NoError(t, s.DrawBatch(0, src, false, items, probs))
+			seen := map[int]bool{}
+			for k, i := range items {
+				require.False(t, seen[i], "far = %v: item %d twice in %v", far, i, items)
+				seen[i] = true
+				if k < 2 {
+					p, err := s.Prob(i, 0)
+					require.NoError(t, err)
+					require.Positive(t, keys[i], "far = %v: the positive keys first: %v", far, items)
+					require.Equal(t, p, probs[k], "far = %v: p of item %d", far, i)
+				} else {
+					require.Zero(t, probs[k], "far = %v: p of item %d, drawn by the fallback", far, i)
+				}
+			}
+			counts[items[2]]++
+		}
+		// Binomial(2000, 1/3): 667 ± 21; 150 is 7 standard deviations,
+		// at a fixed seed.
+		for _, i := range []int{0, 2, 3} {
+			require.InDelta(t, 2000.0/3, counts[i], 150, "far = %v: item %d third", far, i)
+		}
+	}
+}
+
+// drawRest, the fallback of a draw without replacement, on keys 0, 2, 0,
+// 1, 0, 4, 0 with every proper subset of the items already drawn, at
+// ε = 0 and ε = 1/(2n), u at the midpoints of a grid of 420 (a multiple
+// of every n − k): it never returns an item already drawn; it gives each
+// item left its share of the grid, p*_i over the p* of the items left,
+// within 2 points (the two edges of its interval), with its Prob as p; or
+// if every item left has p* = 0, exactly 420/(n − k) points each, with
+// p = 0. At ε = 0 with the three positive keys drawn, the fallback's
+// uniform branch returns one of the zeros for every u.
+func TestDrawRestOnEverySetDrawn(t *testing.T) {
+	keys := []float64{0, 2, 0, 1, 0, 4, 0}
+	n := len(keys)
+	const grid = 420
+	s := load(t, keys)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	for _, eps := range []float64{0, 1 / float64(2*n)} {
+		exact := exactProbs(keys, eps)
+		o, _ := s.solution(eps, sc)
+		seen := sc.seenBits(n)
+		for set := range uint64(1)<<n - 1 {
+			seen[0] = set
+			k, left := 0, 0.0
+			for i := range n {
+				if set&(1<<i) != 0 {
+					k++
+				} else {
+					left += exact[i]
+				}
+			}
+			counts := make([]int, n)
+			for j := range grid {
+				u := (float64(j) + 0.5) / grid
+				i, p := s.drawRest(o, sc, seen, k, u)
+				require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "ε = %v, drawn %07b, u = %v: item %d", eps, set, u, i)
+				want, err := s.Prob(i, eps)
+				require.NoError(t, err)
+				if left == 0 {
+					want = 0
+				}
+				require.Equal(t, want, p, "ε = %v, drawn %07b, u = %v: p of item %d", eps, set, u, i)
+				counts[i]++
+			}
+			for i := range n {
+				switch {
+				case set&(1<<i) != 0:
+				case left == 0:
+					require.Equal(t, grid/(n-k), counts[i], "ε = %v, drawn %07b: item %d", eps, set, i)
+				default:
+					require.InDelta(t, grid*exact[i]/left, counts[i], 2, "ε = %v, drawn %07b: item %d", eps, set, i)
+				}
 			}
 		}
-		counts[items[2]]++
-	}
-	for _, i := range []int{0, 2, 3} {
-		require.InDelta(t, 2000.0/3, counts[i], 150, "item %d third", i)
+		seen[0] = 0
 	}
 }
 
