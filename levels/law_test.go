@@ -374,12 +374,7 @@ func TestMemory(t *testing.T) {
 					key = func() float64 { return math.Exp(3 * rng.NormFloat64()) }
 				}
 				s := New(n)
-				for i := range n {
-					require.NoError(t, s.Set(i, key()))
-				}
-				for range 10 * n {
-					require.NoError(t, s.Set(rng.IntN(n), key()))
-				}
+				setAll(t, s, n, rng, key)
 				require.NoError(t, s.Check())
 				per := float64(s.Bytes()) / float64(n)
 				t.Logf("%.1f bytes per item", per)
@@ -456,12 +451,7 @@ func TestBytesMatchesHeap(t *testing.T) {
 				return math.Exp(3 * rng.NormFloat64())
 			}
 			s := New(n)
-			for i := range n {
-				require.NoError(t, s.Set(i, key()))
-			}
-			for range 10 * n {
-				require.NoError(t, s.Set(rng.IntN(n), key()))
-			}
+			setAll(t, s, n, rng, key)
 			b := float64(s.Bytes())
 			splits := splitGroups(s)
 			heap := float64(samplertest.HeldBy(&s))
@@ -472,6 +462,25 @@ func TestBytesMatchesHeap(t *testing.T) {
 			require.GreaterOrEqual(t, heap, b*0.995, "Bytes counts more than the heap holds")
 			require.LessOrEqual(t, heap, b*1.02, "the heap holds more than Bytes counts")
 		})
+	}
+}
+
+// setAll sets every key of s, a sampler of n items, and then 10n keys of
+// items drawn by rng, to key(). require is called only on an error: it
+// records its caller's frames, which for 2^16 items cost more than the
+// Sets.
+func setAll(t *testing.T, s *Sampler, n int, rng *rand.Rand, key func() float64) {
+	t.Helper()
+	for i := range n {
+		if err := s.Set(i, key()); err != nil {
+			require.NoError(t, err, "Set(%d)", i)
+		}
+	}
+	for range 10 * n {
+		i, a := rng.IntN(n), key()
+		if err := s.Set(i, a); err != nil {
+			require.NoError(t, err, "Set(%d, %v)", i, a)
+		}
 	}
 }
 
