@@ -206,45 +206,6 @@ func TestChiSquareWithoutReplacement(t *testing.T) {
 	}
 }
 
-// Without replacement, once the items left all have p* = 0 (ε = 0), the
-// rest are drawn uniformly with p = 0; the items are distinct, and the
-// first two, the positive keys, carry their Prob. Keys 0, 2, 0, 0, 1 put
-// the fallback in every batch of 5: its third item comes after 64 draws
-// of items already in the batch. Both ways of drawing: attempts one by one
-// (near) and in passes of a chunk (far).
-func TestWithoutReplacementFallback(t *testing.T) {
-	keys := []float64{0, 2, 0, 0, 1}
-	for _, far := range []bool{false, true} {
-		s := load(t, keys)
-		s.far = far
-		src := rand.NewPCG(1, 1)
-		items, probs := make([]int, 5), make([]float64, 5)
-		counts := map[int]int{}
-		for range 2000 {
-			require.NoError(t, s.DrawBatch(0, src, false, items, probs))
-			seen := map[int]bool{}
-			for k, i := range items {
-				require.False(t, seen[i], "far = %v: item %d twice in %v", far, i, items)
-				seen[i] = true
-				if k < 2 {
-					p, err := s.Prob(i, 0)
-					require.NoError(t, err)
-					require.Positive(t, keys[i], "far = %v: the positive keys first: %v", far, items)
-					require.Equal(t, p, probs[k], "far = %v: p of item %d", far, i)
-				} else {
-					require.Zero(t, probs[k], "far = %v: p of item %d, drawn by the fallback", far, i)
-				}
-			}
-			counts[items[2]]++
-		}
-		// Binomial(2000, 1/3): 667 ± 21; 150 is 7 standard deviations,
-		// at a fixed seed.
-		for _, i := range []int{0, 2, 3} {
-			require.InDelta(t, 2000.0/3, counts[i], 150, "far = %v: item %d third", far, i)
-		}
-	}
-}
-
 // drawRest, the fallback of a draw without replacement, on keys 0, 2, 0,
 // 1, 0, 4, 0 with every proper subset of the items already drawn, at
 // ε = 0 and ε = 1/(2n), u at the midpoints of a grid of 420 (a multiple
@@ -253,7 +214,10 @@ func TestWithoutReplacementFallback(t *testing.T) {
 // within 2 points (the two edges of its interval), with its Prob as p; or
 // if every item left has p* = 0, exactly 420/(n − k) points each, with
 // p = 0. At ε = 0 with the three positive keys drawn, the fallback's
-// uniform branch returns one of the zeros for every u.
+// uniform branch returns one of the zeros for every u. It comes before
+// TestWithoutReplacementFallback, which a fallback returning an item
+// already drawn would hang: the attempts one by one reject that item, and
+// never fall back again.
 func TestDrawRestOnEverySetDrawn(t *testing.T) {
 	keys := []float64{0, 2, 0, 1, 0, 4, 0}
 	n := len(keys)
@@ -299,6 +263,45 @@ func TestDrawRestOnEverySetDrawn(t *testing.T) {
 			}
 		}
 		seen[0] = 0
+	}
+}
+
+// Without replacement, once the items left all have p* = 0 (ε = 0), the
+// rest are drawn uniformly with p = 0; the items are distinct, and the
+// first two, the positive keys, carry their Prob. Keys 0, 2, 0, 0, 1 put
+// the fallback in every batch of 5: its third item comes after 64 draws
+// of items already in the batch. Both ways of drawing: attempts one by one
+// (near) and in passes of a chunk (far).
+func TestWithoutReplacementFallback(t *testing.T) {
+	keys := []float64{0, 2, 0, 0, 1}
+	for _, far := range []bool{false, true} {
+		s := load(t, keys)
+		s.far = far
+		src := rand.NewPCG(1, 1)
+		items, probs := make([]int, 5), make([]float64, 5)
+		counts := map[int]int{}
+		for range 2000 {
+			require.NoError(t, s.DrawBatch(0, src, false, items, probs))
+			seen := map[int]bool{}
+			for k, i := range items {
+				require.False(t, seen[i], "far = %v: item %d twice in %v", far, i, items)
+				seen[i] = true
+				if k < 2 {
+					p, err := s.Prob(i, 0)
+					require.NoError(t, err)
+					require.Positive(t, keys[i], "far = %v: the positive keys first: %v", far, items)
+					require.Equal(t, p, probs[k], "far = %v: p of item %d", far, i)
+				} else {
+					require.Zero(t, probs[k], "far = %v: p of item %d, drawn by the fallback", far, i)
+				}
+			}
+			counts[items[2]]++
+		}
+		// Binomial(2000, 1/3): 667 ± 21; 150 is 7 standard deviations,
+		// at a fixed seed.
+		for _, i := range []int{0, 2, 3} {
+			require.InDelta(t, 2000.0/3, counts[i], 150, "far = %v: item %d third", far, i)
+		}
 	}
 }
 
