@@ -207,62 +207,73 @@ func TestChiSquareWithoutReplacement(t *testing.T) {
 }
 
 // drawRest, the fallback of a draw without replacement, on keys 0, 2, 0,
-// 1, 0, 4, 0 with every proper subset of the items already drawn, at
+// 1, 0, 4, 0 and on 1, 2^-1074, 0 (whose second p* is 2^-1074 at ε = 0:
+// u times the total of the items left rounds up to it, past every partial
+// sum) with every proper subset of the items already drawn, at
 // ε = 0 and ε = 1/(2n), u at the midpoints of a grid of 420 (a multiple
 // of every n − k): it never returns an item already drawn; it gives each
 // item left its share of the grid, p*_i over the p* of the items left,
 // within 2 points (the two edges of its interval), with its Prob as p; or
 // if every item left has p* = 0, exactly 420/(n − k) points each, with
-// p = 0. At ε = 0 with the three positive keys drawn, the fallback's
+// p = 0; and at u = 0 and 1 − 2^-53 an item left, of positive p while
+// any is. At ε = 0 with the three positive keys drawn, the fallback's
 // uniform branch returns one of the zeros for every u. It comes before
 // TestWithoutReplacementFallback, which a fallback returning an item
 // already drawn would hang: the attempts one by one reject that item, and
 // never fall back again.
 func TestDrawRestOnEverySetDrawn(t *testing.T) {
-	keys := []float64{0, 2, 0, 1, 0, 4, 0}
-	n := len(keys)
 	const grid = 420
-	s := load(t, keys)
-	sc := s.getScratch()
-	defer s.putScratch(sc)
-	for _, eps := range []float64{0, 1 / float64(2*n)} {
-		exact := exactProbs(keys, eps)
-		o, _ := s.solution(eps, sc)
-		seen := sc.seenBits(n)
-		for set := range uint64(1)<<n - 1 {
-			seen[0] = set
-			k, left := 0, 0.0
-			for i := range n {
-				if set&(1<<i) != 0 {
-					k++
-				} else {
-					left += exact[i]
+	for _, keys := range [][]float64{{0, 2, 0, 1, 0, 4, 0}, {1, 0x1p-1074, 0}} {
+		n := len(keys)
+		s := load(t, keys)
+		sc := s.getScratch()
+		for _, eps := range []float64{0, 1 / float64(2*n)} {
+			exact := exactProbs(keys, eps)
+			o, _ := s.solution(eps, sc)
+			seen := sc.seenBits(n)
+			for set := range uint64(1)<<n - 1 {
+				seen[0] = set
+				at := fmt.Sprintf("keys %v, ε = %v, drawn %07b", keys, eps, set)
+				k, left := 0, 0.0
+				for i := range n {
+					if set&(1<<i) != 0 {
+						k++
+					} else {
+						left += exact[i]
+					}
+				}
+				counts := make([]int, n)
+				for j := range grid {
+					u := (float64(j) + 0.5) / grid
+					i, p := s.drawRest(o, sc, seen, k, u)
+					require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
+					want, err := s.Prob(i, eps)
+					require.NoError(t, err)
+					if left == 0 {
+						want = 0
+					}
+					require.Equal(t, want, p, "%s, u = %v: p of item %d", at, u, i)
+					counts[i]++
+				}
+				// The ends of u: an item left, of positive p while any is.
+				for _, u := range []float64{0, math.Nextafter(1, 0)} {
+					i, p := s.drawRest(o, sc, seen, k, u)
+					require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
+					require.Equal(t, left > 0, p > 0, "%s, u = %v: p of item %d", at, u, i)
+				}
+				for i := range n {
+					switch {
+					case set&(1<<i) != 0:
+					case left == 0:
+						require.Equal(t, grid/(n-k), counts[i], "%s: item %d", at, i)
+					default:
+						require.InDelta(t, grid*exact[i]/left, counts[i], 2, "%s: item %d", at, i)
+					}
 				}
 			}
-			counts := make([]int, n)
-			for j := range grid {
-				u := (float64(j) + 0.5) / grid
-				i, p := s.drawRest(o, sc, seen, k, u)
-				require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "ε = %v, drawn %07b, u = %v: item %d", eps, set, u, i)
-				want, err := s.Prob(i, eps)
-				require.NoError(t, err)
-				if left == 0 {
-					want = 0
-				}
-				require.Equal(t, want, p, "ε = %v, drawn %07b, u = %v: p of item %d", eps, set, u, i)
-				counts[i]++
-			}
-			for i := range n {
-				switch {
-				case set&(1<<i) != 0:
-				case left == 0:
-					require.Equal(t, grid/(n-k), counts[i], "ε = %v, drawn %07b: item %d", eps, set, i)
-				default:
-					require.InDelta(t, grid*exact[i]/left, counts[i], 2, "ε = %v, drawn %07b: item %d", eps, set, i)
-				}
-			}
+			seen[0] = 0
 		}
-		seen[0] = 0
+		s.putScratch(sc)
 	}
 }
 
