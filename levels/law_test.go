@@ -207,27 +207,128 @@ func TestChiSquareWithoutReplacement(t *testing.T) {
 	}
 }
 
-// Without replacement, once the items left all have p* = 0 (ε = 0), the
-// rest are drawn uniformly with p = 0; the items are distinct.
-func TestWithoutReplacementFallback(t *testing.T) {
-	s := load(t, []float64{0, 2, 0, 0, 1})
-	src := rand.NewPCG(1, 1)
-	items, probs := make([]int, 5), make([]float64, 5)
-	counts := map[int]int{}
-	for range 2000 {
-		require.NoError(t, s.DrawBatch(0, src, false, items, probs))
-		seen := map[int]bool{}
-		for k, i := range items {
-			require.False(t, seen[i])
-			seen[i] = true
-			if k >= 2 {
-				require.Zero(t, probs[k])
+// drawRest, the fallback of a draw without replacement, on keys 0, 2, 0,
+// 1, 0, 4, 0 and on 1, 2^-1074, 0 (whose second p* is 2^-1074 at ε = 0:
+// u times the total of the items left rounds up to it, past every partial
+// sum) with every proper subset of the items already drawn, at
+// ε = 0 and ε = 1/(2n), u at the midpoints of a grid of 420 (a multiple
+// of every n − k): it never returns an item already drawn; it gives each
+// item left its share of the grid, p*_i over the p* of the items left,
+// within 2 points (the two edges of its interval), with its Prob as p; or
+// if every item left has p* = 0, exactly 420/(n − k) points each, with
+// p = 0; and at u = 0 and 1 − 2^-53 an item left, of positive p while
+// any is. At ε = 0 with the three positive keys drawn, the fallback's
+// uniform branch returns one of the zeros for every u. It comes before
+// TestWithoutReplacementFallback, which a fallback returning an item
+// already drawn would hang: the attempts one by one reject that item, and
+// never fall back again.
+func TestDrawRestOnEverySetDrawn(t *testing.T) {
+	const grid = 420
+	for _, keys := range [][]float64{{0, 2, 0, 1, 0, 4, 0}, {1, 0x1p-1074, 0}} {
+		n := len(keys)
+		s := load(t, keys)
+		sc := s.getScratch()
+		for _, eps := range []float64{0, 1 / float64(2*n)} {
+			exact := exactProbs(keys, eps)
+			o, _ := s.solution(eps, sc)
+			seen := sc.seenBits(n)
+			for set := range uint64(1)<<n - 1 {
+				seen[0] = set
+				at := fmt.Sprintf("keys %v, ε = %v, drawn %07b", keys, eps, set)
+				k, left := 0, 0.0
+				for i := range n {
+					if set&(1<<i) != 0 {
+						k++
+					} else {
+						left += exact[i]
+					}
+				}
+				// draw1 draws one item after those of set, from the
+				// source whose one number u is.
+				draw1 := func(u float64) (int, float64) {
+					seen[0] = set
+					items, probs := []int{-1}, []float64{-1}
+					s.drawRest(o, sc, seen, atU(u), items, probs)
+					return items[0], probs[0]
+				}
+				counts := make([]int, n)
+				for j := range grid {
+					u := (float64(j) + 0.5) / grid
+					i, p := draw1(u)
+					require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
+					want, err := s.Prob(i, eps)
+					require.NoError(t, err)
+					if left == 0 {
+						want = 0
+					}
+					require.Equal(t, want, p, "%s, u = %v: p of item %d", at, u, i)
+					counts[i]++
+				}
+				// The ends of u: an item left, of positive p while any is.
+				for _, u := range []float64{0, math.Nextafter(1, 0)} {
+					i, p := draw1(u)
+					require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
+					require.Equal(t, left > 0, p > 0, "%s, u = %v: p of item %d", at, u, i)
+				}
+				for i := range n {
+					switch {
+					case set&(1<<i) != 0:
+					case left == 0:
+						require.Equal(t, grid/(n-k), counts[i], "%s: item %d", at, i)
+					default:
+						require.InDelta(t, grid*exact[i]/left, counts[i], 2, "%s: item %d", at, i)
+					}
+				}
 			}
+			seen[0] = 0
 		}
-		counts[items[2]]++
+		s.putScratch(sc)
 	}
-	for _, i := range []int{0, 2, 3} {
-		require.InDelta(t, 2000.0/3, counts[i], 150, "item %d third", i)
+}
+
+// atU is a source whose every number is u·2^64 (u a multiple of 2^-53, or
+// rounded down to one): a draw from it takes u as its uniform number, and
+// a choice among m items the ⌊u·m⌋-th.
+type atU float64
+
+func (u atU) Uint64() uint64 { return uint64(float64(u)*0x1p53) << 11 }
+
+// Without replacement, once the items left all have p* = 0 (ε = 0), the
+// rest are drawn uniformly with p = 0; the items are distinct, and the
+// first two, the positive keys, carry their Prob. Keys 0, 2, 0, 0, 1 put
+// the fallback in every batch of 5: its third item comes after 64 draws
+// of items already in the batch. Both ways of drawing: attempts one by one
+// (near) and in passes of a chunk (far).
+func TestWithoutReplacementFallback(t *testing.T) {
+	keys := []float64{0, 2, 0, 0, 1}
+	for _, far := range []bool{false, true} {
+		s := load(t, keys)
+		s.far = far
+		src := rand.NewPCG(1, 1)
+		items, probs := make([]int, 5), make([]float64, 5)
+		counts := map[int]int{}
+		for range 2000 {
+			require.NoError(t, s.DrawBatch(0, src, false, items, probs))
+			seen := map[int]bool{}
+			for k, i := range items {
+				require.False(t, seen[i], "far = %v: item %d twice in %v", far, i, items)
+				seen[i] = true
+				if k < 2 {
+					p, err := s.Prob(i, 0)
+					require.NoError(t, err)
+					require.Positive(t, keys[i], "far = %v: the positive keys first: %v", far, items)
+					require.Equal(t, p, probs[k], "far = %v: p of item %d", far, i)
+				} else {
+					require.Zero(t, probs[k], "far = %v: p of item %d, drawn by the fallback", far, i)
+				}
+			}
+			counts[items[2]]++
+		}
+		// Binomial(2000, 1/3): 667 ± 21; 150 is 7 standard deviations,
+		// at a fixed seed.
+		for _, i := range []int{0, 2, 3} {
+			require.InDelta(t, 2000.0/3, counts[i], 150, "far = %v: item %d third", far, i)
+		}
 	}
 }
 
@@ -303,12 +404,7 @@ func TestMemory(t *testing.T) {
 					key = func() float64 { return math.Exp(3 * rng.NormFloat64()) }
 				}
 				s := New(n)
-				for i := range n {
-					require.NoError(t, s.Set(i, key()))
-				}
-				for range 10 * n {
-					require.NoError(t, s.Set(rng.IntN(n), key()))
-				}
+				setAll(t, s, n, rng, key)
 				require.NoError(t, s.Check())
 				per := float64(s.Bytes()) / float64(n)
 				t.Logf("%.1f bytes per item", per)
@@ -385,12 +481,7 @@ func TestBytesMatchesHeap(t *testing.T) {
 				return math.Exp(3 * rng.NormFloat64())
 			}
 			s := New(n)
-			for i := range n {
-				require.NoError(t, s.Set(i, key()))
-			}
-			for range 10 * n {
-				require.NoError(t, s.Set(rng.IntN(n), key()))
-			}
+			setAll(t, s, n, rng, key)
 			b := float64(s.Bytes())
 			splits := splitGroups(s)
 			heap := float64(samplertest.HeldBy(&s))
@@ -401,6 +492,25 @@ func TestBytesMatchesHeap(t *testing.T) {
 			require.GreaterOrEqual(t, heap, b*0.995, "Bytes counts more than the heap holds")
 			require.LessOrEqual(t, heap, b*1.02, "the heap holds more than Bytes counts")
 		})
+	}
+}
+
+// setAll sets every key of s, a sampler of n items, and then 10n keys of
+// items drawn by rng, to key(). require is called only on an error: it
+// records its caller's frames, which for 2^16 items cost more than the
+// Sets.
+func setAll(t *testing.T, s *Sampler, n int, rng *rand.Rand, key func() float64) {
+	t.Helper()
+	for i := range n {
+		if err := s.Set(i, key()); err != nil {
+			require.NoError(t, err, "Set(%d)", i)
+		}
+	}
+	for range 10 * n {
+		i, a := rng.IntN(n), key()
+		if err := s.Set(i, a); err != nil {
+			require.NoError(t, err, "Set(%d, %v)", i, a)
+		}
 	}
 }
 

@@ -11,14 +11,74 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Property: KKT, which multiplies each condition out into integers, accepts
-// and rejects exactly what kktRat, the conditions in rational arithmetic,
-// does, with the same message: on keys with ties, near-ties of the cutoff
-// and tiny keys, and on p* perturbed onto each condition's edge (p_i at
-// ε(1 − 10^-9), Σp at 1 ± 10^-9, p_i at a_i/λ·(1 ± 10^-9)) and a few ulps
-// either side of it, or set to ε, or to 0. Both outcomes of each condition
-// are hit on purpose, and counted.
+// KKT, which multiplies each condition out into integers, accepts and
+// rejects exactly what kktRat, the conditions in rational arithmetic, does,
+// with the same message. Each outcome is built on purpose here, so that
+// every run checks each one: accepted (at ε = 0 with a zero key, a tail key
+// exactly at ε·λ, a p_i that underflowed to ε = 0), and each class of
+// rejection, at its edge where the edge is a single float: p_i one float
+// below ε(1 − 10^-9), Σp one float past 1 + 10^-9, p_i moved off a_i/λ, and
+// p_i = ε with a_i 4·10^-9 above ε·λ. TestKKTMatchesRationalReferenceRandom
+// adds the random cases.
 func TestKKTMatchesRationalReference(t *testing.T) {
+	rat := func(x float64) *big.Rat { return new(big.Rat).SetFloat64(x) }
+	// p* of keys 1, 0, 6, 2 at ε = 1/8 (TestOracleByHand): items 0 and 1
+	// at ε, items 2 and 3 at a/λ with λ = 32/3.
+	keys := []float64{1, 0, 6, 2}
+	pStar := func() []float64 { return []float64{0.125, 0.125, 0.5625, 0.1875} }
+	below := pStar()
+	edge := new(big.Rat).Mul(rat(0.125), new(big.Rat).Sub(big.NewRat(1, 1), big.NewRat(1, 1e9)))
+	below[0] = nudge(edge, -1)
+	over := pStar()
+	// Σp = 1 + 10^-9 with p_2 = 1 + 10^-9 − (p_0 + p_1 + p_3), one float past.
+	rest := new(big.Rat).Add(big.NewRat(1, 1), big.NewRat(1, 1e9))
+	for _, i := range []int{0, 1, 3} {
+		rest.Sub(rest, rat(over[i]))
+	}
+	over[2] = nudge(rest, 1)
+	moved := pStar()
+	moved[2], moved[3] = 0.5625+0x1p-20, 0.1875-0x1p-20 // Σp = 1 exactly
+	// Keys 4, 1, 0 at ε = 1/6: p* = 2/3, 1/6, 1/6 with λ = 6, and key 1
+	// exactly at ε·λ = 1; at 1 + 4·10^-9 it is past ε·λ(1 + 10^-9).
+	sixth := 1.0 / 6
+	cases := []struct {
+		name  string
+		keys  []float64
+		eps   float64
+		p     []float64
+		class string // "" if accepted
+	}{
+		{"p*", keys, 0.125, pStar(), ""},
+		{"p* at ε = 0 with a zero key", []float64{4, 1, 0}, 0, []float64{0.8, 0.2, 0}, ""},
+		{"a tail key exactly at ε·λ", []float64{4, 1, 0}, sixth, []float64{2.0 / 3, sixth, sixth}, ""},
+		{"p_i underflowed to ε = 0", []float64{1, 0x1p-1074}, 0, []float64{1, 0}, ""},
+		{"p_0 one float below ε(1 − 10^-9)", keys, 0.125, below, "below ε"},
+		{"Σp one float past 1 + 10^-9", keys, 0.125, over, "Σp"},
+		{"p_2 and p_3 moved off a/λ by 2^-20", keys, 0.125, moved, "is not a/λ"},
+		{"uniform, not optimal", []float64{4, 1, 0}, 0, []float64{1.0 / 3, 1.0 / 3, 1.0 / 3}, "is not a/λ"},
+		{"p = ε with a = 1 > ε·λ = 0.5", []float64{4, 1, 0}, 0.1, []float64{0.8, 0.1, 0.1}, "> ε·λ"},
+		{"p = ε with a 4·10^-9 past ε·λ", []float64{4, 1 + 4e-9, 0}, sixth, []float64{2.0 / 3, sixth, sixth}, "> ε·λ"},
+	}
+	for _, c := range cases {
+		got, want := KKT(c.keys, c.eps, c.p), kktRat(c.keys, c.eps, c.p)
+		if c.class == "" {
+			require.NoError(t, want, "%s: the reference", c.name)
+			require.NoError(t, got, c.name)
+			continue
+		}
+		require.ErrorContains(t, want, c.class, "%s: the reference", c.name)
+		require.EqualError(t, got, want.Error(), c.name)
+	}
+}
+
+// Property: KKT agrees with kktRat, error for error, on random cases: keys
+// with ties, near-ties of the cutoff and tiny keys, and p* perturbed onto
+// each condition's edge (p_i at ε(1 − 10^-9), Σp at 1 ± 10^-9, p_i at
+// a_i/λ·(1 ± 10^-9)) and a few ulps either side of it, or set to ε, or to
+// 0. Which outcomes a run meets depends on rapid's seed ("> ε·λ" is rare),
+// so the run logs them and requires none: TestKKTMatchesRationalReference
+// builds each on purpose.
+func TestKKTMatchesRationalReferenceRandom(t *testing.T) {
 	seen := map[string]int{}
 	rapid.Check(t, func(t *rapid.T) {
 		var keys []float64
@@ -92,9 +152,7 @@ func TestKKTMatchesRationalReference(t *testing.T) {
 			}
 		}
 	})
-	for _, class := range []string{"accepted", "below ε", "Σp", "is not a/λ", "> ε·λ"} {
-		require.Positive(t, seen[class], "no case of %q: %v", class, seen)
-	}
+	t.Logf("outcomes: %v", seen)
 }
 
 // Property: Oracle's prefix sums and ρ, made in integers, are the rational
