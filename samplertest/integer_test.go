@@ -265,8 +265,12 @@ func kktRat(keys []float64, eps float64, p []float64) error {
 			}
 			continue
 		}
-		// The head item farthest from a/λ, by d/bound.
-		if r := new(big.Rat).Quo(d, bound); !stationary && (worst < 0 || r.Cmp(worstR) > 0) {
+		// The head item farthest from a/λ, by d/bound (bound > 0 where
+		// the item is not stationary: λ > 0, or a > 0 = λ).
+		if stationary {
+			continue
+		}
+		if r := new(big.Rat).Quo(d, bound); worst < 0 || r.Cmp(worstR) > 0 {
 			worst, worstR = i, r
 		}
 	}
