@@ -47,8 +47,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/reweighted/reweighted/samplertest"
 )
 
 func main() {
@@ -97,12 +95,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *seed == 0 {
 		*seed = rand.Uint64()>>1 | 1
 	}
-	if err := setRapid(*checks, *steps, *seed); err != nil {
+	restore, err := setFlags(*checks, *steps, *seed, *draws, *massDraws)
+	if err != nil {
 		fmt.Fprintf(stderr, "samplercheck: %v\n", err)
 		return 2
 	}
-	samplertest.SetDraws(*draws)
-	samplertest.SetMassDraws(*massDraws)
+	defer restore()
 
 	g := NewProgram(argv, *timeout)
 	g.status = stderr
@@ -165,25 +163,43 @@ func askKind(g *Program) (kind string, can abilities, perr *ProtocolError) {
 	return kind, can, nil
 }
 
-// setRapid sets rapid's flags for the checks: they live in the default flag
-// set, with testing's, which must be registered and parsed for rapid to
-// read testing.Short. No fail files are written: the report prints the
-// failing case, and a run on a broken program should leave no files behind.
-func setRapid(checks, steps int, seed uint64) error {
+// setFlags sets rapid's flags and the kit's sizes for the checks: they
+// live in the default flag set, with testing's, which must be registered
+// and parsed for rapid to read testing.Short. No fail files are written:
+// the report prints the failing case, and a run on a broken program should
+// leave no files behind. restore puts every flag back as it was, so that a
+// caller in the same process (the command's tests) keeps its own settings.
+func setFlags(checks, steps int, seed uint64, draws, massDraws int) (restore func(), err error) {
 	testing.Init()
 	if !flag.Parsed() {
 		_ = flag.CommandLine.Parse(nil)
 	}
-	for name, value := range map[string]string{
-		"rapid.checks":     strconv.Itoa(checks),
-		"rapid.steps":      strconv.Itoa(steps),
-		"rapid.seed":       strconv.FormatUint(seed, 10),
-		"rapid.nofailfile": "true",
-		"rapid.shrinktime": "20s",
-	} {
-		if err := flag.Set(name, value); err != nil {
-			return errors.Join(fmt.Errorf("setting %s", name), err)
+	values := []struct{ name, value string }{
+		{"rapid.checks", strconv.Itoa(checks)},
+		{"rapid.steps", strconv.Itoa(steps)},
+		{"rapid.seed", strconv.FormatUint(seed, 10)},
+		{"rapid.nofailfile", "true"},
+		{"rapid.shrinktime", "20s"},
+		{"samplertest.draws", strconv.Itoa(draws)},
+		{"samplertest.massdraws", strconv.Itoa(massDraws)},
+	}
+	old := make([]string, 0, len(values))
+	restore = func() {
+		for k := len(old) - 1; k >= 0; k-- {
+			_ = flag.Set(values[k].name, old[k])
 		}
 	}
-	return nil
+	for _, v := range values {
+		f := flag.Lookup(v.name)
+		if f == nil {
+			restore()
+			return nil, fmt.Errorf("no flag %s", v.name)
+		}
+		old = append(old, f.Value.String())
+		if err := flag.Set(v.name, v.value); err != nil {
+			restore()
+			return nil, errors.Join(fmt.Errorf("setting %s", v.name), err)
+		}
+	}
+	return restore, nil
 }

@@ -425,3 +425,22 @@ func TestAnswersOutOfProtocol(t *testing.T) {
 	require.ErrorIs(t, err, reweighted.ErrEpsilon)
 	require.ErrorContains(t, err, "ε = 2")
 }
+
+// TestRunRestoresFlags: a run sets rapid's flags and the kit's sizes in the
+// default flag set, which the command's tests share with the checks they
+// run; it must put every one back as it was.
+func TestRunRestoresFlags(t *testing.T) {
+	names := []string{"rapid.checks", "rapid.steps", "rapid.seed", "rapid.nofailfile",
+		"rapid.shrinktime", "samplertest.draws", "samplertest.massdraws"}
+	before := map[string]string{}
+	for _, n := range names {
+		f := flag.Lookup(n)
+		require.NotNil(t, f, n)
+		before[n] = f.Value.String()
+	}
+	code, _ := check(t, "-seed", "12345", "-checks", "3", "-draws", "3000", "--", filepath.Join(t.TempDir(), "no-such-program"))
+	require.Equal(t, 1, code, "exit code for a program that does not start")
+	for _, n := range names {
+		require.Equal(t, before[n], flag.Lookup(n).Value.String(), "%s after the run", n)
+	}
+}
