@@ -349,6 +349,35 @@ func TestDrawRestScalesWithinABatch(t *testing.T) {
 	require.Equal(t, []int{0, grid / 2, grid / 2}, counts)
 }
 
+// Where the tree's sums round, x can pass the end of a block: the last
+// item of positive weight owns it, never a later one of weight 0. Keys
+// 2^800 (drawn) and 3·2^-275 in the first block of 8, 1.5·2^-222 and
+// zeros in the second, at ε = 0: the weights of the items left are
+// 3·2^-53 and 1.5 (p* × 2^1022), whose sum rounds up to 1.5 + 2^-51; at
+// u = 1 − 2^-53, x = 1.5 + 2^-52 goes right, and x − 3·2^-53 rounds to
+// 1.5, the whole second block.
+func TestDrawRestPastABlocksEnd(t *testing.T) {
+	keys := make([]float64, 2*restBlock)
+	keys[0], keys[1], keys[restBlock] = 0x1p800, 3*0x1p-275, 1.5*0x1p-222
+	l, r, u := 3*0x1p-53, 1.5, math.Nextafter(1, 0)
+	// Each operation rounded on its own, as drawRest rounds them.
+	x := float64(u * float64(l+r))
+	require.True(t, x >= l && float64(x-l) >= r, "the case no longer passes the end of the block")
+	s := load(t, keys)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, _ := s.solution(0, sc)
+	seen := sc.seenBits(len(keys))
+	seen[0] = 1
+	items, probs := []int{-1}, []float64{-1}
+	s.drawRest(o, sc, seen, atU(u), items, probs)
+	seen[0] = 0
+	want, err := s.Prob(restBlock, 0)
+	require.NoError(t, err)
+	require.Equal(t, []int{restBlock}, items)
+	require.Equal(t, []float64{want}, probs)
+}
+
 // atU is a source whose every number is u·2^64 (u a multiple of 2^-53, or
 // rounded down to one): a draw from it takes u as its uniform number, and
 // a choice among m items the ⌊u·m⌋-th.
