@@ -266,7 +266,8 @@ func left(s Distribution, eps float64, sc *drawScratch, f func(i int, p float64)
 
 // drawRest maps u to an item not drawn (k of them are) with probability
 // p*_i/Σ_{j not drawn} p*_j, by inversion over the items left in index
-// order; if they all have p* = 0, uniformly among them.
+// order, at any scale of their total, subnormal included; if they all have
+// p* = 0, uniformly among them.
 func drawRest(s Distribution, eps, u float64, sc *drawScratch, k int) (int, float64, error) {
 	var total float64
 	if err := left(s, eps, sc, func(_ int, p float64) bool { total += p; return true }); err != nil {
@@ -280,15 +281,32 @@ func drawRest(s Distribution, eps, u float64, sc *drawScratch, k int) (int, floa
 		err = left(s, eps, sc, func(i int, _ float64) bool { item = i; r--; return r >= 0 })
 		return item, 0, err
 	}
+	// Below the least normal float, u·total would fall on the grid of
+	// subnormals, far coarser than u's 2^-53: the inversion runs on every
+	// p times 2^1022 instead, exact (a float below 2^-1022 times 2^1022 is
+	// below 1) and the same sums scaled, whose products are normal floats.
+	scale := 1.0
+	if total < restSmall {
+		scale = restScale
+	}
 	// Rounding may leave t at or past the last partial sum: the last item
 	// with positive probability owns the end of the interval.
-	t, acc := u*total, 0.0
+	t, acc := u*(total*scale), 0.0
 	err = left(s, eps, sc, func(i int, q float64) bool {
 		if q > 0 {
-			acc += q
+			acc += q * scale
 			item, p = i, q
 		}
 		return t >= acc
 	})
 	return item, p, err
 }
+
+// restSmall is the total of the items left below which drawRest scales
+// their p by restScale: the least normal float.
+const restSmall = 0x1p-1022
+
+// restScale is the factor of drawRest's p once their total is below
+// restSmall: every p becomes a normal float (the least, 2^-1074, becomes
+// 2^-52), and the total stays below 1.
+const restScale = 0x1p1022

@@ -2,7 +2,9 @@ package reweighted_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -336,4 +338,101 @@ func TestDrawBatchAllocs(t *testing.T) {
 		}
 	})
 	require.Zero(t, allocs, "fallback path")
+}
+
+// scripted is a Sampler whose Sample returns the items of first in turn,
+// then first[0] for ever: a batch without replacement of len(first) + 1
+// items draws first, rejects first[0] 64 times and draws its last item by
+// the fallback over the items left, from the next u.
+type scripted struct {
+	reweighted.Sampler
+	first []int
+	calls int
+}
+
+func (s *scripted) Sample(eps, u float64) (int, float64, error) {
+	i := s.first[0]
+	if s.calls < len(s.first) {
+		i = s.first[s.calls]
+	}
+	s.calls++
+	return i, 1, nil
+}
+
+// atU is a source whose every number is u·2^64 (u a multiple of 2^-53):
+// every uniform number DrawBatch takes from it is u.
+type atU float64
+
+func (u atU) Uint64() uint64 { return uint64(float64(u)*0x1p53) << 11 }
+
+// The fallback of DrawBatch without replacement, after every proper subset
+// of the items drawn, u at the midpoints of a grid of 60 (a multiple of
+// every count of items left): each item left gets its share of the grid,
+// p_i/Σ_{j left} p_j of the p of Prob, exact in rational arithmetic,
+// within 2 points (the two edges of its interval), with that p; if every
+// item left has p = 0, exactly 60/(n − k) points each, with p = 0. The
+// keys and bounds give the items left subnormal totals of p (two items
+// of 2^-1074 each: u·total on the grid of subnormals drew the first for a
+// quarter of u, not half), near-ties of 3 and 4 units of 2^-1074, totals
+// on both sides of the least normal float, p that round on the grid of
+// subnormals, and zero keys of p = ε at ε = 2^-1074 and 3·2^-1074.
+func TestDrawBatchRestAtEveryScale(t *testing.T) {
+	const grid = 60
+	const unit = 0x1p-1074
+	for _, c := range []struct {
+		keys []float64
+		eps  []float64
+	}{
+		{[]float64{0, 2, 0, 1, 4, 0}, []float64{0, unit, 3 * unit, 1.0 / 12}},
+		{[]float64{1, unit, unit, 3 * unit, 4 * unit, 2 * unit}, []float64{0}},
+		{[]float64{1, 0x1p-1023, 0x1p-1023, 0x1.ffffffffffffep-1023, 0x1p-1022, 0x1.8p-1022}, []float64{0}},
+		{[]float64{0x1p800, 0x1p-274, 0x1.8p-274, 0x1p-280, 3 * 0x1p-280}, []float64{0, unit}},
+	} {
+		n := len(c.keys)
+		s := newSampler(t, c.keys)
+		for _, eps := range c.eps {
+			t.Run(fmt.Sprintf("keys=%v/ε=%v", c.keys, eps), func(t *testing.T) {
+				p := probs(t, s, eps)
+				for set := range 1<<n - 1 {
+					at := fmt.Sprintf("keys %v, ε = %v, drawn %0*b", c.keys, eps, n, set)
+					var first []int
+					left := new(big.Rat)
+					for i := range n {
+						if set&(1<<i) != 0 {
+							first = append(first, i)
+						} else {
+							left.Add(left, new(big.Rat).SetFloat64(p[i]))
+						}
+					}
+					if len(first) == 0 {
+						continue // no rejections: the first u maps through Sample
+					}
+					sc := &scripted{Sampler: s, first: first}
+					m := len(first) + 1
+					items, ps := make([]int, m), make([]float64, m)
+					counts := make([]int, n)
+					for j := range grid {
+						u := (float64(j) + 0.5) / grid
+						sc.calls = 0
+						require.NoError(t, reweighted.DrawBatch(sc, eps, atU(u), false, items, ps))
+						require.Equal(t, first, items[:m-1], "%s, u = %v", at, u)
+						i := items[m-1]
+						require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
+						require.Equal(t, p[i], ps[m-1], "%s, u = %v: p of item %d", at, u, i)
+						counts[i]++
+					}
+					for i := range n {
+						switch {
+						case set&(1<<i) != 0:
+						case left.Sign() == 0:
+							require.Equal(t, grid/(n-len(first)), counts[i], "%s: item %d", at, i)
+						default:
+							share, _ := new(big.Rat).Quo(new(big.Rat).SetFloat64(p[i]), left).Float64()
+							require.InDelta(t, grid*share, counts[i], 2, "%s: item %d of %d points", at, i, grid)
+						}
+					}
+				}
+			})
+		}
+	}
 }

@@ -856,6 +856,14 @@ const restBlock = 8
 // children, never adjusted by a difference, so nothing drifts) for each
 // draw. Once every item left has p* = 0 (possible only at ε = 0), the
 // draws are uniform among them, with p = 0.
+//
+// Once the p* of the items left sum to less than restSmall, the tree is
+// built again (once a batch) on their p* times restScale (rest), so that
+// the law stays exact at any scale: the p* of such items may be
+// subnormal, rounded far more coarsely than a normal float, or 0, and u
+// times their total falls on the grid of subnormals. Each item's p is
+// still its p* as Prob returns it; an item whose p* rounds to 0 is drawn
+// only by the uniform draws, as the attempts one by one never return it.
 func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, items []int, probs []float64) {
 	n := len(s.keys)
 	nb := (n + restBlock - 1) / restBlock
@@ -863,13 +871,21 @@ func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, 
 		sc.probs = make([]float64, 2*nb)
 	}
 	t, q := sc.probs[:2*nb], o.probs()
-	for b := range nb {
-		t[nb+b] = s.restSum(&q, seen, b)
+	scaled := false
+	build := func() {
+		for b := range nb {
+			t[nb+b] = s.restSum(&q, seen, b, scaled)
+		}
+		for j := nb - 1; j >= 1; j-- {
+			t[j] = t[2*j] + t[2*j+1]
+		}
 	}
-	for j := nb - 1; j >= 1; j-- {
-		t[j] = t[2*j] + t[2*j+1]
-	}
+	build()
 	for k := range items {
+		if !scaled && t[1] < restSmall {
+			scaled = true
+			build()
+		}
 		if t[1] == 0 {
 			s.drawRestUniform(sc, seen, src, items[k:], probs[k:])
 			return
@@ -887,35 +903,69 @@ func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, 
 		// Rounding may leave x at or past the block's last partial sum: the
 		// last item with positive probability owns the end.
 		b := j - nb
-		acc, i, p := 0.0, -1, 0.0
+		acc, i := 0.0, -1
 		for c := b * restBlock; c < min(b*restBlock+restBlock, n); c++ {
 			if seen[c>>6]&(1<<(c&63)) != 0 {
 				continue
 			}
-			if pc := q.of(s.keys[c]); pc > 0 {
-				acc += pc
-				i, p = c, pc
+			if w := q.rest(s.keys[c], scaled); w > 0 {
+				acc += w
+				i = c
 				if x < acc {
 					break
 				}
 			}
 		}
 		seen[i>>6] |= 1 << (i & 63)
-		items[k], probs[k] = i, p
-		t[j] = s.restSum(&q, seen, b)
+		items[k], probs[k] = i, q.of(s.keys[i])
+		t[j] = s.restSum(&q, seen, b, scaled)
 		for j >>= 1; j >= 1; j >>= 1 {
 			t[j] = t[2*j] + t[2*j+1]
 		}
 	}
 }
 
-// restSum returns the sum of p* over the items of block b not in seen, in
-// index order.
-func (s *Sampler) restSum(q *probs, seen []uint64, b int) float64 {
+// restSmall is the total p* of the items left below which drawRest draws
+// from their p* times restScale. Above it, an item's p* rounded on the
+// grid of subnormals (an error of at most 2^-1075) is off by at most
+// 2^-106 of the total, and u times the total is a normal float unless u
+// is below 2^-53.
+const restSmall = 0x1p-969
+
+// restScale is the factor of the p* of drawRest's items once their total
+// is below restSmall: the least p* of a positive key, 2^-1074/MaxSum at
+// ε = 0, becomes a normal float, and a total below restSmall stays below
+// 2^53.
+const restScale = 0x1p1022
+
+// rest returns the weight of a key a in drawRest: its p* as of returns it,
+// or if scaled its p* times restScale, formed from the key itself for a
+// head key (scaled before it is divided: exact, as a head key left with
+// p* below restSmall has a/s below 2^-969·n ≤ 2^-938, so a is below
+// 2^-107) and from ε for a tail key, so that the weight is a normal float
+// with a relative error of at most 2^-52, however small p* is. A key whose p* rounds to 0 has
+// weight 0 either way: Draw never returns it, so the attempts one by one
+// never draw it while an item of positive p is left.
+func (q *probs) rest(a float64, scaled bool) float64 {
+	p := q.of(a)
+	if !scaled || p == 0 {
+		return p
+	}
+	// Scaled only when the items left have a total below restSmall: never
+	// for zero or uniform, where every p* is 1/n.
+	if a >= q.theta {
+		return a * restScale / q.s * q.c
+	}
+	return q.eps * restScale
+}
+
+// restSum returns the sum of the weights (rest) over the items of block b
+// not in seen, in index order.
+func (s *Sampler) restSum(q *probs, seen []uint64, b int, scaled bool) float64 {
 	sum := 0.0
 	for c := b * restBlock; c < min(b*restBlock+restBlock, len(s.keys)); c++ {
 		if seen[c>>6]&(1<<(c&63)) == 0 {
-			sum += q.of(s.keys[c])
+			sum += q.rest(s.keys[c], scaled)
 		}
 	}
 	return sum

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
@@ -207,83 +208,174 @@ func TestChiSquareWithoutReplacement(t *testing.T) {
 	}
 }
 
-// drawRest, the fallback of a draw without replacement, on keys 0, 2, 0,
-// 1, 0, 4, 0 and on 1, 2^-1074, 0 (whose second p* is 2^-1074 at ε = 0:
-// u times the total of the items left rounds up to it, past every partial
-// sum) with every proper subset of the items already drawn, at
-// ε = 0 and ε = 1/(2n), u at the midpoints of a grid of 420 (a multiple
-// of every n − k): it never returns an item already drawn; it gives each
-// item left its share of the grid, p*_i over the p* of the items left,
-// within 2 points (the two edges of its interval), with its Prob as p; or
-// if every item left has p* = 0, exactly 420/(n − k) points each, with
-// p = 0; and at u = 0 and 1 − 2^-53 an item left, of positive p while
-// any is. At ε = 0 with the three positive keys drawn, the fallback's
-// uniform branch returns one of the zeros for every u. It comes before
-// TestWithoutReplacementFallback, which a fallback returning an item
-// already drawn would hang: the attempts one by one reject that item, and
-// never fall back again.
+// drawRest, the fallback of a draw without replacement, with every proper
+// subset of the items already drawn, u at the midpoints of a grid of 420
+// (a multiple of every n − k): it never returns an item already drawn; it
+// gives each item left its share of the grid, within 2 points (the two
+// edges of its interval), with its Prob as p: the law of the attempts one
+// by one, exact p* (rational, from the oracle) over the exact p* of the
+// items left whose p is positive (an item whose p rounds to 0 is never
+// drawn by an attempt); or if every item left has p = 0, exactly
+// 420/(n − k) points each, with p = 0; and at u = 0 and 1 − 2^-53 an item
+// left, of positive p while any is. The keys and bounds:
+//
+//   - 0, 2, 0, 1, 0, 4, 0 at ε = 0 and 1/(2n): at ε = 0 with the three
+//     positive keys drawn, the uniform branch returns one of the zeros for
+//     every u; at ε = 2^-1074 and 3·2^-1074, the zeros left share a
+//     subnormal total of a few ε;
+//   - 1, 2^-1074, 0 (whose second p* is 2^-1074 at ε = 0: u times the
+//     total of the items left rounds up to it, past every partial sum);
+//   - 1 and p* of a few units of 2^-1074 at ε = 0: subnormal totals, two
+//     items of the least subnormal, near-ties of 3 and 4 units;
+//   - 1 and p* about 2^-1023 and 2^-1022 at ε = 0: totals of the items
+//     left on both sides of the least normal float;
+//   - 1 and p* about 2^-970 at ε = 0: totals on both sides of restSmall,
+//     with items of 2^-1074 beside them;
+//   - 2^800, 2^-274, 1.5·2^-274, 2^-280, 3·2^-280 at ε = 0 and 2^-1074:
+//     p* that round (1.5 units of 2^-1074 to 2, 2^-1080 and 3·2^-1080 to
+//     0), so that only the keys give the exact shares.
+//
+// On float sums of p* formed at the scale of the p*, u times a total of
+// a few units of 2^-1074 falls on the grid of subnormals: with two items
+// of 2^-1074 left, the first was drawn for a quarter of u, not half.
+// It comes before TestWithoutReplacementFallback, which a fallback
+// returning an item already drawn would hang: the attempts one by one
+// reject that item, and never fall back again.
 func TestDrawRestOnEverySetDrawn(t *testing.T) {
 	const grid = 420
-	for _, keys := range [][]float64{{0, 2, 0, 1, 0, 4, 0}, {1, 0x1p-1074, 0}} {
+	const unit = 0x1p-1074
+	for _, c := range []struct {
+		keys []float64
+		eps  []float64 // 1/(2n) added to each
+	}{
+		{[]float64{0, 2, 0, 1, 0, 4, 0}, []float64{0, unit, 3 * unit}},
+		{[]float64{1, unit, 0}, []float64{0}},
+		{[]float64{1, unit, unit, 3 * unit, 4 * unit, 0, 2 * unit}, []float64{0}},
+		{[]float64{1, 0x1p-1023, 0x1p-1023, 0x1.ffffffffffffep-1023, 0x1p-1022, 0x1.8p-1022, unit}, []float64{0}},
+		{[]float64{1, 0x1p-970, 0x1p-970, 0x1.fffffffffffffp-970, unit, unit, 0x1p-1000}, []float64{0}},
+		{[]float64{0x1p800, 0x1p-274, 0x1.8p-274, 0x1p-280, 3 * 0x1p-280}, []float64{0, unit}},
+	} {
+		keys := c.keys
 		n := len(keys)
 		s := load(t, keys)
 		sc := s.getScratch()
-		for _, eps := range []float64{0, 1 / float64(2*n)} {
-			exact := exactProbs(keys, eps)
-			o, _ := s.solution(eps, sc)
-			seen := sc.seenBits(n)
-			for set := range uint64(1)<<n - 1 {
-				seen[0] = set
-				at := fmt.Sprintf("keys %v, ε = %v, drawn %07b", keys, eps, set)
-				k, left := 0, 0.0
-				for i := range n {
-					if set&(1<<i) != 0 {
-						k++
-					} else {
-						left += exact[i]
-					}
-				}
-				// draw1 draws one item after those of set, from the
-				// source whose one number u is.
-				draw1 := func(u float64) (int, float64) {
+		for _, eps := range append(c.eps, 1/float64(2*n)) {
+			t.Run(fmt.Sprintf("keys=%v/ε=%v", keys, eps), func(t *testing.T) {
+				ex := samplertest.Oracle(keys, eps)
+				o, _ := s.solution(eps, sc)
+				seen := sc.seenBits(n)
+				defer func() { seen[0] = 0 }() // clear between calls, as drawRest expects
+				for set := range uint64(1)<<n - 1 {
 					seen[0] = set
-					items, probs := []int{-1}, []float64{-1}
-					s.drawRest(o, sc, seen, atU(u), items, probs)
-					return items[0], probs[0]
-				}
-				counts := make([]int, n)
-				for j := range grid {
-					u := (float64(j) + 0.5) / grid
-					i, p := draw1(u)
-					require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
-					want, err := s.Prob(i, eps)
-					require.NoError(t, err)
-					if left == 0 {
-						want = 0
+					at := fmt.Sprintf("keys %v, ε = %v, drawn %0*b", keys, eps, n, set)
+					// The law of the attempts one by one: p* over the items
+					// left whose p rounds above 0.
+					k, left, prob := 0, new(big.Rat), make([]float64, n)
+					for i := range n {
+						var err error
+						prob[i], err = s.Prob(i, eps)
+						require.NoError(t, err)
+						if set&(1<<i) != 0 {
+							k++
+						} else if prob[i] > 0 {
+							left.Add(left, ex.P[i])
+						}
 					}
-					require.Equal(t, want, p, "%s, u = %v: p of item %d", at, u, i)
-					counts[i]++
-				}
-				// The ends of u: an item left, of positive p while any is.
-				for _, u := range []float64{0, math.Nextafter(1, 0)} {
-					i, p := draw1(u)
-					require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
-					require.Equal(t, left > 0, p > 0, "%s, u = %v: p of item %d", at, u, i)
-				}
-				for i := range n {
-					switch {
-					case set&(1<<i) != 0:
-					case left == 0:
-						require.Equal(t, grid/(n-k), counts[i], "%s: item %d", at, i)
-					default:
-						require.InDelta(t, grid*exact[i]/left, counts[i], 2, "%s: item %d", at, i)
+					// draw1 draws one item after those of set, from the
+					// source whose one number u is.
+					draw1 := func(u float64) (int, float64) {
+						seen[0] = set
+						items, probs := []int{-1}, []float64{-1}
+						s.drawRest(o, sc, seen, atU(u), items, probs)
+						return items[0], probs[0]
+					}
+					counts := make([]int, n)
+					for j := range grid {
+						u := (float64(j) + 0.5) / grid
+						i, p := draw1(u)
+						require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
+						require.Equal(t, prob[i], p, "%s, u = %v: p of item %d", at, u, i)
+						counts[i]++
+					}
+					// The ends of u: an item left, of positive p while any is.
+					for _, u := range []float64{0, math.Nextafter(1, 0)} {
+						i, p := draw1(u)
+						require.True(t, i >= 0 && i < n && set&(1<<i) == 0, "%s, u = %v: item %d", at, u, i)
+						require.Equal(t, left.Sign() > 0, p > 0, "%s, u = %v: p of item %d", at, u, i)
+					}
+					for i := range n {
+						switch {
+						case set&(1<<i) != 0:
+						case left.Sign() == 0:
+							require.Equal(t, grid/(n-k), counts[i], "%s: item %d", at, i)
+						default:
+							share := 0.0
+							if prob[i] > 0 {
+								share, _ = new(big.Rat).Quo(ex.P[i], left).Float64()
+							}
+							require.InDelta(t, grid*share, counts[i], 2, "%s: item %d of %d points", at, i, grid)
+						}
 					}
 				}
-			}
-			seen[0] = 0
+			})
 		}
 		s.putScratch(sc)
 	}
+}
+
+// drawRest draws a whole batch on one tree: once the items left have a
+// subnormal total, it draws from weights at a normal scale. Keys 1,
+// 2^-1074, 2^-1074 and nothing drawn, u at the midpoints of a grid of 420:
+// the first item is 0 for every u, the second is 1 for exactly half of the
+// grid (for a quarter, from the sums of the unscaled p*).
+func TestDrawRestScalesWithinABatch(t *testing.T) {
+	const grid = 420
+	s := load(t, []float64{1, 0x1p-1074, 0x1p-1074})
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, _ := s.solution(0, sc)
+	seen := sc.seenBits(3)
+	counts := make([]int, 3)
+	items, probs := make([]int, 3), make([]float64, 3)
+	for j := range grid {
+		u := (float64(j) + 0.5) / grid
+		seen[0] = 0
+		s.drawRest(o, sc, seen, atU(u), items, probs)
+		require.Equal(t, 0, items[0], "u = %v: %v", u, items)
+		require.Equal(t, []float64{1, 0x1p-1074, 0x1p-1074}, probs, "u = %v: %v", u, items)
+		counts[items[1]]++
+	}
+	seen[0] = 0
+	require.Equal(t, []int{0, grid / 2, grid / 2}, counts)
+}
+
+// Where the tree's sums round, x can pass the end of a block: the last
+// item of positive weight owns it, never a later one of weight 0. Keys
+// 2^800 (drawn) and 3·2^-275 in the first block of 8, 1.5·2^-222 and
+// zeros in the second, at ε = 0: the weights of the items left are
+// 3·2^-53 and 1.5 (p* × 2^1022), whose sum rounds up to 1.5 + 2^-51; at
+// u = 1 − 2^-53, x = 1.5 + 2^-52 goes right, and x − 3·2^-53 rounds to
+// 1.5, the whole second block.
+func TestDrawRestPastABlocksEnd(t *testing.T) {
+	keys := make([]float64, 2*restBlock)
+	keys[0], keys[1], keys[restBlock] = 0x1p800, 3*0x1p-275, 1.5*0x1p-222
+	l, r, u := 3*0x1p-53, 1.5, math.Nextafter(1, 0)
+	// Each operation rounded on its own, as drawRest rounds them.
+	x := float64(u * float64(l+r))
+	require.True(t, x >= l && float64(x-l) >= r, "the case no longer passes the end of the block")
+	s := load(t, keys)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, _ := s.solution(0, sc)
+	seen := sc.seenBits(len(keys))
+	seen[0] = 1
+	items, probs := []int{-1}, []float64{-1}
+	s.drawRest(o, sc, seen, atU(u), items, probs)
+	seen[0] = 0
+	want, err := s.Prob(restBlock, 0)
+	require.NoError(t, err)
+	require.Equal(t, []int{restBlock}, items)
+	require.Equal(t, []float64{want}, probs)
 }
 
 // atU is a source whose every number is u·2^64 (u a multiple of 2^-53, or
@@ -620,6 +712,57 @@ func TestWithoutReplacementRest(t *testing.T) {
 					counts[items[3]*n+items[4]]++
 				}
 				require.Greater(t, chiSquare(counts, pair, batches), 1e-4)
+			})
+		}
+	}
+}
+
+// A batch without replacement whose rest has a subnormal total, through
+// DrawBatch: after the key 1, the attempts reject nearly every proposal,
+// and the rest comes from drawRest. Keys 1, 2^-1074, 2^-1074, 3·2^-1074 at
+// ε = 0 give the second item with probabilities 1/5, 1/5, 3/5 (from float
+// sums of the p*, u·total on the grid of subnormals gave 1/10, 1/5, 7/10);
+// keys 1, 0, 0, 0 at ε = 2^-1074, where the zeros have p* = ε, give 1/3
+// each (1/6, 1/3, 1/2 before). 4,000 batches of 4 at a fixed seed, both
+// ways of drawing (near and far): each count within 8 standard
+// deviations of its expectation (at most 240), where the old law is 400
+// or more off.
+func TestWithoutReplacementSubnormalRest(t *testing.T) {
+	const batches = 4000
+	for _, c := range []struct {
+		keys []float64
+		eps  float64
+		want []float64 // the law of the second item
+	}{
+		{[]float64{1, 0x1p-1074, 0x1p-1074, 3 * 0x1p-1074}, 0, []float64{0, 0.2, 0.2, 0.6}},
+		{[]float64{1, 0, 0, 0}, 0x1p-1074, []float64{0, 1.0 / 3, 1.0 / 3, 1.0 / 3}},
+	} {
+		for _, far := range []bool{false, true} {
+			t.Run(fmt.Sprintf("keys=%v/ε=%v/far=%v", c.keys, c.eps, far), func(t *testing.T) {
+				s := load(t, c.keys)
+				s.far = far
+				src := rand.NewPCG(17, 18)
+				n := len(c.keys)
+				items, probs := make([]int, n), make([]float64, n)
+				second := make([]int, n)
+				for range batches {
+					require.NoError(t, s.DrawBatch(c.eps, src, false, items, probs))
+					var seen [4]bool
+					for k, i := range items {
+						want, err := s.Prob(i, c.eps)
+						require.NoError(t, err)
+						if seen[i] || probs[k] != want {
+							require.FailNow(t, "DrawBatch", "item %d twice or p %v, not %v, in %v", i, probs[k], want, items)
+						}
+						seen[i] = true
+					}
+					require.Equal(t, 0, items[0], "the key 1 first")
+					second[items[1]]++
+				}
+				for i, p := range c.want {
+					sd := math.Sqrt(batches * p * (1 - p))
+					require.InDelta(t, batches*p, second[i], 8*sd+0.5, "item %d second: %v", i, second)
+				}
 			})
 		}
 	}

@@ -24,9 +24,9 @@ func uniform(src rand.Source) float64 { return float64(src.Uint64()>>11) * 0x1p-
 // comparing item for item: each draw is s.Sample(eps, u) of the next u of
 // src; without replacement a draw of an item already drawn is rejected, and
 // after 64 rejections in a row the next u is mapped by inversion over the
-// items left, in index order, of Prob (uniformly among them if they all
-// have p* = 0). Membership is a linear scan: it is the reference, not the
-// fast path.
+// items left, in index order, of Prob, times 2^1022 if their total is
+// below 2^-1022 (uniformly among them if they all have p* = 0).
+// Membership is a linear scan: it is the reference, not the fast path.
 func RefDrawBatch(s reweighted.Sampler, eps float64, src rand.Source, replace bool, m int) ([]int, []float64, error) {
 	items, probs := make([]int, 0, m), make([]float64, 0, m)
 	for len(items) < m {
@@ -70,10 +70,16 @@ func RefDrawBatch(s reweighted.Sampler, eps float64, src rand.Source, replace bo
 			items, probs = append(items, left[int(u*float64(len(left)))]), append(probs, 0)
 			continue
 		}
-		t, acc, item, p := u*total, 0.0, -1, 0.0
+		// A total below the least normal float: every p times 2^1022, an
+		// exact scaling, so that u·total is not on the grid of subnormals.
+		scale := 1.0
+		if total < 0x1p-1022 {
+			scale = 0x1p1022
+		}
+		t, acc, item, p := u*(total*scale), 0.0, -1, 0.0
 		for k, q := range ps {
 			if q > 0 {
-				acc += q
+				acc += q * scale
 				item, p = left[k], q
 				if t < acc {
 					break
