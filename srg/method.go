@@ -371,9 +371,10 @@ func (opt *optimizer) drawBatch(eps float64, replace bool) error {
 // drawSingle draws SRG's single sample into opt.items[0], opt.probs[0]:
 // with reweighted.Step when the last iteration's key is pending, which sets
 // it and draws in one call, else with reweighted.Draw (the first draw of a
-// run or of a resume, or after a Bernoulli update not made). Step and Draw
-// draw as DrawBatch does a batch of 1, so the run takes the steps a batch
-// would.
+// run or of a resume, or after a Bernoulli update not made). A map-exact
+// sampler and levels draw with Draw the item that DrawBatch draws for a
+// batch of one, from the same numbers of src, so that a run is the one it
+// was when SRG called Set and DrawBatch.
 func (opt *optimizer) drawSingle(eps float64) error {
 	if opt.pending {
 		i, p, err := reweighted.Step(opt.smp, eps, opt.pendI, opt.pendA, opt.src)
@@ -383,9 +384,10 @@ func (opt *optimizer) drawSingle(eps float64) error {
 			opt.items[0], opt.probs[0] = i, p
 			return nil
 		}
-		// A rejected Step changes nothing and uses no randomness: Set
-		// alone tells a bad key, reported as the iteration that computed
-		// it reported it before, from a bad draw, which Draw reports.
+		// A rejected Step changes nothing and uses no randomness, so Set
+		// alone tells whether the key was bad: the error of the iteration
+		// that computed it, as when that iteration set it. If not, Draw
+		// reports the draw's error.
 		if err := opt.flush(); err != nil {
 			return err
 		}
