@@ -51,11 +51,18 @@ func epochProblem(b *testing.B, name string) (*Problem, Schedule) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return epochProblemOf(b, ds)
+}
+
+// epochProblemOf builds the problem of Dataset on ds, whose rows it
+// normalises, and its schedule, as epochProblem.
+func epochProblemOf(tb testing.TB, ds *libsvm.Dataset) (*Problem, Schedule) {
+	tb.Helper()
 	ds.NormalizeRows()
 	n := ds.Len()
 	p, err := NewProblem(ds, ds.Labels, Logistic, 1/float64(n))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return p, ExperimentalConstant(n, MiniBatchSmoothness(n, epochBatch, p.Lmax(), p.L()))
 }
@@ -115,7 +122,7 @@ var epochImpls = []struct {
 
 // newEpochOptimizer builds impl's optimiser on p, run for one epoch first
 // so that SRG's keys hold gradient norms, as in the experiments.
-func newEpochOptimizer(b *testing.B, p *Problem, s Schedule, o Options) (*optimizer, int) {
+func newEpochOptimizer(b testing.TB, p *Problem, s Schedule, o Options) (*optimizer, int) {
 	o.Schedule, o.Batch, o.Protocol, o.Seed = s, epochBatch, WithoutReplacement, 1
 	opt, err := newOptimizer(p, o)
 	if err != nil {
@@ -126,7 +133,7 @@ func newEpochOptimizer(b *testing.B, p *Problem, s Schedule, o Options) (*optimi
 	return opt, iters
 }
 
-func runEpoch(b *testing.B, opt *optimizer, iters int) {
+func runEpoch(b testing.TB, opt *optimizer, iters int) {
 	for range iters {
 		if err := opt.step(); err != nil {
 			b.Fatal(err)

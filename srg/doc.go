@@ -41,7 +41,10 @@
 // Des Raj's estimator (DesRajWeights), which is unbiased for this design.
 // Under either protocol SRG draws a mini-batch with one reweighted.DrawBatch
 // and sets its new keys with one reweighted.SetBatch, so a sampler's batch
-// paths serve every iteration.
+// paths serve every iteration. With batches of 1 (Algorithm 1 as written)
+// it sets the key of one iteration and draws the example of the next in
+// one reweighted.Step, the sampler's fused step where it has one; the
+// steps, the examples and the trace are those of Set and then Draw.
 //
 // The minimiser x* that the traces measure against is found by dense Newton
 // up to DenseMaxDim features and by Newton-CG, on Hessian-vector products

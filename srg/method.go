@@ -171,6 +171,13 @@ type optimizer struct {
 	updItems []int     // SRG: the examples whose keys the batch updates
 	updKeys  []float64 // and their new keys
 
+	// SRG with batches of 1: the key of the last iteration's example, not
+	// set yet when pending, so that the next draw sets it and draws in one
+	// reweighted.Step; flush sets it alone.
+	pending bool
+	pendI   int
+	pendA   float64
+
 	// SRG: the sampler's own DrawBatch and SetBatch, if it has them, which
 	// the package functions would call after checking again what they check.
 	drawer reweighted.LawSampler
@@ -332,7 +339,7 @@ func (opt *optimizer) sampleBatch(eps float64) error {
 		}
 	case SRG:
 		if err := opt.drawBatch(eps, true); err != nil {
-			return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
+			return err
 		}
 		for j, i := range opt.items {
 			p := opt.probs[j]
@@ -343,12 +350,67 @@ func (opt *optimizer) sampleBatch(eps float64) error {
 }
 
 // drawBatch fills opt.items and opt.probs with SRG's draws from the
-// sampler, as reweighted.DrawBatch does.
+// sampler, as reweighted.DrawBatch does; a batch of 1 is drawSingle's.
+// Its errors name the iteration.
 func (opt *optimizer) drawBatch(eps float64, replace bool) error {
-	if opt.drawer != nil {
-		return opt.drawer.DrawBatch(eps, opt.src, replace, opt.items, opt.probs)
+	if opt.m == 1 {
+		return opt.drawSingle(eps)
 	}
-	return reweighted.DrawBatch(opt.smp, eps, opt.src, replace, opt.items, opt.probs)
+	var err error
+	if opt.drawer != nil {
+		err = opt.drawer.DrawBatch(eps, opt.src, replace, opt.items, opt.probs)
+	} else {
+		err = reweighted.DrawBatch(opt.smp, eps, opt.src, replace, opt.items, opt.probs)
+	}
+	if err != nil {
+		return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
+	}
+	return nil
+}
+
+// drawSingle draws SRG's single sample into opt.items[0], opt.probs[0]:
+// with reweighted.Step when the last iteration's key is pending, which sets
+// it and draws in one call, else with reweighted.Draw (the first draw of a
+// run or of a resume, or after a Bernoulli update not made). A map-exact
+// sampler and levels draw with Draw the item that DrawBatch draws for a
+// batch of one, from the same numbers of src, so that a run is the one it
+// was when SRG called Set and DrawBatch.
+func (opt *optimizer) drawSingle(eps float64) error {
+	if opt.pending {
+		i, p, err := reweighted.Step(opt.smp, eps, opt.pendI, opt.pendA, opt.src)
+		if err == nil {
+			opt.pending = false
+			opt.keyUpdates++
+			opt.items[0], opt.probs[0] = i, p
+			return nil
+		}
+		// A rejected Step changes nothing and uses no randomness, so Set
+		// alone tells whether the key was bad: the error of the iteration
+		// that computed it, as when that iteration set it. If not, Draw
+		// reports the draw's error.
+		if err := opt.flush(); err != nil {
+			return err
+		}
+	}
+	i, p, err := reweighted.Draw(opt.smp, eps, opt.src)
+	if err != nil {
+		return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
+	}
+	opt.items[0], opt.probs[0] = i, p
+	return nil
+}
+
+// flush sets the key that the last iteration left pending, if any.
+func (opt *optimizer) flush() error {
+	if !opt.pending {
+		return nil
+	}
+	opt.pending = false
+	if err := opt.smp.Set(opt.pendI, opt.pendA); err != nil {
+		return fmt.Errorf("srg: iteration %d: key update: %w", opt.k-1, err)
+	}
+	opt.keyUpdates++
+	return nil
 }
 
 // sampleDistinct fills opt.draws with m distinct examples: uniformly for
@@ -364,7 +426,7 @@ func (opt *optimizer) sampleDistinct(eps float64) error {
 		return nil
 	}
 	if err := opt.drawBatch(eps, false); err != nil {
-		return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
+		return err
 	}
 	if eps == 1/float64(opt.n) {
 		for j := range opt.ws {
@@ -388,6 +450,9 @@ func (opt *optimizer) step() error {
 	opt.alpha[1] = alpha
 	if opt.o.Method == SRG {
 		if err := checkEps(eps, opt.n); err != nil {
+			if ferr := opt.flush(); ferr != nil {
+				return ferr // the error of the iteration before
+			}
 			return err
 		}
 	}
@@ -465,12 +530,18 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	}
 	// A repeated example (with replacement) gets the same key from each
 	// draw, all at the same x, so SetBatch's last-key rule changes nothing.
-	// A single key (m = 1, or one Bernoulli success) goes to Set, which
+	// The single key of a batch of 1 waits for the next draw; a single
+	// key of a larger batch (one Bernoulli success) goes to Set, which
 	// SetBatch of one entry equals and which no batch path can beat. A
 	// sampler with a SetBatch of its own is called directly: the package
 	// function would only check again what it checks.
 	var err error
 	switch {
+	case len(items) == 1 && opt.m == 1:
+		// SRG's single-sample path: the key is set by the next draw's
+		// reweighted.Step, or by flush before anything reads the sampler.
+		opt.pending, opt.pendI, opt.pendA = true, items[0], keys[0]
+		return nil
 	case len(items) == 1:
 		err = opt.smp.Set(items[0], keys[0])
 	case opt.setter != nil:
@@ -621,6 +692,10 @@ func (r *run) loop() (Trace, error) {
 				if err := opt.step(); err != nil {
 					return r.tr, err
 				}
+			}
+			// The last key, before the checkpoint reads the sampler.
+			if err := opt.flush(); err != nil {
+				return r.tr, err
 			}
 			r.busy += time.Since(t0)
 		}

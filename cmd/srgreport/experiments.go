@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/reweighted/reweighted"
-	"github.com/reweighted/reweighted/cmd/srgreport/internal/paperdata"
 	"github.com/reweighted/reweighted/internal/backends"
+	"github.com/reweighted/reweighted/internal/paperdata"
 	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/floats"
 
-	"github.com/reweighted/reweighted/cmd/srgreport/internal/paperdata"
+	"github.com/reweighted/reweighted/internal/paperdata"
 	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/srg"
 )

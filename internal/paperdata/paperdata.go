@@ -3,7 +3,8 @@
 // distributed on the LIBSVM data sets page
 // (https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets/binary.html), so
 // that the report shows real panels of the figure with nothing to download.
-// Only cmd/srgreport imports it; the two files add about 170 KB.
+// cmd/srgreport and the tests of srg import it; the two files add about
+// 170 KB to a binary that does.
 //
 // Attribution. Both sets come from the UCI Machine Learning Repository and
 // are licensed under Creative Commons Attribution 4.0 (CC BY 4.0):

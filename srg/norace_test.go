@@ -1,0 +1,5 @@
+//go:build !race
+
+package srg
+
+const raceEnabled = false
