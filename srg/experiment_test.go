@@ -3,13 +3,13 @@ package srg_test
 import (
 	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/reweighted/reweighted"
+	"github.com/reweighted/reweighted/internal/paperdata"
 	"github.com/reweighted/reweighted/libsvm"
 	"github.com/reweighted/reweighted/naive"
 	"github.com/reweighted/reweighted/ost"
@@ -18,7 +18,7 @@ import (
 
 var (
 	long    = flag.Bool("long", false, "run the paper's experiments at full size (about ten minutes with all four data sets, beyond the default timeout: use -timeout 30m; the data sets are read from -data when present)")
-	dataDir = flag.String("data", filepath.Join("..", "..", "shared", "data"), "folder of the LIBSVM data sets (mushrooms.gz, phishing.gz, ijcnn1.gz, w8a.gz) for -long; relative to this package")
+	dataDir = flag.String("data", "", "folder holding the LIBSVM files ijcnn1.gz and w8a.gz, which -long's data-set experiments and the epoch benchmarks run on beside the embedded mushrooms and phishing")
 )
 
 func newNaive(n int) reweighted.Distribution { return naive.New(n) }
@@ -149,12 +149,12 @@ func TestSyntheticLong(t *testing.T) {
 	}
 }
 
-// The paper's data-set experiments on each data set found in the folder
-// given by -data (by default ../../shared/data, relative to this package):
-// 300 epochs and 10 runs on the two small sets; 200 epochs and 3 runs on the
-// two sets of 50 000 examples. Each set is a subtest, skipped when its file
-// is missing. The runs go one at a time; all four sets take about ten
-// minutes on two cores, beyond go test's default timeout:
+// The paper's data-set experiments: 300 epochs and 10 runs on the two small
+// sets, which are embedded; 200 epochs and 3 runs on the two sets of 50 000
+// examples, read from the folder given by -data (they are not
+// redistributed here: without -data their subtests say so and skip). The
+// runs go one at a time; all four sets take about ten minutes on two cores,
+// beyond go test's default timeout:
 //
 //	go test ./srg -run TestDatasetLong -long -data DIR -timeout 30m -v
 func TestDatasetLong(t *testing.T) {
@@ -166,11 +166,8 @@ func TestDatasetLong(t *testing.T) {
 		runs, epochs int
 	}{{"mushrooms", 10, 300}, {"phishing", 10, 300}, {"ijcnn1", 3, 200}, {"w8a", 3, 200}} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(*dataDir, c.name+".gz")
-			if _, err := os.Stat(path); err != nil {
-				t.Skipf("no data: %v", err)
-			}
-			res, err := srg.Dataset(srg.DatasetConfig{Name: c.name, Path: path, Runs: c.runs, Epochs: c.epochs,
+			ds := readSet(t, c.name)
+			res, err := srg.Dataset(srg.DatasetConfig{Name: c.name, Data: ds, Runs: c.runs, Epochs: c.epochs,
 				PerEpoch: 1, Seed: 1, NewSampler: newOST, PaperOnly: true})
 			require.NoError(t, err)
 			t.Logf("%s: n = %d, d = %d, r = %.2f, L = %.4f, 𝓛 = %.4f, ‖∇F(x*)‖ = %.1e, final log10 errors %v",
@@ -178,4 +175,22 @@ func TestDatasetLong(t *testing.T) {
 			require.Less(t, res.FinalLog10["constant/SRG"], res.FinalLog10["constant/SGD"])
 		})
 	}
+}
+
+// readSet returns the data set name: embedded for mushrooms and phishing,
+// else read from the folder of -data. Without -data it skips, naming the
+// flag: w8a and ijcnn1 are not redistributed with the module.
+func readSet(tb testing.TB, name string) *libsvm.Dataset {
+	tb.Helper()
+	if s, ok := paperdata.Lookup(name); ok {
+		ds, err := s.Read()
+		require.NoError(tb, err)
+		return ds
+	}
+	if *dataDir == "" {
+		tb.Skipf("%s is not embedded: give -data DIR, a folder holding %s.gz", name, name)
+	}
+	ds, err := libsvm.ReadFile(filepath.Join(*dataDir, name+".gz"))
+	require.NoError(tb, err, "-data %s", *dataDir)
+	return ds
 }

@@ -56,3 +56,13 @@ func (s Set) Read() (*libsvm.Dataset, error) {
 	}
 	return ds, nil
 }
+
+// Lookup returns the embedded set of that name, and whether there is one.
+func Lookup(name string) (Set, bool) {
+	for _, s := range Sets {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Set{}, false
+}
