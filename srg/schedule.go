@@ -3,6 +3,8 @@ package srg
 import (
 	"fmt"
 	"math"
+
+	"github.com/reweighted/reweighted"
 )
 
 // Schedule gives the step size α_k and the lower bound ε_k of iteration k.
@@ -77,7 +79,7 @@ func MiniBatchSmoothness(n, m int, lmax, l float64) float64 {
 // checkEps reports an ε outside (0, 1/n] (Algorithm 1's range).
 func checkEps(eps float64, n int) error {
 	if !(eps > 0 && eps <= 1/float64(n)) {
-		return fmt.Errorf("srg: ε = %v not in (0, 1/%d]", eps, n)
+		return fmt.Errorf("srg: ε = %v not in (0, 1/%d]: %w", eps, n, reweighted.ErrEpsilon)
 	}
 	return nil
 }

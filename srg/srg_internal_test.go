@@ -569,6 +569,7 @@ func TestBadOptions(t *testing.T) {
 	require.ErrorContains(t, err, "sampler has 3 items, want 20")
 	_, err = Run(p, Options{Method: SRG, Schedule: Constant{0.01, 2.0 / 20}, NewSampler: newNaive, Epochs: 1})
 	require.ErrorContains(t, err, "ε = 0.1 not in (0, 1/20]")
+	require.ErrorIs(t, err, reweighted.ErrEpsilon)
 	_, err = Run(p, Options{Method: SGD})
 	require.ErrorContains(t, err, "no schedule")
 	_, err = Run(p, Options{Method: SGD, Schedule: Constant{1e3, 0}, Epochs: 50})
