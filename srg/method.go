@@ -334,9 +334,12 @@ func (opt *optimizer) sampleBatch(eps float64) error {
 		if err := opt.drawBatch(eps, true); err != nil {
 			return fmt.Errorf("srg: iteration %d: %w", opt.k, err)
 		}
-		for j, i := range opt.items {
-			p := opt.probs[j]
-			opt.draws[j] = draw{i: i, w: weight(opt.n, eps, p), p: p}
+		// Slices of the batch's length, so that the loop checks no index.
+		items := opt.items
+		probs, draws := opt.probs[:len(items)], opt.draws[:len(items)]
+		for j, i := range items {
+			p := probs[j]
+			draws[j] = draw{i: i, w: weight(opt.n, eps, p), p: p}
 		}
 	}
 	return nil
