@@ -64,9 +64,11 @@ func (p Protocol) String() string {
 // slice.
 func DesRajWeights(n int, probs, w []float64) {
 	m := len(probs)
+	w = w[:m] // so that the loop checks no index
 	nf := float64(n)
 	used := 0.0
-	r := -1 // the position of the first item of p = 0
+	after := float64(m - 1) // m − 1 − k, exact as a float64
+	r := -1                 // the position of the first item of p = 0
 	for k, p := range probs {
 		if p == 0 {
 			if r < 0 {
@@ -74,9 +76,10 @@ func DesRajWeights(n int, probs, w []float64) {
 			}
 			w[k] = float64(m) * float64(n-r) / (float64(m-r) * nf)
 		} else {
-			w[k] = ((1-used)/p + float64(m-1-k)) / nf
+			w[k] = ((1-used)/p + after) / nf
 		}
 		used += p
+		after--
 	}
 }
 

@@ -54,6 +54,7 @@ func (it *iterate) dot(idx []int32, val []float64) float64 {
 // bit for bit. The iterate must have no dense direction h.
 func (it *iterate) dotSq(idx []int32, val []float64) (t, aa float64) {
 	v := it.v
+	val = val[:len(idx)] // no bounds check on val[k] in the loop
 	for k, j := range idx {
 		a := val[k]
 		t += a * v[j]

@@ -341,9 +341,12 @@ func (opt *optimizer) sampleBatch(eps float64) error {
 		if err := opt.drawBatch(eps, true); err != nil {
 			return err
 		}
-		for j, i := range opt.items {
-			p := opt.probs[j]
-			opt.draws[j] = draw{i: i, w: weight(opt.n, eps, p), p: p}
+		// Slices of the batch's length, so that the loop checks no index.
+		items := opt.items
+		probs, draws := opt.probs[:len(items)], opt.draws[:len(items)]
+		for j, i := range items {
+			p := probs[j]
+			draws[j] = draw{i: i, w: weight(opt.n, eps, p), p: p}
 		}
 	}
 	return nil
@@ -428,15 +431,19 @@ func (opt *optimizer) sampleDistinct(eps float64) error {
 	if err := opt.drawBatch(eps, false); err != nil {
 		return err
 	}
+	// Slices of the batch's length, so that the loops check no index.
+	items := opt.items
+	probs, draws := opt.probs[:len(items)], opt.draws[:len(items)]
 	if eps == 1/float64(opt.n) {
-		for j := range opt.ws {
-			opt.ws[j] = 1
+		for j, i := range items {
+			draws[j] = draw{i: i, w: 1, p: probs[j]}
 		}
-	} else {
-		DesRajWeights(opt.n, opt.probs, opt.ws)
+		return nil
 	}
-	for j, i := range opt.items {
-		opt.draws[j] = draw{i: i, w: opt.ws[j], p: opt.probs[j]}
+	ws := opt.ws[:len(items)]
+	DesRajWeights(opt.n, probs, ws)
+	for j, i := range items {
+		draws[j] = draw{i: i, w: ws[j], p: probs[j]}
 	}
 	return nil
 }
@@ -478,13 +485,16 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	isSRG := opt.o.Method == SRG
 	var wsum, sq float64
 	if isSRG {
-		for j, dr := range opt.draws {
+		// Slices of the batch's length, so that the loops check no index.
+		draws := opt.draws
+		marg, rowSq, coef := opt.marg[:len(draws)], opt.rowSq[:len(draws)], opt.coef[:len(draws)]
+		for j, dr := range draws {
 			idx, val := p.Rows.Row(dr.i)
 			// ‖a_i‖² summed from the row being read, rather than read from
 			// p.rowSq at random, which would add a cache miss per example.
 			t, aa := x.dotSq(idx, val)
-			opt.marg[j], opt.rowSq[j] = t, aa
-			opt.coef[j] = p.deriv(dr.i, t)
+			marg[j], rowSq[j] = t, aa
+			coef[j] = p.deriv(dr.i, t)
 			wsum += dr.w
 		}
 		sq = x.sqnorm() // at the x of the gradients, for the keys
@@ -511,10 +521,12 @@ func (opt *optimizer) apply(alpha, eps float64) error {
 	// pass of the updates: their square roots, independent of one another,
 	// overlap with the updates' loads and stores, where in the pass of the
 	// gradients each would wait for its exp.
-	items, keys := opt.updItems[:opt.m], opt.updKeys[:opt.m]
-	for j, dr := range opt.draws {
-		c := opt.coef[j]
-		items[j], keys[j] = dr.i, normOf(c, opt.marg[j], opt.rowSq[j], sq, mu)
+	draws := opt.draws
+	items, keys := opt.updItems[:len(draws)], opt.updKeys[:len(draws)]
+	marg, rowSq, coef := opt.marg[:len(draws)], opt.rowSq[:len(draws)], opt.coef[:len(draws)]
+	for j, dr := range draws {
+		c := coef[j]
+		items[j], keys[j] = dr.i, normOf(c, marg[j], rowSq[j], sq, mu)
 		idx, val := p.Rows.Row(dr.i)
 		x.addRow(-alpha/mf*dr.w*c, idx, val)
 	}
