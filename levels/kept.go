@@ -34,6 +34,11 @@ type kept struct {
 	// The updates followed (and their tables updated in place), and those
 	// that needed a Solve: for the tests.
 	followed, retabled, solved int
+	// The exact sum of the keys at version totVer (if totOK), which is λ
+	// at ε = 0, kept after one Set by two exact additions.
+	tot    wide
+	totVer uint64
+	totOK  bool
 }
 
 // keepFor bounds the writes after a read for which the writers keep the
@@ -154,7 +159,7 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	// on (1 to 2% more instructions a batch step).
 	sc.writer = one
 	defer func() { sc.writer = false }()
-	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.follow(&k.o, sc) || s.followZero(&k.o)) {
+	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.follow(&k.o, sc) || s.followZero(&k.o, old, a)) {
 		k.followed++
 		if s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
@@ -180,17 +185,25 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 }
 
 // followZero updates o, the solution at ε = 0 before one key changed, to
-// the solution after, and reports whether it could (not once every key is
-// 0): every key is in the head, and λ is the sum of all keys, formed as a
-// Solve's walk forms it (levelsAbove, a word of the bitmap at a time),
-// which is all a Solve at ε = 0 does.
-func (s *Sampler) followZero(o *sol) bool {
+// the solution after one key changed from old to a, and reports whether it
+// could (not once every key is 0): every key is in the head, and λ is the
+// sum of all keys, rounded once from their exact sum, as a Solve at ε = 0
+// forms it; the exact sum kept changes by two exact additions.
+func (s *Sampler) followZero(o *sol, old, a float64) bool {
 	if o.eps != 0 || o.zero || len(s.zeros) == len(s.keys) {
 		return false
 	}
+	k := &s.kept
+	if k.totOK && k.totVer+1 == s.ver {
+		k.tot.addKey(old, true)
+		k.tot.addKey(a, false)
+	} else {
+		k.tot = s.wideSum()
+	}
+	k.totOK, k.totVer = true, s.ver
 	o.top = s.topLevel()
 	o.ts = unitShift(o.top)
-	_, o.sSc, _, _ = s.levelsAbove(o, -1)
+	o.sSc = k.tot.float(o.ts)
 	o.s = scaleDown(o.sSc, o.ts-1074)
 	return true
 }
@@ -429,6 +442,9 @@ func sumAbove(occ uint64, bc *[nBlk]uint32, bs *[nBlk]u128, cnt *[nG]int32, sums
 // Solve from the top and a new table give.
 func (s *Sampler) checkKept() error {
 	k := &s.kept
+	if k.totOK && k.totVer == s.ver && k.tot != s.wideSum() {
+		return fmt.Errorf("levels: the sum of the keys kept differs from the levels' sums")
+	}
 	if !k.ok {
 		return nil
 	}
@@ -448,4 +464,81 @@ func (s *Sampler) checkKept() error {
 		return fmt.Errorf("levels: the table kept for ε = %v differs from a new one", k.eps)
 	}
 	return nil
+}
+
+// wide is a whole number of units of 2^-1074 below 2^2048, in words from
+// the least significant: the exact sum of any keys whose sum is at most
+// MaxSum (below 2^(831+1074)).
+type wide [32]uint64
+
+// addKey adds the key a (sub: subtracts it; the result is not negative) to
+// x, exactly.
+func (x *wide) addKey(a float64, sub bool) {
+	b := math.Float64bits(a)
+	m, sh := b&(1<<52-1), uint(0)
+	if e := b >> 52; e > 0 {
+		m, sh = m|1<<52, uint(e-1)
+	}
+	x.addAt(u128{lo: m}, sh, sub)
+}
+
+// addAt adds v·2^sh to x (sub: subtracts it), exactly.
+func (x *wide) addAt(v u128, sh uint, sub bool) {
+	w, off := sh>>6, sh&63
+	// v·2^off in three words; a shift by 64 gives 0.
+	p := [3]uint64{v.lo << off, v.hi<<off | v.lo>>(64-off), v.hi >> (64 - off)}
+	if off == 0 {
+		p[2] = 0
+	}
+	var c uint64
+	for q := w; q < uint(len(x)); q++ {
+		var d uint64
+		if k := q - w; k < 3 {
+			d = p[k]
+		} else if c == 0 {
+			return
+		}
+		if sub {
+			x[q], c = bits.Sub64(x[q], d, c)
+		} else {
+			x[q], c = bits.Add64(x[q], d, c)
+		}
+	}
+}
+
+// float returns x·2^-ts, x rounded to the nearest float first (ties to
+// even), for ts ≥ 0 and x ≥ 2^(ts+52) or ts = 0: the sum of the keys in the
+// top level's unit, rounded once.
+func (x *wide) float(ts int) float64 {
+	t := len(x) - 1
+	for t > 0 && x[t] == 0 {
+		t--
+	}
+	if t == 0 {
+		return scale(u64float(x[0]), -ts)
+	}
+	hi, lo := x[t], x[t-1]
+	lz := uint(bits.LeadingZeros64(hi))
+	top := hi<<lz | lo>>(64-lz) // the 64 bits from the leading one; lo>>64 is 0
+	sticky := lo<<lz != 0
+	for q := t - 2; q >= 0 && !sticky; q-- {
+		sticky = x[q] != 0
+	}
+	if sticky {
+		// Below the 53 bits kept and the two that round them, a one
+		// stands for every bit under it: the rounding is the same.
+		top |= 1
+	}
+	return scale(u64float(top), 64*t-int(lz)-ts)
+}
+
+// wideSum returns the exact sum of the keys, from the levels' sums.
+func (s *Sampler) wideSum() wide {
+	var x wide
+	for m := range s.ls {
+		if st := &s.ls[m]; st.n > 0 {
+			x.addAt(st.sum, uint(unitShift(m+s.lo)), false)
+		}
+	}
+	return x
 }
