@@ -203,7 +203,7 @@ func (s *Sampler) followZero(o *sol, old, a float64) bool {
 	k.totOK, k.totVer = true, s.ver
 	o.top = s.topLevel()
 	o.ts = unitShift(o.top)
-	o.sSc = k.tot.float(o.ts)
+	o.sSc = k.tot.float(o.ts, sumBits(o.top, o.n))
 	o.s = scaleDown(o.sSc, o.ts-1074)
 	return true
 }
@@ -392,6 +392,11 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		}
 		lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 	}
+	// The rows before q0 keep their weights and cumulative sums.
+	q0 := len(t.rows)
+	if l >= 0 {
+		q0 = 0
+	}
 	for _, m := range [2]int{lo, ln} {
 		if m > l {
 			// The heads run top down, so level m's row is the
@@ -402,14 +407,19 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 					if w == 0 {
 						return false // build would leave its row out: build
 					}
-					t.rows[t.front+len(t.heads)-1-k].w = w
+					q := t.front + len(t.heads) - 1 - k
+					t.rows[q].w = w
+					q0 = min(q0, q)
 					break
 				}
 			}
 		}
 	}
 	w := 0.0
-	for k := range t.rows {
+	if q0 > 0 {
+		w = t.rows[q0-1].cum
+	}
+	for k := q0; k < len(t.rows); k++ {
 		w += t.rows[k].w
 		t.rows[k].cum = w
 	}
@@ -482,35 +492,40 @@ func (x *wide) addKey(a float64, sub bool) {
 	x.addAt(u128{lo: m}, sh, sub)
 }
 
-// addAt adds v·2^sh to x (sub: subtracts it), exactly.
+// addAt adds v·2^sh to x (sub: subtracts it), exactly, for sh below
+// 1920 (a level's sum, whose keys are at most MaxSum, at its unit): its
+// three words, then the carry.
 func (x *wide) addAt(v u128, sh uint, sub bool) {
 	w, off := sh>>6, sh&63
 	// v·2^off in three words; a shift by 64 gives 0.
-	p := [3]uint64{v.lo << off, v.hi<<off | v.lo>>(64-off), v.hi >> (64 - off)}
+	p0, p1, p2 := v.lo<<off, v.hi<<off|v.lo>>(64-off), v.hi>>(64-off)
 	if off == 0 {
-		p[2] = 0
+		p2 = 0
 	}
+	y := x[w : w+3 : w+3]
 	var c uint64
-	for q := w; q < uint(len(x)); q++ {
-		var d uint64
-		if k := q - w; k < 3 {
-			d = p[k]
-		} else if c == 0 {
-			return
+	if sub {
+		y[0], c = bits.Sub64(y[0], p0, 0)
+		y[1], c = bits.Sub64(y[1], p1, c)
+		y[2], c = bits.Sub64(y[2], p2, c)
+		for q := w + 3; c != 0 && q < uint(len(x)); q++ {
+			x[q], c = bits.Sub64(x[q], 0, c)
 		}
-		if sub {
-			x[q], c = bits.Sub64(x[q], d, c)
-		} else {
-			x[q], c = bits.Add64(x[q], d, c)
-		}
+		return
+	}
+	y[0], c = bits.Add64(y[0], p0, 0)
+	y[1], c = bits.Add64(y[1], p1, c)
+	y[2], c = bits.Add64(y[2], p2, c)
+	for q := w + 3; c != 0 && q < uint(len(x)); q++ {
+		x[q], c = bits.Add64(x[q], 0, c)
 	}
 }
 
 // float returns x·2^-ts, x rounded to the nearest float first (ties to
-// even), for ts ≥ 0 and x ≥ 2^(ts+52) or ts = 0: the sum of the keys in the
-// top level's unit, rounded once.
-func (x *wide) float(ts int) float64 {
-	t := len(x) - 1
+// even), for ts ≥ 0 and x ≥ 2^(ts+52) or ts = 0, and x below 2^nbits: the
+// sum of the keys in the top level's unit, rounded once.
+func (x *wide) float(ts, nbits int) float64 {
+	t := min(nbits>>6, len(x)-1)
 	for t > 0 && x[t] == 0 {
 		t--
 	}
@@ -542,3 +557,7 @@ func (s *Sampler) wideSum() wide {
 	}
 	return x
 }
+
+// sumBits returns a bound on the bit length of the sum of n keys below
+// level top + 1: n·2^(top+1) ≤ 2^(top+1+len(n)).
+func sumBits(top, n int) int { return top + 1 + bits.Len(uint(n)) }

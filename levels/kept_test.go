@@ -472,7 +472,7 @@ func TestWideSumRoundsOnce(t *testing.T) {
 		want := exact(keys)
 		want.SetMantExp(want, 1074-ts)
 		w, _ := want.Float64()
-		require.Equal(t, w, x.float(ts), "keys %v", keys)
+		require.Equal(t, w, x.float(ts, sumBits(l, len(keys))), "keys %v", keys)
 	}
 	// Halfway between two floats, exactly and by a unit of 2^-1074 more
 	// or less; and a sum carried and borrowed across words.

@@ -146,7 +146,7 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		// convert and add each level's sum.
 		x := s.wideSum()
 		o.rho = n
-		o.sSc = x.float(o.ts)
+		o.sSc = x.float(o.ts, sumBits(o.top, n))
 		o.s = scaleDown(o.sSc, o.ts-1074)
 		return o
 	}
