@@ -39,6 +39,7 @@ type kept struct {
 	tot    wide
 	totVer uint64
 	totOK  bool
+	above  levelsAboveMemo // for follow
 }
 
 // keepFor bounds the writes after a read for which the writers keep the
@@ -159,7 +160,10 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	// on (1 to 2% more instructions a batch step).
 	sc.writer = one
 	defer func() { sc.writer = false }()
-	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.follow(&k.o, sc) || s.followZero(&k.o, old, a)) {
+	if one {
+		s.ageAbove(old, a)
+	}
+	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.followNear(&k.o, sc) || s.followZero(&k.o, old, a)) {
 		k.followed++
 		if s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
@@ -210,7 +214,8 @@ func (s *Sampler) followZero(o *sol, old, a float64) bool {
 
 // follow updates o, the solution before one key changed, to the solution
 // after, and reports whether it could: when t* is still straddled by o's
-// unit. It forms the sums above the unit as a Solve forms them and finds
+// unit (or, as followNear asks, by the unit o names). If not, dir is 1
+// when t* lies above the unit, −1 when below, 0 when unknown. It forms the sums above the unit as a Solve forms them and finds
 // the head in the unit as a Solve does (bracket). A key of the unit that
 // passes the predicate and one that fails decide the level, group and
 // sub-bucket a Solve finds as well (every edge above the first lies above
@@ -218,26 +223,30 @@ func (s *Sampler) followZero(o *sol, old, a float64) bool {
 // the head, its upper edge must pass, and with all of them, its lower
 // edge fail. So the answer is a Solve's, bit for bit, without the walk
 // from the top and the searches.
-func (s *Sampler) follow(o *sol, sc *scratch) bool {
+func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir int) {
 	n := len(s.keys)
 	l, j, k := o.lvl, o.grp, o.sub
 	if o.zero || o.uniform || o.eps == 0 || l < 0 || j < 0 || len(s.zeros) == n {
-		return false
+		return false, 0
 	}
 	if s.occ[l>>6]>>(l&63)&1 == 0 {
-		return false
+		return false, 0
 	}
 	lv := s.lv[l-s.lo]
 	sb := lv.sub[j]
 	if (sb != nil) != (k >= 0) {
-		return false // the group split or merged
+		return false, 0 // the group split or merged
 	}
 	no := *o
 	no.top = s.topLevel()
 	no.ts = unitShift(no.top)
 	// The levels above, summed as Solve's walk sums them, then the
 	// groups and sub-buckets above the unit, exactly.
-	above, sAbove, depth, _ := s.levelsAbove(&no, l)
+	if !la.ok || la.l != l || la.ver != s.ver || la.top != no.top {
+		la.above, la.sAbove, la.depth, _ = s.levelsAbove(&no, l)
+		*la = levelsAboveMemo{above: la.above, sAbove: la.sAbove, depth: la.depth, l: l, top: no.top, ver: s.ver, ok: true}
+	}
+	above, sAbove, depth := la.above, la.sAbove, la.depth
 	part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
 	above += pc
 	// The unit: its keys, count and sum, and its lower edge tm·2^te units.
@@ -260,7 +269,7 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	}
 	c := len(ents)
 	if c == 0 {
-		return false
+		return false, 0
 	}
 	f := unitShift(l) - no.ts
 	// The unit's keys in the head before the update, the keys of the
@@ -273,14 +282,14 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 		// (sub-bucket, group or level) passes; the keys at or above it are
 		// those above this unit.
 		if hm, he, ok := s.edgeAbove(lv, sb, l, j, k); ok && !s.headAt(&no, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
-			return false
+			return false, 1 // t* lies in a unit above
 		}
 	case c:
 		// Every key of the unit in the head: a Solve finds this unit only
 		// if its lower edge fails.
 		all := part.plus(sum)
 		if s.headAt(&no, sAbove+scaleDown(all.float(), f), tm, te, n-above-c, depth+3, sc, l, all) {
-			return false
+			return false, -1 // t* lies in a unit below
 		}
 	}
 	above -= inSub
@@ -289,6 +298,126 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	no.sSc = sAbove + scaleDown(in.float(), f)
 	no.s = scaleDown(no.sSc, no.ts-1074)
 	*o = no
+	return true, 0
+}
+
+// followNear is follow, and when t* left o's unit, follow from the next
+// occupied units in its direction, two at most: on keys spread over many
+// groups (lognormal keys at 2^10 put one or two in a group) t* leaves its
+// unit after about every other update, mostly for a neighbour, where a
+// Solve from there and a new table cost some 3,000 instructions. follow's
+// checks decide whether a unit is the one a Solve finds, whichever unit it
+// is given, so the answer is a Solve's, bit for bit.
+func (s *Sampler) followNear(o *sol, sc *scratch) bool {
+	try := *o
+	la := &s.kept.above
+	for range 2 {
+		ok, dir := s.follow(&try, sc, la)
+		if ok {
+			*o = try
+			sc.hop = false
+			return true
+		}
+		if dir == 0 || !s.neighbour(&try, dir) {
+			sc.hop = false
+			return false
+		}
+		sc.hop = true
+	}
+	sc.hop = false
+	return false
+}
+
+// levelsAboveMemo is what levelsAbove returned for level l and the top
+// level top at version ver: the keys of the levels above l, which an
+// update of keys at or below l leaves as they were (ageAbove).
+type levelsAboveMemo struct {
+	above, depth, l, top int
+	sAbove               float64
+	ver                  uint64
+	ok                   bool
+}
+
+// ageAbove carries the memo of the levels above over one Set from old to a
+// that changed no level above it.
+func (s *Sampler) ageAbove(old, a float64) {
+	la := &s.kept.above
+	if !la.ok || la.ver+1 != s.ver {
+		la.ok = false
+		return
+	}
+	for _, x := range [2]float64{old, a} {
+		if x > 0 {
+			if l, _ := locate(x); l > la.l {
+				la.ok = false
+				return
+			}
+		}
+	}
+	la.ver = s.ver
+}
+
+// neighbour moves o's unit (level, group, sub-bucket) to the next occupied
+// one above (dir 1) or below (−1), and its guess of the head in it to all
+// of it or none, as t* comes into it from below or from above; false if
+// there is none.
+func (s *Sampler) neighbour(o *sol, dir int) bool {
+	l, j, k := o.lvl, o.grp, o.sub
+	lv := s.lv[l-s.lo]
+	// edge returns the sub-bucket of group j of lv at the edge t* comes
+	// in by, −1 if the group is flat.
+	edge := func(lv *level, j int) int {
+		sb := lv.sub[j]
+		switch {
+		case sb == nil:
+			return -1
+		case dir > 0:
+			return bits.TrailingZeros64(sb.occ)
+		default:
+			return bits.Len64(sb.occ) - 1
+		}
+	}
+	if dir > 0 {
+		o.h = o.n
+		if sb := lv.sub[j]; k >= 0 && sb != nil {
+			if up := sb.occ &^ (1<<(k+1) - 1); up != 0 {
+				o.sub = bits.TrailingZeros64(up)
+				return true
+			}
+		}
+		if up := lv.occ &^ (1<<(j+1) - 1); up != 0 {
+			o.grp = bits.TrailingZeros64(up)
+			o.sub = edge(lv, o.grp)
+			return true
+		}
+		_, m, ok := s.edgeAbove(lv, nil, l, nG-1, -1)
+		if !ok {
+			return false
+		}
+		lv = s.lv[m-s.lo]
+		o.lvl, o.grp = m, bits.TrailingZeros64(lv.occ)
+		o.sub = edge(lv, o.grp)
+		return true
+	}
+	o.h = 0
+	if sb := lv.sub[j]; k >= 0 && sb != nil {
+		if down := sb.occ & (1<<k - 1); down != 0 {
+			o.sub = bits.Len64(down) - 1
+			return true
+		}
+	}
+	if down := lv.occ & (1<<j - 1); down != 0 {
+		o.grp = bits.Len64(down) - 1
+		o.sub = edge(lv, o.grp)
+		return true
+	}
+	m := s.nextLevel(l)
+	if m < 0 {
+		return false
+	}
+	lv = s.lv[m-s.lo]
+	o.lvl, o.grp = m, bits.Len64(lv.occ)-1
+	o.sub = edge(lv, o.grp)
 	return true
 }
 
@@ -425,6 +554,15 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 	}
 	t.total, t.tstar, t.strB, t.partLo, t.nTail = w, tstar, strB, partLo, nTail
 	t.lvTail = lvTail
+	if l >= 0 {
+		// The straddling group may be another of the same level (t*
+		// followed into a neighbour): its lower edge bounds the direct
+		// tail draws, as build sets it.
+		t.direct, t.tailBits = nTail > 0 && 2*nTail >= o.n, 0
+		if t.direct {
+			t.tailBits = loBits(l, o.grp)
+		}
+	}
 	return true
 }
 
@@ -470,7 +608,7 @@ func (s *Sampler) checkKept() error {
 	kt := &k.tab
 	if !slices.Equal(kt.rows, t.rows) || !slices.Equal(kt.heads, t.heads) || kt.front != t.front || kt.ts != t.ts ||
 		kt.total != t.total || kt.tstar != t.tstar || kt.strB != t.strB || kt.partLo != t.partLo ||
-		kt.nTail != t.nTail || kt.lvTail != t.lvTail {
+		kt.nTail != t.nTail || kt.lvTail != t.lvTail || kt.direct != t.direct || kt.tailBits != t.tailBits {
 		return fmt.Errorf("levels: the table kept for ε = %v differs from a new one", k.eps)
 	}
 	return nil

@@ -1742,6 +1742,7 @@ type scratch struct {
 	o          sol       // a solution made for one call
 	quiet      bool      // the call reads no published unit and publishes none (Check)
 	writer     bool      // the call is a writer's, which runs alone (unitOf)
+	hop        bool      // the writer tries a unit t* may have moved to (unitOf)
 	memo       memo      // what o and tab hold
 }
 
