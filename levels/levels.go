@@ -1030,6 +1030,12 @@ func (s *Sampler) Set(i int, a float64) error {
 	if err != nil {
 		return err
 	}
+	return s.set(i, a)
+}
+
+// set is Set for an item in range and a valid key (check.Key's, −0
+// made 0).
+func (s *Sampler) set(i int, a float64) error {
 	old := s.keys[i]
 	if a == old {
 		return nil
