@@ -163,7 +163,7 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	if one {
 		s.ageAbove(old, a)
 	}
-	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.followNear(&k.o, sc) || s.followZero(&k.o, old, a)) {
+	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
 		k.followed++
 		if s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
