@@ -163,6 +163,11 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	if one {
 		s.ageAbove(old, a)
 	}
+	if one && k.ok && math.Float64bits(k.eps) == w-1 && s.belowStraddle(&k.o, &k.tab, old, a) {
+		k.followed++
+		k.retabled++
+		return
+	}
 	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
 		k.followed++
 		if s.retable(&k.o, &k.tab, old, a) {
@@ -186,6 +191,36 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	}
 	s.build(&k.o, &k.tab)
 	k.ok = true
+}
+
+// belowStraddle reports whether one key that changed from old to a lay
+// below the straddling group of o, the solution before, and lies there
+// still, and if so brings the table t up to date. Then o is the solution
+// after, bit for bit: every key at or above the group's lower edge L is
+// as it was, and H(x) = ε·Σ max(x, a_i) − x with them for every x ≥ L,
+// so every test a Solve makes at L or above decides as before (the
+// level's own lower edge, at or below L, fails as H(L) > 0 did), and every
+// sum it forms is of the same keys. Of the table only what the groups of
+// the straddling level below its group weigh can change: their count of
+// tail items and their bound weight, where the partial row starts.
+func (s *Sampler) belowStraddle(o *sol, t *table, old, a float64) bool {
+	if o.eps == 0 || o.uniform || o.zero || o.lvl < 0 || o.grp < 0 || len(t.rows) == 0 {
+		return false
+	}
+	l := o.lvl
+	lb := loBits(l, o.grp)
+	if math.Float64bits(old) >= lb || math.Float64bits(a) >= lb {
+		return false
+	}
+	// Zero keys lie in no level; a key of level l lies at or above its
+	// lower edge, 2^(l−1074) (bits of the float 2^(l−1074) compare as the
+	// keys do).
+	if lb0 := loBits(l, 0); math.Float64bits(old) >= lb0 || math.Float64bits(a) >= lb0 {
+		lv := s.lv[l-s.lo]
+		t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
+		t.partLo = lv.prefixBound(l, o.grp+1)
+	}
+	return true
 }
 
 // followZero updates o, the solution at ε = 0 before one key changed, to
