@@ -141,7 +141,10 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	}
 	w := s.asked.eps.Load()
 	eps := math.Float64frombits(w - 1)
-	if w == 0 || s.validate(eps) != nil {
+	// A bound kept for these n items is valid (the bound for which a read
+	// asked may not be).
+	same := k.ok && math.Float64bits(k.eps) == w-1 && k.o.n == len(s.keys)
+	if w == 0 || !same && s.validate(eps) != nil {
 		k.ok = false
 		return
 	}
@@ -159,16 +162,24 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	// edit the units kept for a cutoff that, a batch at a time, has moved
 	// on (1 to 2% more instructions a batch step).
 	sc.writer = one
-	defer func() { sc.writer = false }()
+	s.upkeep(one && same, old, a, eps, sc)
+	sc.writer = false
+}
+
+// upkeep is keep's work for a valid eps with the writer's scratch sc:
+// after one Set from old to a (one) of a solution kept for eps, it follows
+// it; otherwise it solves.
+func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
+	k := &s.kept
 	if one {
 		s.ageAbove(old, a)
 	}
-	if one && k.ok && math.Float64bits(k.eps) == w-1 && s.belowStraddle(&k.o, &k.tab, old, a) {
+	if one && s.belowStraddle(&k.o, &k.tab, old, a) {
 		k.followed++
 		k.retabled++
 		return
 	}
-	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
+	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
 		k.followed++
 		if s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
