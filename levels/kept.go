@@ -503,38 +503,68 @@ func (s *Sampler) edgeAbove(lv *level, sb *sub, l, j, k int) (uint64, int, bool)
 // forms them, the others are unchanged, and the sums are formed afresh:
 // the table is build's, bit for bit (Check compares them).
 func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
-	if t.ts != o.ts || len(t.rows) == 0 {
+	if len(t.rows) == 0 || t.ts != o.ts && !(o.lvl < 0 && t.rescale(o.ts)) {
 		return false
 	}
+	// The rows before q0 keep their weights and cumulative sums.
+	q0 := len(t.rows)
 	lo, ln := -1, -1
 	if old > 0 {
 		lo, _ = locate(old)
-		if lo > o.lvl && s.ls[lo-s.lo].n == 0 {
-			return false // a level of the head emptied
-		}
 	}
 	if a > 0 {
 		ln, _ = locate(a)
-		if ln > o.lvl && s.ls[ln-s.lo].n == 1 && lo != ln {
-			return false // a new level in the head
+	}
+	emptied := lo > o.lvl && s.ls[lo-s.lo].n == 0
+	filled := ln > o.lvl && s.ls[ln-s.lo].n == 1 && lo != ln
+	l := o.lvl
+	if l < 0 {
+		// ε = 0: a row for each level, and none in front; none either for
+		// a level whose weight, scaled to the top's unit, is 0. A level
+		// that emptied loses its row, one that filled gains one, as build
+		// would leave them out or put them in.
+		if t.front != 0 || len(t.rows) != len(t.heads) {
+			return false
 		}
+		if emptied {
+			k := slices.Index(t.heads, int32(lo))
+			if k < 0 {
+				return false
+			}
+			q := len(t.heads) - 1 - k
+			t.heads = slices.Delete(t.heads, k, k+1)
+			t.rows = slices.Delete(t.rows, q, q+1)
+			q0 = min(q0, q)
+		}
+		if filled {
+			w := scaleDown(float64(s.ls[ln-s.lo].wb), ln-bB-o.ts)
+			if w == 0 {
+				return false // build would leave its row out: build
+			}
+			k := 0
+			for k < len(t.heads) && int(t.heads[k]) > ln {
+				k++
+			}
+			t.heads = slices.Insert(t.heads, k, int32(ln))
+			q := len(t.heads) - 1 - k
+			t.rows = slices.Insert(t.rows, q, row{w: w, l: int32(ln), kind: rowLevel})
+			q0 = min(q0, q)
+		}
+		if len(t.rows) == 0 {
+			return false
+		}
+	} else if emptied || filled {
+		return false // a level of the head emptied or filled
 	}
 	if o.top > o.lvl && (len(t.heads) == 0 || int(t.heads[0]) != o.top) {
 		return false
 	}
-	l := o.lvl
 	var (
 		tstar, strB   float64
 		partLo        uint64
 		nTail, lvTail int
 	)
-	if l < 0 {
-		// ε = 0: a row for each level, and none in front; none either for
-		// a level whose weight, scaled to the top's unit, is 0.
-		if t.front != 0 || len(t.rows) != len(t.heads) {
-			return false
-		}
-	} else {
+	if l >= 0 {
 		lv := s.lv[l-s.lo]
 		tstar = o.eps * (o.sSc / o.c())
 		c := int(lv.cnt[o.grp])
@@ -567,8 +597,6 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		}
 		lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 	}
-	// The rows before q0 keep their weights and cumulative sums.
-	q0 := len(t.rows)
 	if l >= 0 {
 		q0 = 0
 	}
@@ -609,6 +637,36 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 			t.tailBits = loBits(l, o.grp)
 		}
 	}
+	return true
+}
+
+// rescale puts the weights of t, an ε = 0 table, in the unit 2^ts of a
+// new top level, and reports whether it could: when every weight and
+// cumulative weight is a normal float before and after, so that a power
+// of two scales them exactly, the sums included (a rounding does not
+// depend on the scale but through underflow); such are the weights build
+// forms in the new unit. At ε = 0 the largest keys are drawn the most and
+// so set the most: on lognormal keys at 2^10 the top level changed in
+// half of the single steps.
+func (t *table) rescale(ts int) bool {
+	d := t.ts - ts
+	if d < -1000 || d > 1000 || len(t.rows) == 0 {
+		return false
+	}
+	f := scale(1, d)
+	lo := t.rows[0].w
+	for k := range t.rows {
+		lo = min(lo, t.rows[k].w)
+	}
+	if lo < 0x1p-1022 || lo*f < 0x1p-1022 || t.total*f > 0x1p1000 {
+		return false
+	}
+	for k := range t.rows {
+		t.rows[k].w *= f
+		t.rows[k].cum *= f
+	}
+	t.total *= f
+	t.ts = ts
 	return true
 }
 
