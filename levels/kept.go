@@ -40,6 +40,7 @@ type kept struct {
 	totVer uint64
 	totOK  bool
 	above  levelsAboveMemo // for follow
+	part   partMemo        // for follow
 }
 
 // keepFor bounds the writes after a read for which the writers keep the
@@ -173,6 +174,7 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 	k := &s.kept
 	if one {
 		s.ageAbove(old, a)
+		s.agePart(old, a)
 	}
 	if one && s.belowStraddle(&k.o, &k.tab, old, a) {
 		k.followed++
@@ -293,22 +295,29 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 		*la = levelsAboveMemo{above: la.above, sAbove: la.sAbove, depth: la.depth, l: l, top: no.top, ver: s.ver, ok: true}
 	}
 	above, sAbove, depth := la.above, la.sAbove, la.depth
-	part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
-	above += pc
+	pm := &s.kept.part
+	if !pm.ok || pm.ver != s.ver || pm.l != l || pm.j != j || pm.k != k {
+		part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
+		inSub := 0
+		if sb != nil {
+			ps, qc := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, k)
+			part, pc, inSub = part.plus(ps), pc+qc, qc
+		}
+		*pm = partMemo{part: part, pc: pc, inSub: inSub, l: l, j: j, k: k, ver: s.ver, ok: true}
+	}
+	part, inSub := pm.part, pm.inSub
+	above += pm.pc
 	// The unit: its keys, count and sum, and its lower edge tm·2^te units.
 	var (
 		ents   []entry
 		sum    u128
 		tm     = uint64(nG + j)
 		te     = l - bB
-		inSub  int
 		unitHi = hiEdge(l, j)
 	)
 	if sb == nil {
 		ents, sum = lv.ents[j], lv.gsum[j]
 	} else {
-		ps, pc := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, k)
-		part, above, inSub = part.plus(ps), above+pc, pc
 		ents, sum = sb.ents[k], sb.sum[k]
 		tm, te = uint64(nG*nG+nG*j)+uint64(k), l-2*bB
 		unitHi = scale(float64(tm+1), l-2*bB-1074)
@@ -382,6 +391,61 @@ type levelsAboveMemo struct {
 	sAbove               float64
 	ver                  uint64
 	ok                   bool
+}
+
+// partMemo is the exact sum and the count of the keys of level l in the
+// groups above j and, j split, in its sub-buckets above k (inSub of
+// them), as follow forms them, at version ver.
+type partMemo struct {
+	part      u128
+	pc, inSub int
+	l, j, k   int
+	ver       uint64
+	ok        bool
+}
+
+// agePart carries the memo of the part above the unit over one Set from
+// old to a: the sum is exact, so a key that left it or joined it changes
+// it by its significand, and the result is the sum formed afresh.
+func (s *Sampler) agePart(old, a float64) {
+	pm := &s.kept.part
+	if !pm.ok || pm.ver+1 != s.ver {
+		pm.ok = false
+		return
+	}
+	if i := pm.l - s.lo; i < 0 || i >= len(s.lv) || s.lv[i] == nil || s.lv[i].sub[pm.j] != nil != (pm.k >= 0) {
+		pm.ok = false // the level went, or the group split or merged
+		return
+	}
+	for q, x := range [2]float64{old, a} {
+		if x <= 0 {
+			continue
+		}
+		l, j := locate(x)
+		if l != pm.l || j < pm.j {
+			continue
+		}
+		in := j > pm.j
+		if j == pm.j && pm.k >= 0 && subOf(x, l) > pm.k {
+			in = true
+			if q == 0 {
+				pm.inSub--
+			} else {
+				pm.inSub++
+			}
+		}
+		if !in {
+			continue
+		}
+		if q == 0 {
+			pm.part = pm.part.minus(u128{lo: sig64(x)})
+			pm.pc--
+		} else {
+			pm.part = pm.part.plus(u128{lo: sig64(x)})
+			pm.pc++
+		}
+	}
+	pm.ver = s.ver
 }
 
 // ageAbove carries the memo of the levels above over one Set from old to a
