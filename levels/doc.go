@@ -50,7 +50,10 @@
 // (a split group's sub-buckets likewise). A bitmap marks the levels that
 // hold items.
 //
-// Solve walks the occupied levels from the largest, with the exact count
+// At ε = 0 every key is in the head and λ is the sum of all keys: the
+// exact sum (a 2,048-bit integer in units of 2^-1074, formed from the
+// levels' exact sums) rounded once to the nearest float. Otherwise Solve
+// walks the occupied levels from the largest, with the exact count
 // and sum of the keys above, and tests at each level's lower edge t the
 // function H(t) = ε·Σ_i max(t, a_i) − t, which decreases and vanishes at
 // the cutoff t* = ελ: a key a is among the ρ largest exactly when H(a) ≤ 0.
@@ -126,11 +129,16 @@
 // find (every edge above the first lies above it, every edge below the
 // second below); with no key of the unit in the head, the lower edge of
 // the next occupied sub-bucket, group or level above must pass, and with
-// all of them, the unit's own lower edge must fail. The table's rows that
+// all of them, the unit's own lower edge must fail. When t* left the
+// unit, the writer tries the next occupied unit in the direction those
+// checks showed (a small one passed over, not sorted). At ε = 0 it keeps
+// the exact sum of the keys and changes it by the old and the new key,
+// two exact additions, then rounds it. The table's rows that
 // moved (the tail, the straddling group, the rest of its level, the
-// levels of the old and the new key) are formed as build forms them and
-// summed again. When t* left the unit, or a level of the head emptied or
-// filled, the writer solves from the kept location and builds the table.
+// levels of the old and the new key) are formed as build forms them, and
+// the cumulative sums from the first that moved. When t* left both units,
+// or a level of the head emptied or filled, the writer solves from the
+// kept location and builds the table.
 // The kept solution and table are a Solve's and a new table, bit for bit
 // (Check compares them), so every read returns the same answer with them
 // or without them; a read whose ε is not the kept one solves as before.

@@ -403,16 +403,20 @@ func (s *Sampler) Draw(eps float64, src rand.Source) (i int, p float64, err erro
 	if err := s.validate(eps); err != nil {
 		return 0, 0, err
 	}
+	i, p = s.drawValid(eps, src)
+	return i, p, nil
+}
+
+// drawValid is Draw for a valid eps.
+func (s *Sampler) drawValid(eps float64, src rand.Source) (int, float64) {
 	if k := s.keptFor(eps); k != nil {
-		i, p = s.draw(&k.o, &k.tab, nil, src)
-		return i, p, nil
+		return s.draw(&k.o, &k.tab, nil, src)
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
 	o, t := s.held(eps, sc) // keptFor has recorded the read
 	sc.tails.ready = false
-	i, p = s.draw(o, t, &sc.tails, src)
-	return i, p, nil
+	return s.draw(o, t, &sc.tails, src)
 }
 
 // rejectionBudget returns the number of draws of items already in a batch
@@ -1159,14 +1163,16 @@ func (s *Sampler) Step(eps float64, i int, a float64, src rand.Source) (next int
 	if err := check.Index(i, len(s.keys)); err != nil {
 		return 0, 0, err
 	}
-	if _, err := check.Key(a); err != nil {
+	a, err = check.Key(a)
+	if err != nil {
 		return 0, 0, err
 	}
 	if err := s.validate(eps); err != nil {
 		return 0, 0, err
 	}
-	if err := s.Set(i, a); err != nil {
+	if err := s.set(i, a); err != nil {
 		return 0, 0, err
 	}
-	return s.Draw(eps, src)
+	next, p = s.drawValid(eps, src)
+	return next, p, nil
 }

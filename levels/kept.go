@@ -34,6 +34,13 @@ type kept struct {
 	// The updates followed (and their tables updated in place), and those
 	// that needed a Solve: for the tests.
 	followed, retabled, solved int
+	// The exact sum of the keys at version totVer (if totOK), which is λ
+	// at ε = 0, kept after one Set by two exact additions.
+	tot    wide
+	totVer uint64
+	totOK  bool
+	above  levelsAboveMemo // for follow
+	part   partMemo        // for follow
 }
 
 // keepFor bounds the writes after a read for which the writers keep the
@@ -135,7 +142,10 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	}
 	w := s.asked.eps.Load()
 	eps := math.Float64frombits(w - 1)
-	if w == 0 || s.validate(eps) != nil {
+	// A bound kept for these n items is valid (the bound for which a read
+	// asked may not be).
+	same := k.ok && math.Float64bits(k.eps) == w-1 && k.o.n == len(s.keys)
+	if w == 0 || !same && s.validate(eps) != nil {
 		k.ok = false
 		return
 	}
@@ -153,8 +163,25 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	// edit the units kept for a cutoff that, a batch at a time, has moved
 	// on (1 to 2% more instructions a batch step).
 	sc.writer = one
-	defer func() { sc.writer = false }()
-	if one && k.ok && math.Float64bits(k.eps) == w-1 && (s.follow(&k.o, sc) || s.followZero(&k.o)) {
+	s.upkeep(one && same, old, a, eps, sc)
+	sc.writer = false
+}
+
+// upkeep is keep's work for a valid eps with the writer's scratch sc:
+// after one Set from old to a (one) of a solution kept for eps, it follows
+// it; otherwise it solves.
+func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
+	k := &s.kept
+	if one {
+		s.ageAbove(old, a)
+		s.agePart(old, a)
+	}
+	if one && s.belowStraddle(&k.o, &k.tab, old, a) {
+		k.followed++
+		k.retabled++
+		return
+	}
+	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
 		k.followed++
 		if s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
@@ -179,25 +206,64 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	k.ok = true
 }
 
+// belowStraddle reports whether one key that changed from old to a lay
+// below the straddling group of o, the solution before, and lies there
+// still, and if so brings the table t up to date. Then o is the solution
+// after, bit for bit: every key at or above the group's lower edge L is
+// as it was, and H(x) = ε·Σ max(x, a_i) − x with them for every x ≥ L,
+// so every test a Solve makes at L or above decides as before (the
+// level's own lower edge, at or below L, fails as H(L) > 0 did), and every
+// sum it forms is of the same keys. Of the table only what the groups of
+// the straddling level below its group weigh can change: their count of
+// tail items and their bound weight, where the partial row starts.
+func (s *Sampler) belowStraddle(o *sol, t *table, old, a float64) bool {
+	if o.eps == 0 || o.uniform || o.zero || o.lvl < 0 || o.grp < 0 || len(t.rows) == 0 {
+		return false
+	}
+	l := o.lvl
+	lb := loBits(l, o.grp)
+	if math.Float64bits(old) >= lb || math.Float64bits(a) >= lb {
+		return false
+	}
+	// Zero keys lie in no level; a key of level l lies at or above its
+	// lower edge, 2^(l−1074) (bits of the float 2^(l−1074) compare as the
+	// keys do).
+	if lb0 := loBits(l, 0); math.Float64bits(old) >= lb0 || math.Float64bits(a) >= lb0 {
+		lv := s.lv[l-s.lo]
+		t.lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
+		t.partLo = lv.prefixBound(l, o.grp+1)
+	}
+	return true
+}
+
 // followZero updates o, the solution at ε = 0 before one key changed, to
-// the solution after, and reports whether it could (not once every key is
-// 0): every key is in the head, and λ is the sum of all keys, formed as a
-// Solve's walk forms it (levelsAbove, a word of the bitmap at a time),
-// which is all a Solve at ε = 0 does.
-func (s *Sampler) followZero(o *sol) bool {
+// the solution after one key changed from old to a, and reports whether it
+// could (not once every key is 0): every key is in the head, and λ is the
+// sum of all keys, rounded once from their exact sum, as a Solve at ε = 0
+// forms it; the exact sum kept changes by two exact additions.
+func (s *Sampler) followZero(o *sol, old, a float64) bool {
 	if o.eps != 0 || o.zero || len(s.zeros) == len(s.keys) {
 		return false
 	}
+	k := &s.kept
+	if k.totOK && k.totVer+1 == s.ver {
+		k.tot.addKey(old, true)
+		k.tot.addKey(a, false)
+	} else {
+		k.tot = s.wideSum()
+	}
+	k.totOK, k.totVer = true, s.ver
 	o.top = s.topLevel()
 	o.ts = unitShift(o.top)
-	_, o.sSc, _, _ = s.levelsAbove(o, -1)
+	o.sSc = k.tot.float(o.ts, sumBits(o.top, o.n))
 	o.s = scaleDown(o.sSc, o.ts-1074)
 	return true
 }
 
 // follow updates o, the solution before one key changed, to the solution
 // after, and reports whether it could: when t* is still straddled by o's
-// unit. It forms the sums above the unit as a Solve forms them and finds
+// unit (or, as followNear asks, by the unit o names). If not, dir is 1
+// when t* lies above the unit, −1 when below, 0 when unknown. It forms the sums above the unit as a Solve forms them and finds
 // the head in the unit as a Solve does (bracket). A key of the unit that
 // passes the predicate and one that fails decide the level, group and
 // sub-bucket a Solve finds as well (every edge above the first lies above
@@ -205,49 +271,60 @@ func (s *Sampler) followZero(o *sol) bool {
 // the head, its upper edge must pass, and with all of them, its lower
 // edge fail. So the answer is a Solve's, bit for bit, without the walk
 // from the top and the searches.
-func (s *Sampler) follow(o *sol, sc *scratch) bool {
+func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir int) {
 	n := len(s.keys)
 	l, j, k := o.lvl, o.grp, o.sub
 	if o.zero || o.uniform || o.eps == 0 || l < 0 || j < 0 || len(s.zeros) == n {
-		return false
+		return false, 0
 	}
 	if s.occ[l>>6]>>(l&63)&1 == 0 {
-		return false
+		return false, 0
 	}
 	lv := s.lv[l-s.lo]
 	sb := lv.sub[j]
 	if (sb != nil) != (k >= 0) {
-		return false // the group split or merged
+		return false, 0 // the group split or merged
 	}
 	no := *o
 	no.top = s.topLevel()
 	no.ts = unitShift(no.top)
 	// The levels above, summed as Solve's walk sums them, then the
 	// groups and sub-buckets above the unit, exactly.
-	above, sAbove, depth, _ := s.levelsAbove(&no, l)
-	part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
-	above += pc
+	if !la.ok || la.l != l || la.ver != s.ver || la.top != no.top {
+		la.above, la.sAbove, la.depth, _ = s.levelsAbove(&no, l)
+		*la = levelsAboveMemo{above: la.above, sAbove: la.sAbove, depth: la.depth, l: l, top: no.top, ver: s.ver, ok: true}
+	}
+	above, sAbove, depth := la.above, la.sAbove, la.depth
+	pm := &s.kept.part
+	if !pm.ok || pm.ver != s.ver || pm.l != l || pm.j != j || pm.k != k {
+		part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
+		inSub := 0
+		if sb != nil {
+			ps, qc := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, k)
+			part, pc, inSub = part.plus(ps), pc+qc, qc
+		}
+		*pm = partMemo{part: part, pc: pc, inSub: inSub, l: l, j: j, k: k, ver: s.ver, ok: true}
+	}
+	part, inSub := pm.part, pm.inSub
+	above += pm.pc
 	// The unit: its keys, count and sum, and its lower edge tm·2^te units.
 	var (
 		ents   []entry
 		sum    u128
 		tm     = uint64(nG + j)
 		te     = l - bB
-		inSub  int
 		unitHi = hiEdge(l, j)
 	)
 	if sb == nil {
 		ents, sum = lv.ents[j], lv.gsum[j]
 	} else {
-		ps, pc := sumAbove(sb.occ, &sb.bc, &sb.bs, &sb.cnt, &sb.sum, k)
-		part, above, inSub = part.plus(ps), above+pc, pc
 		ents, sum = sb.ents[k], sb.sum[k]
 		tm, te = uint64(nG*nG+nG*j)+uint64(k), l-2*bB
 		unitHi = scale(float64(tm+1), l-2*bB-1074)
 	}
 	c := len(ents)
 	if c == 0 {
-		return false
+		return false, 0
 	}
 	f := unitShift(l) - no.ts
 	// The unit's keys in the head before the update, the keys of the
@@ -260,14 +337,14 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 		// (sub-bucket, group or level) passes; the keys at or above it are
 		// those above this unit.
 		if hm, he, ok := s.edgeAbove(lv, sb, l, j, k); ok && !s.headAt(&no, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
-			return false
+			return false, 1 // t* lies in a unit above
 		}
 	case c:
 		// Every key of the unit in the head: a Solve finds this unit only
 		// if its lower edge fails.
 		all := part.plus(sum)
 		if s.headAt(&no, sAbove+scaleDown(all.float(), f), tm, te, n-above-c, depth+3, sc, l, all) {
-			return false
+			return false, -1 // t* lies in a unit below
 		}
 	}
 	above -= inSub
@@ -276,6 +353,181 @@ func (s *Sampler) follow(o *sol, sc *scratch) bool {
 	no.sSc = sAbove + scaleDown(in.float(), f)
 	no.s = scaleDown(no.sSc, no.ts-1074)
 	*o = no
+	return true, 0
+}
+
+// followNear is follow, and when t* left o's unit, follow from the next
+// occupied units in its direction, two at most: on keys spread over many
+// groups (lognormal keys at 2^10 put one or two in a group) t* leaves its
+// unit after about every other update, mostly for a neighbour, where a
+// Solve from there and a new table cost some 3,000 instructions. follow's
+// checks decide whether a unit is the one a Solve finds, whichever unit it
+// is given, so the answer is a Solve's, bit for bit.
+func (s *Sampler) followNear(o *sol, sc *scratch) bool {
+	try := *o
+	la := &s.kept.above
+	for range 2 {
+		ok, dir := s.follow(&try, sc, la)
+		if ok {
+			*o = try
+			sc.hop = false
+			return true
+		}
+		if dir == 0 || !s.neighbour(&try, dir) {
+			sc.hop = false
+			return false
+		}
+		sc.hop = true
+	}
+	sc.hop = false
+	return false
+}
+
+// levelsAboveMemo is what levelsAbove returned for level l and the top
+// level top at version ver: the keys of the levels above l, which an
+// update of keys at or below l leaves as they were (ageAbove).
+type levelsAboveMemo struct {
+	above, depth, l, top int
+	sAbove               float64
+	ver                  uint64
+	ok                   bool
+}
+
+// partMemo is the exact sum and the count of the keys of level l in the
+// groups above j and, j split, in its sub-buckets above k (inSub of
+// them), as follow forms them, at version ver.
+type partMemo struct {
+	part      u128
+	pc, inSub int
+	l, j, k   int
+	ver       uint64
+	ok        bool
+}
+
+// agePart carries the memo of the part above the unit over one Set from
+// old to a: the sum is exact, so a key that left it or joined it changes
+// it by its significand, and the result is the sum formed afresh.
+func (s *Sampler) agePart(old, a float64) {
+	pm := &s.kept.part
+	if !pm.ok || pm.ver+1 != s.ver {
+		pm.ok = false
+		return
+	}
+	if i := pm.l - s.lo; i < 0 || i >= len(s.lv) || s.lv[i] == nil || s.lv[i].sub[pm.j] != nil != (pm.k >= 0) {
+		pm.ok = false // the level went, or the group split or merged
+		return
+	}
+	for q, x := range [2]float64{old, a} {
+		if x <= 0 {
+			continue
+		}
+		l, j := locate(x)
+		if l != pm.l || j < pm.j {
+			continue
+		}
+		in := j > pm.j
+		if j == pm.j && pm.k >= 0 && subOf(x, l) > pm.k {
+			in = true
+			if q == 0 {
+				pm.inSub--
+			} else {
+				pm.inSub++
+			}
+		}
+		if !in {
+			continue
+		}
+		if q == 0 {
+			pm.part = pm.part.minus(u128{lo: sig64(x)})
+			pm.pc--
+		} else {
+			pm.part = pm.part.plus(u128{lo: sig64(x)})
+			pm.pc++
+		}
+	}
+	pm.ver = s.ver
+}
+
+// ageAbove carries the memo of the levels above over one Set from old to a
+// that changed no level above it.
+func (s *Sampler) ageAbove(old, a float64) {
+	la := &s.kept.above
+	if !la.ok || la.ver+1 != s.ver {
+		la.ok = false
+		return
+	}
+	for _, x := range [2]float64{old, a} {
+		if x > 0 {
+			if l, _ := locate(x); l > la.l {
+				la.ok = false
+				return
+			}
+		}
+	}
+	la.ver = s.ver
+}
+
+// neighbour moves o's unit (level, group, sub-bucket) to the next occupied
+// one above (dir 1) or below (−1), and its guess of the head in it to all
+// of it or none, as t* comes into it from below or from above; false if
+// there is none.
+func (s *Sampler) neighbour(o *sol, dir int) bool {
+	l, j, k := o.lvl, o.grp, o.sub
+	lv := s.lv[l-s.lo]
+	// edge returns the sub-bucket of group j of lv at the edge t* comes
+	// in by, −1 if the group is flat.
+	edge := func(lv *level, j int) int {
+		sb := lv.sub[j]
+		switch {
+		case sb == nil:
+			return -1
+		case dir > 0:
+			return bits.TrailingZeros64(sb.occ)
+		default:
+			return bits.Len64(sb.occ) - 1
+		}
+	}
+	if dir > 0 {
+		o.h = o.n
+		if sb := lv.sub[j]; k >= 0 && sb != nil {
+			if up := sb.occ &^ (1<<(k+1) - 1); up != 0 {
+				o.sub = bits.TrailingZeros64(up)
+				return true
+			}
+		}
+		if up := lv.occ &^ (1<<(j+1) - 1); up != 0 {
+			o.grp = bits.TrailingZeros64(up)
+			o.sub = edge(lv, o.grp)
+			return true
+		}
+		_, m, ok := s.edgeAbove(lv, nil, l, nG-1, -1)
+		if !ok {
+			return false
+		}
+		lv = s.lv[m-s.lo]
+		o.lvl, o.grp = m, bits.TrailingZeros64(lv.occ)
+		o.sub = edge(lv, o.grp)
+		return true
+	}
+	o.h = 0
+	if sb := lv.sub[j]; k >= 0 && sb != nil {
+		if down := sb.occ & (1<<k - 1); down != 0 {
+			o.sub = bits.Len64(down) - 1
+			return true
+		}
+	}
+	if down := lv.occ & (1<<j - 1); down != 0 {
+		o.grp = bits.Len64(down) - 1
+		o.sub = edge(lv, o.grp)
+		return true
+	}
+	m := s.nextLevel(l)
+	if m < 0 {
+		return false
+	}
+	lv = s.lv[m-s.lo]
+	o.lvl, o.grp = m, bits.Len64(lv.occ)-1
+	o.sub = edge(lv, o.grp)
 	return true
 }
 
@@ -315,38 +567,68 @@ func (s *Sampler) edgeAbove(lv *level, sb *sub, l, j, k int) (uint64, int, bool)
 // forms them, the others are unchanged, and the sums are formed afresh:
 // the table is build's, bit for bit (Check compares them).
 func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
-	if t.ts != o.ts || len(t.rows) == 0 {
+	if len(t.rows) == 0 || t.ts != o.ts && !(o.lvl < 0 && t.rescale(o.ts)) {
 		return false
 	}
+	// The rows before q0 keep their weights and cumulative sums.
+	q0 := len(t.rows)
 	lo, ln := -1, -1
 	if old > 0 {
 		lo, _ = locate(old)
-		if lo > o.lvl && s.ls[lo-s.lo].n == 0 {
-			return false // a level of the head emptied
-		}
 	}
 	if a > 0 {
 		ln, _ = locate(a)
-		if ln > o.lvl && s.ls[ln-s.lo].n == 1 && lo != ln {
-			return false // a new level in the head
+	}
+	emptied := lo > o.lvl && s.ls[lo-s.lo].n == 0
+	filled := ln > o.lvl && s.ls[ln-s.lo].n == 1 && lo != ln
+	l := o.lvl
+	if l < 0 {
+		// ε = 0: a row for each level, and none in front; none either for
+		// a level whose weight, scaled to the top's unit, is 0. A level
+		// that emptied loses its row, one that filled gains one, as build
+		// would leave them out or put them in.
+		if t.front != 0 || len(t.rows) != len(t.heads) {
+			return false
 		}
+		if emptied {
+			k := slices.Index(t.heads, int32(lo))
+			if k < 0 {
+				return false
+			}
+			q := len(t.heads) - 1 - k
+			t.heads = slices.Delete(t.heads, k, k+1)
+			t.rows = slices.Delete(t.rows, q, q+1)
+			q0 = min(q0, q)
+		}
+		if filled {
+			w := scaleDown(float64(s.ls[ln-s.lo].wb), ln-bB-o.ts)
+			if w == 0 {
+				return false // build would leave its row out: build
+			}
+			k := 0
+			for k < len(t.heads) && int(t.heads[k]) > ln {
+				k++
+			}
+			t.heads = slices.Insert(t.heads, k, int32(ln))
+			q := len(t.heads) - 1 - k
+			t.rows = slices.Insert(t.rows, q, row{w: w, l: int32(ln), kind: rowLevel})
+			q0 = min(q0, q)
+		}
+		if len(t.rows) == 0 {
+			return false
+		}
+	} else if emptied || filled {
+		return false // a level of the head emptied or filled
 	}
 	if o.top > o.lvl && (len(t.heads) == 0 || int(t.heads[0]) != o.top) {
 		return false
 	}
-	l := o.lvl
 	var (
 		tstar, strB   float64
 		partLo        uint64
 		nTail, lvTail int
 	)
-	if l < 0 {
-		// ε = 0: a row for each level, and none in front; none either for
-		// a level whose weight, scaled to the top's unit, is 0.
-		if t.front != 0 || len(t.rows) != len(t.heads) {
-			return false
-		}
-	} else {
+	if l >= 0 {
 		lv := s.lv[l-s.lo]
 		tstar = o.eps * (o.sSc / o.c())
 		c := int(lv.cnt[o.grp])
@@ -379,6 +661,9 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		}
 		lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 	}
+	if l >= 0 {
+		q0 = 0
+	}
 	for _, m := range [2]int{lo, ln} {
 		if m > l {
 			// The heads run top down, so level m's row is the
@@ -389,19 +674,63 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 					if w == 0 {
 						return false // build would leave its row out: build
 					}
-					t.rows[t.front+len(t.heads)-1-k].w = w
+					q := t.front + len(t.heads) - 1 - k
+					t.rows[q].w = w
+					q0 = min(q0, q)
 					break
 				}
 			}
 		}
 	}
 	w := 0.0
-	for k := range t.rows {
+	if q0 > 0 {
+		w = t.rows[q0-1].cum
+	}
+	for k := q0; k < len(t.rows); k++ {
 		w += t.rows[k].w
 		t.rows[k].cum = w
 	}
 	t.total, t.tstar, t.strB, t.partLo, t.nTail = w, tstar, strB, partLo, nTail
 	t.lvTail = lvTail
+	if l >= 0 {
+		// The straddling group may be another of the same level (t*
+		// followed into a neighbour): its lower edge bounds the direct
+		// tail draws, as build sets it.
+		t.direct, t.tailBits = nTail > 0 && 2*nTail >= o.n, 0
+		if t.direct {
+			t.tailBits = loBits(l, o.grp)
+		}
+	}
+	return true
+}
+
+// rescale puts the weights of t, an ε = 0 table, in the unit 2^ts of a
+// new top level, and reports whether it could: when every weight and
+// cumulative weight is a normal float before and after, so that a power
+// of two scales them exactly, the sums included (a rounding does not
+// depend on the scale but through underflow); such are the weights build
+// forms in the new unit. At ε = 0 the largest keys are drawn the most and
+// so set the most: on lognormal keys at 2^10 the top level changed in
+// half of the single steps.
+func (t *table) rescale(ts int) bool {
+	d := t.ts - ts
+	if d < -1000 || d > 1000 || len(t.rows) == 0 {
+		return false
+	}
+	f := scale(1, d)
+	lo := t.rows[0].w
+	for k := range t.rows {
+		lo = min(lo, t.rows[k].w)
+	}
+	if lo < 0x1p-1022 || lo*f < 0x1p-1022 || t.total*f > 0x1p1000 {
+		return false
+	}
+	for k := range t.rows {
+		t.rows[k].w *= f
+		t.rows[k].cum *= f
+	}
+	t.total *= f
+	t.ts = ts
 	return true
 }
 
@@ -429,6 +758,9 @@ func sumAbove(occ uint64, bc *[nBlk]uint32, bs *[nBlk]u128, cnt *[nG]int32, sums
 // Solve from the top and a new table give.
 func (s *Sampler) checkKept() error {
 	k := &s.kept
+	if k.totOK && k.totVer == s.ver && k.tot != s.wideSum() {
+		return fmt.Errorf("levels: the sum of the keys kept differs from the levels' sums")
+	}
 	if !k.ok {
 		return nil
 	}
@@ -444,8 +776,94 @@ func (s *Sampler) checkKept() error {
 	kt := &k.tab
 	if !slices.Equal(kt.rows, t.rows) || !slices.Equal(kt.heads, t.heads) || kt.front != t.front || kt.ts != t.ts ||
 		kt.total != t.total || kt.tstar != t.tstar || kt.strB != t.strB || kt.partLo != t.partLo ||
-		kt.nTail != t.nTail || kt.lvTail != t.lvTail {
+		kt.nTail != t.nTail || kt.lvTail != t.lvTail || kt.direct != t.direct || kt.tailBits != t.tailBits {
 		return fmt.Errorf("levels: the table kept for ε = %v differs from a new one", k.eps)
 	}
 	return nil
 }
+
+// wide is a whole number of units of 2^-1074 below 2^2048, in words from
+// the least significant: the exact sum of any keys whose sum is at most
+// MaxSum (below 2^(831+1074)).
+type wide [32]uint64
+
+// addKey adds the key a (sub: subtracts it; the result is not negative) to
+// x, exactly.
+func (x *wide) addKey(a float64, sub bool) {
+	b := math.Float64bits(a)
+	m, sh := b&(1<<52-1), uint(0)
+	if e := b >> 52; e > 0 {
+		m, sh = m|1<<52, uint(e-1)
+	}
+	x.addAt(u128{lo: m}, sh, sub)
+}
+
+// addAt adds v·2^sh to x (sub: subtracts it), exactly, for sh below
+// 1920 (a level's sum, whose keys are at most MaxSum, at its unit): its
+// three words, then the carry.
+func (x *wide) addAt(v u128, sh uint, sub bool) {
+	w, off := sh>>6, sh&63
+	// v·2^off in three words; a shift by 64 gives 0.
+	p0, p1, p2 := v.lo<<off, v.hi<<off|v.lo>>(64-off), v.hi>>(64-off)
+	if off == 0 {
+		p2 = 0
+	}
+	y := x[w : w+3 : w+3]
+	var c uint64
+	if sub {
+		y[0], c = bits.Sub64(y[0], p0, 0)
+		y[1], c = bits.Sub64(y[1], p1, c)
+		y[2], c = bits.Sub64(y[2], p2, c)
+		for q := w + 3; c != 0 && q < uint(len(x)); q++ {
+			x[q], c = bits.Sub64(x[q], 0, c)
+		}
+		return
+	}
+	y[0], c = bits.Add64(y[0], p0, 0)
+	y[1], c = bits.Add64(y[1], p1, c)
+	y[2], c = bits.Add64(y[2], p2, c)
+	for q := w + 3; c != 0 && q < uint(len(x)); q++ {
+		x[q], c = bits.Add64(x[q], 0, c)
+	}
+}
+
+// float returns x·2^-ts, x rounded to the nearest float first (ties to
+// even), for ts ≥ 0 and x ≥ 2^(ts+52) or ts = 0, and x below 2^nbits: the
+// sum of the keys in the top level's unit, rounded once.
+func (x *wide) float(ts, nbits int) float64 {
+	t := min(nbits>>6, len(x)-1)
+	for t > 0 && x[t] == 0 {
+		t--
+	}
+	if t == 0 {
+		return scale(u64float(x[0]), -ts)
+	}
+	hi, lo := x[t], x[t-1]
+	lz := uint(bits.LeadingZeros64(hi))
+	top := hi<<lz | lo>>(64-lz) // the 64 bits from the leading one; lo>>64 is 0
+	sticky := lo<<lz != 0
+	for q := t - 2; q >= 0 && !sticky; q-- {
+		sticky = x[q] != 0
+	}
+	if sticky {
+		// Below the 53 bits kept and the two that round them, a one
+		// stands for every bit under it: the rounding is the same.
+		top |= 1
+	}
+	return scale(u64float(top), 64*t-int(lz)-ts)
+}
+
+// wideSum returns the exact sum of the keys, from the levels' sums.
+func (s *Sampler) wideSum() wide {
+	var x wide
+	for m := range s.ls {
+		if st := &s.ls[m]; st.n > 0 {
+			x.addAt(st.sum, uint(unitShift(m+s.lo)), false)
+		}
+	}
+	return x
+}
+
+// sumBits returns a bound on the bit length of the sum of n keys below
+// level top + 1: n·2^(top+1) ≤ 2^(top+1+len(n)).
+func sumBits(top, n int) int { return top + 1 + bits.Len(uint(n)) }

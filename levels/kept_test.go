@@ -2,6 +2,7 @@ package levels
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -441,5 +442,81 @@ func TestCheckRefusesACorruptKeptSolution(t *testing.T) {
 		require.Error(t, s.Check(), "the kept %s changed", name)
 		undo()
 		require.NoError(t, s.Check(), "the kept %s restored", name)
+	}
+}
+
+// The exact sum of the keys (wide), changed by adding and subtracting
+// keys of every binade, subnormal ones and halfway cases included, rounds
+// as big.Float rounds the sum of the same keys: to the nearest float,
+// ties to even, in the top level's unit.
+func TestWideSumRoundsOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	exact := func(keys []float64) *big.Float {
+		x := new(big.Float).SetPrec(4000)
+		for _, a := range keys {
+			x.Add(x, new(big.Float).SetFloat64(a))
+		}
+		return x
+	}
+	check := func(keys []float64, x *wide) {
+		t.Helper()
+		top := 0.0
+		for _, a := range keys {
+			top = max(top, a)
+		}
+		if top == 0 {
+			return
+		}
+		l, _ := locate(top)
+		ts := unitShift(l)
+		want := exact(keys)
+		want.SetMantExp(want, 1074-ts)
+		w, _ := want.Float64()
+		require.Equal(t, w, x.float(ts, sumBits(l, len(keys))), "keys %v", keys)
+	}
+	// Halfway between two floats, exactly and by a unit of 2^-1074 more
+	// or less; and a sum carried and borrowed across words.
+	for _, keys := range [][]float64{
+		{1, 0x1p-53}, {1 + 0x1p-52, 0x1p-53}, {1, 0x1p-53, 0x1p-1074},
+		{1 + 0x1p-52, 0x1p-53, 5e-324}, {0x1p600, 0x1p-1000, 0x1p-1074},
+		{math.MaxFloat64 / 0x1p200, 0x1p-1074}, {5e-324, 3e-320}, {0x1p-1022, 0x1p-1023},
+	} {
+		var x wide
+		for _, a := range keys {
+			x.addKey(a, false)
+		}
+		check(keys, &x)
+		// The words carried into, then borrowed back to the first key alone.
+		for _, a := range keys[1:] {
+			x.addKey(a, true)
+		}
+		check(keys[:1], &x)
+	}
+	// Random keys of random binades, each replaced in turn, as Sets do.
+	for range 200 {
+		keys := make([]float64, 1+rng.IntN(8))
+		key := func() float64 {
+			switch rng.IntN(4) {
+			case 0:
+				return math.Float64frombits(rng.Uint64N(1 << 52)) // subnormal
+			case 1:
+				return math.Ldexp(1+float64(rng.IntN(4))*0x1p-52, rng.IntN(120)-60)
+			default:
+				return math.Ldexp(rng.Float64(), rng.IntN(1600)-900)
+			}
+		}
+		var x wide
+		for i := range keys {
+			keys[i] = key()
+			x.addKey(keys[i], false)
+		}
+		check(keys, &x)
+		for range 20 {
+			i := rng.IntN(len(keys))
+			x.addKey(keys[i], true)
+			keys[i] = key()
+			x.addKey(keys[i], false)
+			check(keys, &x)
+		}
 	}
 }

@@ -1030,6 +1030,12 @@ func (s *Sampler) Set(i int, a float64) error {
 	if err != nil {
 		return err
 	}
+	return s.set(i, a)
+}
+
+// set is Set for an item in range and a valid key (check.Key's, −0
+// made 0).
+func (s *Sampler) set(i int, a float64) error {
 	old := s.keys[i]
 	if a == old {
 		return nil
@@ -1742,6 +1748,7 @@ type scratch struct {
 	o          sol       // a solution made for one call
 	quiet      bool      // the call reads no published unit and publishes none (Check)
 	writer     bool      // the call is a writer's, which runs alone (unitOf)
+	hop        bool      // the writer tries a unit t* may have moved to (unitOf)
 	memo       memo      // what o and tab hold
 }
 

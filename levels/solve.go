@@ -139,6 +139,17 @@ func (s *Sampler) solve(eps float64, sc *scratch) sol {
 		s.solveUniform(&o)
 		return o
 	}
+	if eps == 0 {
+		// Every key in the head: λ is the sum of all keys, rounded once
+		// from their exact sum, which the kept solution keeps after one
+		// Set by two exact additions, where a walk over the levels would
+		// convert and add each level's sum.
+		x := s.wideSum()
+		o.rho = n
+		o.sSc = x.float(o.ts, sumBits(o.top, n))
+		o.s = scaleDown(o.sSc, o.ts-1074)
+		return o
+	}
 	// Walk the levels down, then the groups of the first level whose lower
 	// edge lies below the cutoff t*, keeping the exact count and the float
 	// sum (exact within a level) of the keys above.

@@ -157,6 +157,10 @@ func (s *Sampler) putUnit(u *unit) {
 
 // unitID returns a nonzero number naming sub-bucket k of group j of level
 // l (k = −1: the flat group).
+// hopPass is the largest unit that the writer, trying a neighbour of
+// the unit t* left, passes over rather than sorts.
+const hopPass = 64
+
 func unitID(l, j, k int) uint64 { return uint64(l)<<16 | uint64(j)<<8 | uint64(k+2) }
 
 // unitOf returns the sorted unit of the entries ents, sub-bucket k of group
@@ -176,6 +180,13 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 		if u := s.cur[q].Load(); u != nil && int(u.l) == l && int(u.j) == j && int(u.k) == k {
 			return u, true
 		}
+	}
+	if sc.hop && len(ents) <= hopPass {
+		// A small unit the writer tries as t* leaves its own: one pass,
+		// not a sort that would take a published unit's slot from one the
+		// cutoff comes back to (on lognormal keys at 2^10, where groups
+		// hold a key or two, a sort nearly every update).
+		return nil, false
 	}
 	// The writer sorts at the first need after one Set: the cutoff it
 	// follows comes back to its units, where a pass that reads the group
