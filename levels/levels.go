@@ -258,10 +258,16 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 					// A step down frees memory for others; with nothing
 					// pooled to step down to, the group keeps its slice
 					// rather than allocate, and tries again as it shrinks,
-					// unless it would hold 16 times its entries.
+					// unless it would hold 16 times its entries: then a
+					// pooled small slice that holds them twice over, if any.
 					return x
 				}
-				y = s.makeBig(k, c > cap(x))
+				if c < cap(x) {
+					y = s.takeSmallFor(len(x))
+				}
+				if y == nil {
+					y = s.makeBig(k, c > cap(x))
+				}
 			}
 		} else {
 			// All of the allocator's block: its size class holds a few
@@ -376,6 +382,17 @@ func (s *Sampler) takeBig(k int, up bool) []entry {
 		s.big[q] = s.big[q][:m]
 		s.bigHeld -= cap(y)
 		return y[:0]
+	}
+	return nil
+}
+
+// takeSmallFor returns an empty pooled small slice of at least twice m
+// entries, the least there is, or nil.
+func (s *Sampler) takeSmallFor(m int) []entry {
+	for k := range smallCaps {
+		if minCap<<k >= 2*m && len(s.spare[k]) > 0 {
+			return s.takeSmall(k)
+		}
 	}
 	return nil
 }
