@@ -243,7 +243,7 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 				// The pool ran dry after it gave slices to the collector:
 				// the number of groups of this size wanders more than the
 				// pool holds, and it holds b more from now on.
-				s.spare[k] = slices.Grow(s.spare[k], cap(s.spare[k])-len(s.spare[k])+b)
+				s.spare[k] = append(make([]*entry, 0, cap(s.spare[k])+b), s.spare[k]...)
 				s.dropped[k] = false
 			}
 			for q := 1; q < b && len(s.spare[k]) < cap(s.spare[k]); q++ {
