@@ -372,7 +372,6 @@ func TestLargeSlices(t *testing.T) {
 	s := New(n)
 	c0 := ladder()[0]
 	full := func(c int) []entry { return make([]entry, c) }
-	var groups [][]entry
 	for range 200 {
 		for q := range s.big {
 			s.big[q] = s.big[q][:0] // as if other groups took them
@@ -380,7 +379,6 @@ func TestLargeSlices(t *testing.T) {
 		s.bigHeld = 0
 		before := s.liveBig[0]
 		y := s.grow(full(maxSmall))
-		groups = append(groups, y)
 		require.Equal(t, c0, cap(y))
 		want := min(max(2, int(before+1)/4), s.bigBudget()/c0)
 		require.Equal(t, want, len(s.big[0]), "spares after %d slices of rung 0", before)
