@@ -223,7 +223,7 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 		}
 	}
 	if y == nil {
-		if k := capClass(c); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
+		if k := capClass(c); k >= 0 {
 			// The pool is empty: 512 entries' worth of slices, or a
 			// quarter of the slices of this size made so far at such
 			// times if more, up to 2,048 entries, one for now and the
@@ -239,6 +239,13 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 			// peak's worth (6 bytes an item for lognormal keys at 2^16).
 			b := max(maxSmall*8/c, min(s.made[k]/4, maxSmall*32/c))
 			s.made[k] += b
+			if s.dropped[k] {
+				// The pool ran dry after it gave slices to the collector:
+				// the number of groups of this size wanders more than the
+				// pool holds, and it holds b more from now on.
+				s.spare[k] = append(make([]*entry, 0, cap(s.spare[k])+b), s.spare[k]...)
+				s.dropped[k] = false
+			}
 			for q := 1; q < b && len(s.spare[k]) < cap(s.spare[k]); q++ {
 				s.spare[k] = append(s.spare[k], unsafe.SliceData(make([]entry, c)))
 			}
@@ -251,15 +258,22 @@ func (s *Sampler) resize(x []entry, c int) []entry {
 					// A step down frees memory for others; with nothing
 					// pooled to step down to, the group keeps its slice
 					// rather than allocate, and tries again as it shrinks,
-					// unless it would hold 16 times its entries.
+					// unless it would hold 16 times its entries: then a
+					// pooled small slice that holds them twice over, if any.
 					return x
 				}
-				y = slices.Grow([]entry(nil), c)
+				if c < cap(x) {
+					y = s.takeSmallFor(len(x))
+				}
+				if y == nil {
+					y = s.makeBig(k, c > cap(x))
+				}
 			}
 		} else {
 			// All of the allocator's block: its size class holds a few
 			// entries more than c, which Bytes then counts.
 			y = slices.Grow([]entry(nil), c)
+			s.holdBig(y)
 		}
 	}
 	y = append(y, x...)
@@ -274,8 +288,12 @@ func (s *Sampler) release(x []entry) {
 		s.releaseBig(x)
 		return
 	}
-	if k := capClass(cap(x)); k >= 0 && len(s.spare[k]) < cap(s.spare[k]) {
-		s.spare[k] = append(s.spare[k], &x[:1][0])
+	if k := capClass(cap(x)); k >= 0 {
+		if len(s.spare[k]) < cap(s.spare[k]) {
+			s.spare[k] = append(s.spare[k], &x[:1][0])
+		} else {
+			s.dropped[k] = true
+		}
 	}
 }
 
@@ -368,6 +386,17 @@ func (s *Sampler) takeBig(k int, up bool) []entry {
 	return nil
 }
 
+// takeSmallFor returns an empty pooled small slice of at least twice m
+// entries, the least there is, or nil.
+func (s *Sampler) takeSmallFor(m int) []entry {
+	for k := range smallCaps {
+		if minCap<<k >= 2*m && len(s.spare[k]) > 0 {
+			return s.takeSmall(k)
+		}
+	}
+	return nil
+}
+
 // releaseBig gives a slice of more than maxSmall entries to the pool,
 // unless the pool is full: under its rung, so that whoever takes it finds
 // at least the rung's capacity (a slice that grew by append, in a merge,
@@ -377,6 +406,10 @@ func (s *Sampler) releaseBig(x []entry) {
 	if k < 0 {
 		return
 	}
+	if len(s.big[k]) == cap(s.big[k]) {
+		s.liveBig[k]-- // not reached: the list has room for every slice of its rung
+		return
+	}
 	// Full: the largest pooled slices give way to a smaller one, which
 	// more groups come to need.
 	for top := nBig - 1; s.bigHeld+cap(x) > s.bigBudget(); {
@@ -384,15 +417,100 @@ func (s *Sampler) releaseBig(x []entry) {
 			top--
 		}
 		if top <= k {
+			s.liveBig[k]--
 			return
 		}
 		m := len(s.big[top]) - 1
+		s.liveBig[top]--
 		s.bigHeld -= cap(s.big[top][m])
 		s.big[top][m] = nil
 		s.big[top] = s.big[top][:m]
 	}
 	s.big[k] = append(s.big[k], x[:0])
 	s.bigHeld += cap(x)
+}
+
+// makeBig returns a new empty slice of rung k. One for a group that
+// climbs (up) comes with spare ones of its rung for the pool, a quarter of
+// those the sampler holds (at least two), as far as the pool's budget
+// allows: the number of large groups wanders, and a pool that held only
+// what they left would run dry at each of its new highs.
+func (s *Sampler) makeBig(k int, up bool) []entry {
+	c := ladder()[k]
+	y := slices.Grow([]entry(nil), c)
+	s.holdBig(y)
+	if up {
+		for e := max(2, int(s.liveBig[k])/4); e > 0 && s.bigHeld+c <= s.bigBudget(); e-- {
+			z := slices.Grow([]entry(nil), c)
+			s.holdBig(z)
+			s.big[k] = append(s.big[k], z)
+			s.bigHeld += c
+		}
+	}
+	return y
+}
+
+// holdBig counts a new large slice x among those the sampler holds, and
+// gives the pool's list of its rung room for all of them, so that
+// releaseBig never grows it.
+func (s *Sampler) holdBig(x []entry) {
+	k := rung(cap(x))
+	if k < 0 {
+		return
+	}
+	s.liveBig[k]++
+	s.big[k] = slices.Grow(s.big[k], int(s.liveBig[k])-len(s.big[k]))
+}
+
+// holding returns the large group slices s holds, in groups, sub-buckets
+// and the pool, by rung.
+func (s *Sampler) holding() (big [nBig]int32) {
+	add := func(x []entry) {
+		if k := rung(cap(x)); k >= 0 && cap(x) > maxSmall {
+			big[k]++
+		}
+	}
+	for _, lv := range s.lv {
+		if lv == nil {
+			continue
+		}
+		for j, es := range lv.ents {
+			add(es)
+			if sb := lv.sub[j]; sb != nil {
+				for _, es := range sb.ents {
+					add(es)
+				}
+			}
+		}
+	}
+	for _, sb := range s.subs {
+		for _, es := range sb.ents {
+			add(es)
+		}
+	}
+	for k, l := range s.big {
+		big[k] += int32(len(l))
+	}
+	return big
+}
+
+// checkPools returns an error unless each small pool's list has at least
+// its first room (poolCap), and the list of each rung of large slices has
+// room for every slice of that rung s holds, as liveBig counts them: a
+// slice given back never grows a list.
+func (s *Sampler) checkPools() error {
+	big := s.holding()
+	for k := range s.spare {
+		if c := cap(s.spare[k]); c < poolCap(len(s.keys), k) {
+			return fmt.Errorf("levels: the pool of slices of %d entries has room for %d, not %d", minCap<<k, c, poolCap(len(s.keys), k))
+		}
+	}
+	for k, m := range big {
+		if m != s.liveBig[k] || cap(s.big[k]) < int(m) {
+			return fmt.Errorf("levels: %d slices of rung %d held, %d counted, room for %d in their pool", m, k, s.liveBig[k], cap(s.big[k]))
+		}
+	}
+	return nil
 }
 
 // push appends e to *es and returns its slot. A slice of up to 64 entries
@@ -482,6 +600,8 @@ type Sampler struct {
 	subs    []*sub                      // emptied sub-buckets, kept for reuse
 	spare   [smallCaps][]*entry         // small group slices, by capacity: their first entry
 	made    [smallCaps]int              // small group slices allocated when a pool ran dry, by capacity
+	dropped [smallCaps]bool             // a full pool gave a slice to the collector since it last ran dry, by capacity
+	liveBig [nBig]int32                 // large group slices held, in groups or pooled, by rung: big[k] has room for them
 	cur     [2]atomic.Pointer[unit]     // the last straddling units sorted, shared by reads
 	stale   atomic.Bool                 // a read needed a unit beside full slots: the next writer drops cur
 	want    atomic.Uint64               // the unit a read last needed and did not find (unitID)
@@ -1497,11 +1617,8 @@ func (s *Sampler) Check() error {
 	if len(s.pos) != n {
 		return fmt.Errorf("levels: %d positions for %d items", len(s.pos), n)
 	}
-	for k := range s.spare {
-		// The bound on the pools' memory: their lists never grow.
-		if c := cap(s.spare[k]); c != poolCap(n, k) {
-			return fmt.Errorf("levels: the pool of slices of %d entries has room for %d, not %d", minCap<<k, c, poolCap(n, k))
-		}
+	if err := s.checkPools(); err != nil {
+		return err
 	}
 	var want [nLevels]*level
 	wantLs := make([]lstat, nLevels)

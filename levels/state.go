@@ -217,7 +217,7 @@ func listed(split []byte, g uint32) bool {
 func (s *Sampler) adopt(t *Sampler) {
 	s.keys, s.pos, s.zeros = t.keys, t.pos, t.zeros
 	s.lv, s.ls, s.lo, s.occ, s.occW = t.lv, t.ls, t.lo, t.occ, t.occW
-	s.free, s.idle, s.subs, s.spare, s.made = t.free, t.idle, t.subs, t.spare, t.made
+	s.free, s.idle, s.subs, s.spare, s.made, s.dropped = t.free, t.idle, t.subs, t.spare, t.made, t.dropped
 	for q := range s.cur {
 		s.cur[q].Store(t.cur[q].Load())
 	}
@@ -229,7 +229,7 @@ func (s *Sampler) adopt(t *Sampler) {
 		s.spareU[q].Store(t.spareU[q].Load())
 	}
 	s.spareSc.Store(t.spareSc.Load())
-	s.big, s.bigHeld = t.big, t.bigHeld
+	s.big, s.bigHeld, s.liveBig = t.big, t.bigHeld, t.liveBig
 	s.kept = t.kept
 	s.far, s.ver, s.id = t.far, t.ver, t.id
 	s.asked.eps.Store(t.asked.eps.Load())
@@ -293,6 +293,14 @@ func (s *Sampler) Clone() *Sampler {
 			}
 		}
 		c.lv[l] = d
+	}
+	// The copy's pools start empty, their lists with room for the large
+	// slices its groups hold.
+	c.liveBig = c.holding()
+	for k, m := range c.liveBig {
+		if m > 0 {
+			c.big[k] = make([][]entry, 0, m)
+		}
 	}
 	return c
 }

@@ -87,16 +87,19 @@ func mallocs(f func()) uint64 {
 
 // Property: once warm, an SRG-like loop (DrawBatch without replacement,
 // then SetBatch of drifting keys, over groups that split and merge and a
-// cutoff that moves) allocates rarely: at most one step in 100 allocates,
-// on each of 8 streams of draws, counted with the collector off. Not
-// never: drifting keys take groups to sizes whose slices the pools,
-// bounded to keep the memory O(n), hold none of at that moment (measured:
-// 1 to 5 steps of 2,000 at n = 2^13, each one group's slice or a pool's
-// refill of up to 2,048 entries). TestZeroAllocs holds a workload that
-// allocates nothing in the steps it counts.
+// cutoff that moves) allocates rarely: of the 2,000 steps after a
+// warm-up of 6,000 at n = 2^13, at most one allocates on each of 8
+// streams of draws, and at most 4 on the 8, counted with the collector
+// off (measured: 3, each a pool's refill when the number of groups of one
+// size passed its high, or a large group's slice with its pool's spares;
+// 23 before the pools followed their highs). Not never: the pools,
+// bounded to keep the memory O(n), hold what the groups' highs so far
+// need, and drifting keys set new ones. TestZeroAllocs holds a workload
+// that allocates nothing in the steps it counts.
 func TestSRGLoopAllocatesRarely(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	allocating := uint64(0)
 	for seed := range uint64(8) {
 		w := newSRGLoop(1 << 13)
 		w.src = rand.NewPCG(13+7*seed, 14)
@@ -143,10 +146,12 @@ func TestSRGLoopAllocatesRarely(t *testing.T) {
 			}
 		}
 		t.Logf("stream %d: %d allocations in %d of 2,000 steps", seed, total, steps)
-		require.LessOrEqual(t, steps, uint64(20), "stream %d: steps that allocate, of 2,000 after warm-up", seed)
+		require.LessOrEqual(t, steps, uint64(1), "stream %d: steps that allocate, of 2,000 after warm-up", seed)
+		allocating += steps
 		require.NoError(t, w.err)
 		require.NoError(t, w.s.Check())
 	}
+	require.LessOrEqual(t, allocating, uint64(4), "steps that allocate, of 8 × 2,000 after warm-up")
 }
 
 // splitGroups returns the split groups, by level and group.
@@ -230,10 +235,7 @@ func TestCapacityBounded(t *testing.T) {
 // Draw+Set, at most 10 of the 10,000 batch steps that follow allocate,
 // counted with the collector off. Not none: the number of groups of a
 // size wanders, and can pass its high after any warm-up, when the pool
-// runs dry once (2 steps of 10,000 allocate; none with the order in which
-// DrawBatch took its numbers before attempts were made one by one below
-// touchMin, which changed nothing else; 4 with pool refills of a fixed
-// 512 entries).
+// runs dry once (measured: 9 steps of 10,000 allocate).
 func TestStationaryKeysAllocateRarely(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items at random")
@@ -276,6 +278,7 @@ func TestStationaryKeysAllocateRarely(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d of 10,000 batch steps allocate", allocating)
 	require.LessOrEqual(t, allocating, 10, "batch steps that allocate, of 10,000")
 }
 
@@ -319,4 +322,82 @@ func TestDryPoolRefill(t *testing.T) {
 			require.True(t, slices.IsSorted(entries), "refills of %v entries", entries)
 		}
 	}
+}
+
+// Property: a small pool that runs dry after it gave a slice to the
+// collector (it was full) keeps room for the refill's worth more from then
+// on, and one that runs dry without having dropped any keeps its room: a
+// pool's bound follows how far the number of groups of its size wanders,
+// not the first fill's peak.
+func TestPoolGrowsWhereItChurns(t *testing.T) {
+	for _, n := range []int{1 << 10, 1 << 16} {
+		for k := range smallCaps {
+			s := New(n)
+			c := minCap << k
+			for len(s.spare[k]) < cap(s.spare[k]) {
+				s.spare[k] = append(s.spare[k], unsafe.SliceData(make([]entry, c)))
+			}
+			room := cap(s.spare[k])
+			s.release(make([]entry, 1, c)) // full: to the collector
+			require.Equal(t, room, len(s.spare[k]), "n=%d, capacity %d: a full pool took a slice", n, c)
+			require.Equal(t, room, cap(s.spare[k]), "n=%d, capacity %d: a full pool's list grew", n, c)
+			for round := range 3 {
+				for q := range s.spare {
+					s.spare[q] = s.spare[q][:0]
+				}
+				made := s.made[k]
+				y := s.resize(nil, c)
+				b := s.made[k] - made
+				require.Equal(t, c, cap(y))
+				if round == 0 {
+					room += b // dropped since it last ran dry
+				}
+				require.Equal(t, room, cap(s.spare[k]), "n=%d, capacity %d, round %d: room", n, c, round)
+				require.Equal(t, min(b-1, room), len(s.spare[k]), "n=%d, capacity %d, round %d: slices pooled", n, c, round)
+			}
+		}
+	}
+}
+
+// Property: a group that climbs to a rung of large slices none of which
+// is pooled gets a new one, and the pool a quarter of those of the rung
+// the sampler holds (at least two) more, as far as its budget allows; the
+// list of each rung has room for all of the rung's slices; and a group
+// that steps down to a sixteenth, with no large slice pooled below it,
+// takes the least pooled small slice that holds its entries twice over,
+// without allocating, and allocates one of the rung below only when the
+// small pools have none.
+func TestLargeSlices(t *testing.T) {
+	const n = 1 << 10
+	s := New(n)
+	c0 := ladder()[0]
+	full := func(c int) []entry { return make([]entry, c) }
+	for range 200 {
+		for q := range s.big {
+			s.big[q] = s.big[q][:0] // as if other groups took them
+		}
+		s.bigHeld = 0
+		before := s.liveBig[0]
+		y := s.grow(full(maxSmall))
+		require.Equal(t, c0, cap(y))
+		want := min(max(2, int(before+1)/4), s.bigBudget()/c0)
+		require.Equal(t, want, len(s.big[0]), "spares after %d slices of rung 0", before)
+		require.Equal(t, before+1+int32(want), s.liveBig[0])
+		require.Equal(t, want*c0, s.bigHeld)
+		require.LessOrEqual(t, s.bigHeld, s.bigBudget())
+		require.GreaterOrEqual(t, cap(s.big[0]), int(s.liveBig[0]), "room for every slice of the rung")
+	}
+
+	// A step down from rung 1, five entries in 106.
+	s = New(n)
+	x := full(ladder()[1])[:5]
+	small := make([]entry, 0, 16)
+	s.spare[1] = append(s.spare[1][:0], unsafe.SliceData(small[:1]))
+	s.spare[0], s.spare[2], s.spare[3] = s.spare[0][:0], s.spare[2][:0], s.spare[3][:0]
+	var y []entry
+	require.Zero(t, mallocs(func() { y = s.shrink(x) }), "a step down to a pooled small slice")
+	require.Equal(t, unsafe.SliceData(small[:1]), unsafe.SliceData(y[:1]))
+	require.Len(t, y, 5)
+	y = s.shrink(full(ladder()[1])[:5]) // no small slice pooled: the rung below
+	require.Equal(t, c0, cap(y))
 }
