@@ -195,10 +195,21 @@
 // depend on each other so that their cache misses overlap, then their
 // tests; below, where the sampler stays in the last-level cache, each
 // attempt is made whole before the next, those of a direct tail row and
-// of a level of the head without a call, and an accepted one goes into
-// the batch at once. Either way the accepted attempts, in order, are
-// independent draws. Without replacement it
-// rejects items already drawn and, after 64 + n/16 rejections in the
+// of the head without a call, and an accepted one goes into the batch at
+// once. There the head is one proposal, built once a call: every group
+// of the levels in the head (64 a level, those below t* or empty
+// weighing 0) with its count times its bound in the unit of the lowest,
+// their exact integer sums cumulated, so that one uniform integer below
+// the total (exactly uniform: Lemire's multiply with its rare rejection)
+// chooses the level, the group, the slot and the acceptance, by two
+// binary searches with no branch on the number, where Draw's attempt
+// reads the table's rows for the level and the block sums for the group.
+// It needs the head to span at most 32 levels and their weights to fit
+// below 2^62 shifted to the lowest; else the table's rows serve. The
+// exact per-attempt law of these attempts is checked against the oracle
+// beside Draw's (AttemptProbs). Either way the accepted attempts, in
+// order, are independent draws. Without replacement it rejects items
+// already drawn and, after 64 + n/16 rejections in the
 // batch (about the cost of the tree below), draws the rest of the batch
 // from the explicit conditional distribution: a tree of the sums of p*
 // over the items left, in blocks of eight, built once in O(n), then

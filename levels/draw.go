@@ -457,8 +457,14 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	sc.tails.ready = false
 	st := &sc.st
 	st.reset()
+	sc.flat.ok = false
 	if !o.zero && !o.uniform {
-		sc.guide.build(t)
+		if !s.far {
+			s.buildFlat(o, t, &sc.flat)
+		}
+		if !sc.flat.ok {
+			sc.guide.build(t)
+		}
 	}
 	if !s.far {
 		s.drawNear(o, t, src, sc, replace, items, probs)
@@ -613,6 +619,7 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 	// change what o and t point to, and it would read them again for
 	// every attempt.
 	usual, g, rows, direct, eps := !o.zero && !o.uniform, &sc.guide, t.rows, t.direct, o.eps
+	fl, total := &sc.flat, t.total
 	// o.prob for the usual rows, its operands read once: the same
 	// operations, so the same p, bit for bit.
 	theta, sum, c := o.theta, o.s, 0.0
@@ -633,7 +640,39 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 			// decide make them, with their numbers of src in the same
 			// order: without the proposal's stores and loads and the
 			// calls, a third of an attempt's instructions.
-			q := t.choose(g, src)
+			var q int
+			if fl.ok {
+				// The head's groups through flat, the front rows as the
+				// table's: q is the front row the number falls in.
+				x := fineUniform(src) * total
+				if x >= fl.cumF {
+					lk, j, r := fl.pick(src.Uint64(), src)
+					l := lk + s.lo
+					slot, sure := headSlot(l, j, r)
+					var u float64
+					if !sure {
+						u = uniform(src)
+					}
+					e := s.lv[lk].at(j, slot)
+					if !sure && u >= headFrac(l, j, e.key()) {
+						continue
+					}
+					a := e.key()
+					if p = eps; a >= theta {
+						p = a / sum * c
+					}
+					if p == 0 {
+						continue
+					}
+					i = int(e.item)
+					goto got
+				}
+				if fl.front == 2 && x >= rows[0].cum {
+					q = 1
+				}
+			} else {
+				q = t.choose(g, src)
+			}
 			switch r := &rows[q]; {
 			case r.kind == rowTail && direct:
 				x := int32(below(src, uint64(o.n)))
@@ -673,6 +712,7 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 				continue
 			}
 		}
+	got:
 		if !replace {
 			w, b := i>>6, uint64(1)<<(i&63)
 			if seen[w]&b != 0 {
@@ -1119,4 +1159,185 @@ func (s *Sampler) Step(eps float64, i int, a float64, src rand.Source) (next int
 		return 0, 0, err
 	}
 	return s.Draw(eps, src)
+}
+
+// flat is DrawBatch's proposal over the head's groups, built once a call
+// from the table: every group of the rows wholly or partly in the head
+// (rowLevel, rowPartial; 64 a level, empty or below the straddling group
+// weighing 0), each weighing its count times its bound in the unit of the
+// lowest of those levels, base, so that one uniform integer r below their
+// exact total w chooses the group, the slot and the acceptance, as
+// headChoice's number does within one level: no float row, no block sums.
+// A number of src picks the head or a front row (the tail's, the
+// straddling group's) from the table's cumulative weights, as Draw's
+// first number picks its row. Built only when the levels' weights fit
+// below 2^62 shifted to base (keys over some 40 binades of the head do
+// not; the table's rows serve them).
+type flat struct {
+	ok     bool
+	front  int              // the table's rows before the head's: the tail's and the straddling group's
+	cumF   float64          // the cumulative weight of the front rows: the head's numbers lie at or above it
+	w      uint64           // the total weight, in units of 2^(base−6)
+	ends   [][nG + 1]uint64 // for each level, the cumulative weight below each of its groups, then to its end
+	nl     int              // the levels
+	starts [maxFlat]uint64  // the cumulative weight below each level, then w
+	lvls   [maxFlat]fLevel  // the levels, in the order of ends
+}
+
+// maxFlat is the most levels a flat proposal spans: more take the table's
+// rows (keys over more than 32 binades of the head).
+const maxFlat = 32
+
+// fLevel is a level of flat: its index in the sampler's lv and the shift
+// of its groups' weights to base.
+type fLevel struct {
+	lk int32
+	d  uint32
+}
+
+// buildFlat makes fl the flat proposal of the table t for the solution o,
+// or leaves fl.ok false when the table has no head row or the head's
+// weights do not fit.
+func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
+	fl.ok = false
+	rows := t.rows
+	f := 0
+	for f < len(rows) && (rows[f].kind == rowTail || rows[f].kind == rowStraddle) {
+		f++
+	}
+	if f == len(rows) {
+		return
+	}
+	fl.front, fl.cumF = f, 0
+	if f > 0 {
+		fl.cumF = rows[f-1].cum
+	}
+	base := int(rows[f].l)
+	nl := len(rows) - f
+	if nl > maxFlat {
+		return
+	}
+	// Room for the head of twice as many levels: the array grows rarely.
+	if cap(fl.ends) < nl {
+		fl.ends = make([][nG + 1]uint64, 2*nl)
+	}
+	lvls, ends := &fl.lvls, fl.ends[:nl]
+	var w uint64
+	for k := range nl {
+		r := &rows[f+k]
+		l := int(r.l)
+		d := l - base
+		lk := l - s.lo
+		wb, from := s.ls[lk].wb, 0
+		if r.kind == rowPartial {
+			wb, from = wb-t.partLo, o.grp+1
+		}
+		if d >= 62 || wb>>(62-d) != 0 || w+wb<<d >= 1<<62 {
+			return
+		}
+		// Every group, occupied or not: the levels of the head hold most
+		// of their 64, and a loop over all is a few instructions a group,
+		// with no bit scan and no record of which.
+		es := &ends[k]
+		es[0] = w
+		fl.starts[k] = w
+		cnt := &s.lv[lk].cnt
+		for j := range from {
+			es[j+1] = w
+		}
+		b, step := bnd(l, from)<<d, uint64(1)<<d // group j's bound, shifted
+		for j := from; j < nG; j++ {
+			w += uint64(cnt[j]) * b
+			b += step
+			es[j+1] = w
+		}
+		lvls[k] = fLevel{lk: int32(lk), d: uint32(d)}
+	}
+	for k := nl; k < maxFlat; k++ {
+		fl.starts[k] = w
+	}
+	fl.ends, fl.nl, fl.w, fl.ok = ends, nl, w, true
+}
+
+// pick returns, for the number x of src, the level (its index in lv) and
+// group that it chooses, and the number in [0, count·bound) in the
+// level's unit that chooses the slot and the acceptance (headSlot). r is
+// uniform over [0, w) exactly: Lemire's multiply, the rare x whose low
+// word falls below 2^64 mod w drawn again, so that no group's share is
+// off by w/2^64 of a number. The level is the count of the levels' ends
+// at or below r, the group a binary search over its level's ends, both
+// with no branch on r: the weights lie below 2^62, so r − end wraps past
+// 2^63 exactly when end > r.
+func (fl *flat) pick(x uint64, src rand.Source) (lk, j int, r uint64) {
+	r, lo := bits.Mul64(x, fl.w)
+	if lo < fl.w {
+		r = fl.again(x, lo, src)
+	}
+	k, g := fl.find(r)
+	lv := fl.lvls[k&(maxFlat-1)]
+	return int(lv.lk), g, (r - fl.ends[k][g&(nG-1)]) >> lv.d
+}
+
+// find returns the level k of flat and its group g whose numbers hold r
+// in [0, w): the last whose start is at or below r.
+func (fl *flat) find(r uint64) (k, g int) {
+	// The starts beyond the levels are w, above every r, and the steps a
+	// table of few levels skips are branches taken the same way every
+	// time. Each step is a conditional move, not a branch on r.
+	st := &fl.starts
+	if fl.nl > 16 {
+		if st[16] <= r {
+			k = 16
+		}
+	}
+	if fl.nl > 8 {
+		if k8 := k + 8; st[k8&(maxFlat-1)] <= r {
+			k = k8
+		}
+	}
+	if fl.nl > 4 {
+		if k4 := k + 4; st[k4&(maxFlat-1)] <= r {
+			k = k4
+		}
+	}
+	if k2 := k + 2; st[k2&(maxFlat-1)] <= r {
+		k = k2
+	}
+	if k1 := k + 1; st[k1&(maxFlat-1)] <= r {
+		k = k1
+	}
+	// es[0] ≤ r < es[64].
+	es := &fl.ends[k]
+	if es[32] <= r {
+		g = 32
+	}
+	if g16 := g + 16; es[g16&(nG-1)] <= r {
+		g = g16
+	}
+	if g8 := g + 8; es[g8&(nG-1)] <= r {
+		g = g8
+	}
+	if g4 := g + 4; es[g4&(nG-1)] <= r {
+		g = g4
+	}
+	if g2 := g + 2; es[g2&(nG-1)] <= r {
+		g = g2
+	}
+	if g1 := g + 1; es[g1&(nG-1)] <= r {
+		g = g1
+	}
+	return k, g
+}
+
+// again is pick's rejection of the numbers x whose low word lo falls
+// below 2^64 mod w: the next numbers of src until one does not; it
+// returns that number's r.
+func (fl *flat) again(x, lo uint64, src rand.Source) uint64 {
+	w := fl.w
+	thresh := -w % w
+	r, _ := bits.Mul64(x, w)
+	for lo < thresh {
+		r, lo = bits.Mul64(src.Uint64(), w)
+	}
+	return r
 }

@@ -1736,6 +1736,7 @@ type scratch struct {
 	left       []int32   // drawRestUniform's items left
 	st         stream    // DrawBatch's attempts
 	guide      guide     // DrawBatch's guide to its table's rows
+	flat       flat      // DrawBatch's proposal over the head's groups (near)
 	sink       int32     // what touch read, kept so that its loads stay
 	hint       hint      // where the last Solve with this scratch found t*
 	tests      int       // predicate tests made, which the tests count
@@ -1780,7 +1781,8 @@ func (s *Sampler) putScratch(sc *scratch) {
 // bytes returns the memory sc holds, its big integers aside.
 func (sc *scratch) bytes() int {
 	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + 4*cap(sc.bkt) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
-		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum)
+		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum) +
+		(nG+1)*8*cap(sc.flat.ends)
 }
 
 // bytes returns the memory of t's slices.

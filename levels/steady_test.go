@@ -227,13 +227,12 @@ func TestCapacityBounded(t *testing.T) {
 // small-slice pools hold the highs of the numbers of groups of each size:
 // on each of 100 seeds at n = 2,000, after 2n Draw+Set, 20n/128 batch
 // steps (DrawBatch of 128 without replacement, then SetBatch) and 2,000
-// Draw+Set, at most 10 of the 10,000 batch steps that follow allocate,
+// Draw+Set, at most 20 of the 10,000 batch steps that follow allocate,
 // counted with the collector off. Not none: the number of groups of a
 // size wanders, and can pass its high after any warm-up, when the pool
-// runs dry once (2 steps of 10,000 allocate; none with the order in which
-// DrawBatch took its numbers before attempts were made one by one below
-// touchMin, which changed nothing else; 4 with pool refills of a fixed
-// 512 entries).
+// runs dry once (all in SetBatch: 9 steps of 10,000 allocate, and 12 with
+// the numbers DrawBatch takes since it proposes the head's groups in one
+// table; 8 to 15, either way, with the draws' source seeded otherwise).
 func TestStationaryKeysAllocateRarely(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop items at random")
@@ -276,7 +275,7 @@ func TestStationaryKeysAllocateRarely(t *testing.T) {
 			}
 		}
 	}
-	require.LessOrEqual(t, allocating, 10, "batch steps that allocate, of 10,000")
+	require.LessOrEqual(t, allocating, 20, "batch steps that allocate, of 10,000")
 }
 
 // Property: a pool of small slices that runs dry makes 512 entries' worth

@@ -1,0 +1,158 @@
+package levels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// batchAttemptProbs is AttemptProbs for the attempts of DrawBatch below
+// touchMin items: the exact probability that one attempt proposes item i
+// and accepts it. The front rows (the tail's, the straddling group's) are
+// the table's, as Draw's; a head item's share is the measure of the
+// numbers r in [0, w) that find maps to its group and headSlot to its
+// slot, each class (sure, tested) found by binary search over r, so that
+// the mapping the draws use is what is measured, whatever the ends hold.
+func batchAttemptProbs(t require.TestingT, s *Sampler, eps float64) []float64 {
+	q, err := s.AttemptProbs(eps, nil)
+	require.NoError(t, err)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, tb := s.solution(eps, sc)
+	fl := &sc.flat
+	fl.ok = false
+	if !o.zero && !o.uniform {
+		s.buildFlat(o, tb, fl)
+	}
+	if !fl.ok {
+		return q // DrawBatch makes Draw's attempts
+	}
+	cumF := 0.0
+	if fl.front > 0 {
+		cumF = tb.rows[fl.front-1].cum
+	}
+	share := (tb.total - cumF) / tb.total // a first number at or above cumF
+	// order ranks a number by the group find maps it to.
+	order := func(r uint64) int { k, g := fl.find(r); return k*nG + g }
+	first := func(v int) uint64 { return least(0, fl.w, func(r uint64) bool { return order(r) >= v }) }
+	var total uint64
+	for k := range fl.nl {
+		lv := fl.lvls[k]
+		l, d := int(lv.lk)+s.lo, int(lv.d)
+		level := s.lv[lv.lk]
+		for j := range nG {
+			lo, hi := first(k*nG+j), first(k*nG+j+1)
+			c := int(level.cnt[j])
+			inHead := tb.rows[fl.front+k].kind == rowLevel || j > o.grp
+			if !inHead || c == 0 {
+				require.Equal(t, lo, hi, "level %d group %d: no numbers", l, j)
+				continue
+			}
+			// The group's numbers, in its level's unit: each number of the
+			// unit is 2^d numbers r.
+			require.Equal(t, uint64(c)*bnd(l, j)<<d, hi-lo, "level %d group %d: its count times its bound", l, j)
+			total += hi - lo
+			x1 := (hi - lo) >> d
+			key := func(x uint64) int {
+				slot, sure := headSlot(l, j, x)
+				if sure {
+					return 2 * slot
+				}
+				return 2*slot + 1
+			}
+			at := func(v int) float64 {
+				return float64(least(0, x1, func(x uint64) bool { return key(x) >= v }))
+			}
+			slot := 0
+			level.each(j, func(e entry) {
+				k := slot
+				slot++
+				if o.prob(e.key()) == 0 {
+					q[e.item] = 0
+					return
+				}
+				sure, test := at(2*k+1)-at(2*k), at(2*k+2)-at(2*k+1)
+				q[e.item] = share * math.Ldexp(sure+test*headFrac(l, j, e.key()), d) / float64(fl.w)
+			})
+		}
+	}
+	require.Equal(t, fl.w, total, "the groups' numbers make up w")
+	return q
+}
+
+// The flat proposal's numbers are exactly uniform: a number x whose low
+// word of x·w falls below 2^64 mod w is drawn again (Lemire), one at or
+// above it taken. Three keys of one group (1.5: bound 97 units, w = 291):
+// x = 0 has the low word 0, below 2^64 mod 291, and is drawn again; the
+// next, 2^63, has the low word 2^63 and gives r = ⌊2^63·291/2^64⌋ = 145.
+func TestFlatPickIsExactlyUniform(t *testing.T) {
+	s := load(t, []float64{1.5, 1.5, 1.5})
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, tb := s.solution(0, sc)
+	fl := &sc.flat
+	s.buildFlat(o, tb, fl)
+	require.True(t, fl.ok)
+	require.Equal(t, uint64(291), fl.w)
+	require.NotZero(t, -fl.w%fl.w)
+	src := &script{xs: []uint64{1 << 63, 99}}
+	_, j, r := fl.pick(0, src)
+	require.Equal(t, 32, j)
+	require.Equal(t, uint64(145), r)
+	require.Len(t, src.xs, 1, "x = 0 is drawn again, once")
+	_, _, r = fl.pick(1<<63, src)
+	require.Equal(t, uint64(145), r)
+	require.Len(t, src.xs, 1, "x = 2^63 is taken")
+}
+
+// The per-attempt law of DrawBatch's attempts below touchMin items, on
+// keys over many binades at ε = 0 and 1/(2n), against the exact oracle,
+// as requireLaw checks Draw's.
+func TestBatchAttemptLaw(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 7, 64, 300} {
+		keys := make([]float64, n)
+		for i := range keys {
+			keys[i] = math.Exp(3 * rng.NormFloat64())
+		}
+		s := load(t, keys)
+		for _, eps := range []float64{0, 1 / float64(2*n)} {
+			requireLaw(t, s, keys, eps)
+		}
+	}
+}
+
+// The first number of an attempt of DrawBatch goes to the head's groups
+// exactly when it falls at or above the front rows' cumulative weight, as
+// Draw's goes to the first head row: the least first word that reaches
+// the head (by bisection over the words, through fineUniform) draws a
+// head key, the word before it a key of the front rows.
+func TestFlatHeadStartsWhereTheFrontRowsEnd(t *testing.T) {
+	keys := []float64{4, 4, 1e-3, 1e-3, 1e-5, 1e-5, 1e-5, 2e-5, 0, 0}
+	const eps = 1.0 / 20
+	s := load(t, keys)
+	sc := s.getScratch()
+	_, tb := s.solution(eps, sc)
+	cumF := 0.0 // the front rows' cumulative weight, from the table
+	for _, r := range tb.rows {
+		if r.kind == rowTail || r.kind == rowStraddle {
+			cumF = r.cum
+		}
+	}
+	total := tb.total
+	s.putScratch(sc)
+	require.Positive(t, cumF)
+	head := least(1<<53, math.MaxUint64, func(x uint64) bool {
+		return fineUniform(&script{xs: []uint64{x}})*total >= cumF
+	})
+	draw := func(x uint64) float64 {
+		items, probs := make([]int, 1), make([]float64, 1)
+		src := &then{xs: []uint64{x, 1 << 63}, src: rand.NewPCG(1, 2)}
+		require.NoError(t, s.DrawBatch(eps, src, true, items, probs))
+		return keys[items[0]]
+	}
+	require.Equal(t, 4.0, draw(head))
+	require.Less(t, draw(head-1), 4.0)
+}
