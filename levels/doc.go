@@ -200,10 +200,16 @@
 // of the levels in the head (64 a level, those below t* or empty
 // weighing 0) with its count times its bound in the unit of the lowest,
 // their exact integer sums cumulated, so that one uniform integer below
-// the total (exactly uniform: Lemire's multiply with its rare rejection)
-// chooses the level, the group, the slot and the acceptance, by two
-// binary searches with no branch on the number, where Draw's attempt
-// reads the table's rows for the level and the block sums for the group.
+// the total chooses the level, the group, the slot and the acceptance,
+// by two binary searches with no branch on the number, where Draw's
+// attempt reads the table's rows for the level and the block sums for
+// the group. That integer is the attempt's first word itself: the words
+// from x0, the least whose fineUniform reaches the weight of the front
+// rows (the tail's, the straddling group's), go to the head, as Draw's
+// first number does, and their offset from x0 modulo the total is the
+// integer, exactly uniform (the words past the last whole multiple are
+// dropped for fresh ones, by Lemire's multiply); so a head attempt takes
+// one number of src, not two.
 // It needs the head to span at most 32 levels and their weights to fit
 // below 2^62 shifted to the lowest; else the table's rows serve. The
 // exact per-attempt law of these attempts is checked against the oracle

@@ -644,9 +644,28 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 			if fl.ok {
 				// The head's groups through flat, the front rows as the
 				// table's: q is the front row the number falls in.
-				x := fineUniform(src) * total
-				if x >= fl.cumF {
-					lk, j, r := fl.pick(src.Uint64(), src)
+				var lk, j int
+				var r uint64
+				if x := src.Uint64(); x >= fl.x0 {
+					if y := x - fl.x0; y <= fl.lim {
+						lk, j, r = fl.at(fl.mod(y))
+					} else {
+						lk, j, r = fl.at(fl.fresh(src))
+					}
+				} else {
+					v, ok := fineFirst(x)
+					if !ok {
+						v = fineRest(src, x)
+					}
+					if v *= total; v < fl.cumF {
+						if fl.front == 2 && v >= rows[0].cum {
+							q = 1
+						}
+						goto front
+					}
+					lk, j, r = fl.at(fl.fresh(src)) // below 2^52: fineRest reached the head
+				}
+				{
 					l := lk + s.lo
 					slot, sure := headSlot(l, j, r)
 					var u float64
@@ -667,12 +686,10 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 					i = int(e.item)
 					goto got
 				}
-				if fl.front == 2 && x >= rows[0].cum {
-					q = 1
-				}
 			} else {
 				q = t.choose(g, src)
 			}
+		front:
 			switch r := &rows[q]; {
 			case r.kind == rowTail && direct:
 				x := int32(below(src, uint64(o.n)))
@@ -1178,6 +1195,10 @@ type flat struct {
 	front  int              // the table's rows before the head's: the tail's and the straddling group's
 	cumF   float64          // the cumulative weight of the front rows: the head's numbers lie at or above it
 	w      uint64           // the total weight, in units of 2^(base−6)
+	x0     uint64           // the least first word of an attempt whose number, as fineUniform reads it, reaches cumF
+	lim    uint64           // the largest y = x − x0 taken as it is: lim + 1 is a multiple of w
+	rec    uint64           // ⌊(2^64 − 1)/w⌋, for y mod w
+	thresh uint64           // 2^64 mod w: Lemire's least low word taken
 	ends   [][nG + 1]uint64 // for each level, the cumulative weight below each of its groups, then to its end
 	nl     int              // the levels
 	starts [maxFlat]uint64  // the cumulative weight below each level, then w
@@ -1256,31 +1277,89 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 	for k := nl; k < maxFlat; k++ {
 		fl.starts[k] = w
 	}
+	// The first word x of an attempt goes to the head exactly when
+	// fineUniform(x)·total ≥ cumF, as Draw's first number goes to the
+	// head's rows: from 2^52 on, fineUniform reads x alone, and
+	// monotonically, so a bisection finds the least such x, x0; the words
+	// below 2^52 read more of src and are decided one by one (drawNear).
+	// Above x0, y = x − x0 is uniform over [0, 2^64 − x0): its value mod w
+	// is the head's number when y lies below the largest multiple of w
+	// that fits, else fresh numbers are (Lemire's): either way exactly
+	// uniform, and a head attempt takes one number of src, not two.
+	x0 := uint64(0)
+	if f > 0 {
+		var ok bool
+		if x0, ok = firstWord(fl.cumF, t.total); !ok {
+			return // a head of less than 2^-53 of the weight: the rows serve it
+		}
+	}
+	fl.thresh = -w % w
+	fl.lim = math.MaxUint64 - fl.thresh // x0 = 0: 2^64 words, less 2^64 mod w
+	if x0 > 0 {
+		m := -x0 // the words at or above x0
+		if m < w {
+			return
+		}
+		fl.lim = m - m%w - 1
+	}
+	fl.x0, fl.rec = x0, math.MaxUint64/w
 	fl.ends, fl.nl, fl.w, fl.ok = ends, nl, w, true
 }
 
-// pick returns, for the number x of src, the level (its index in lv) and
-// group that it chooses, and the number in [0, count·bound) in the
-// level's unit that chooses the slot and the acceptance (headSlot). r is
-// uniform over [0, w) exactly: Lemire's multiply, the rare x whose low
-// word falls below 2^64 mod w drawn again, so that no group's share is
-// off by w/2^64 of a number. The level is the count of the levels' ends
-// at or below r, the group a binary search over its level's ends, both
-// with no branch on r: the weights lie below 2^62, so r − end wraps past
-// 2^63 exactly when end > r.
-func (fl *flat) pick(x uint64, src rand.Source) (lk, j int, r uint64) {
-	r, lo := bits.Mul64(x, fl.w)
-	if lo < fl.w {
-		r = fl.again(x, lo, src)
+// firstWord returns the least word x ≥ 2^52 with fineUniform(x)·total ≥
+// cumF, for 0 < cumF ≤ total, and false if there is none. From 2^52 on
+// fineUniform reads x alone: a word with lz leading zeros (at most 11)
+// gives m·2^(−53−lz), m its 53 bits from the leading one, every float of
+// [2^-12, 1) once, from the least word m<<(11−lz) that gives it. So x is
+// that word for the least such float u with u·total ≥ cumF, found from
+// cumF/total by a step or two, a product being monotone in u.
+func firstWord(cumF, total float64) (uint64, bool) {
+	u := min(cumF/total, 1)
+	for u > 0 && u*total >= cumF {
+		u = math.Nextafter(u, 0)
 	}
-	k, g := fl.find(r)
-	lv := fl.lvls[k&(maxFlat-1)]
-	return int(lv.lk), g, (r - fl.ends[k][g&(nG-1)]) >> lv.d
+	for u < 1 && u*total < cumF {
+		u = math.Nextafter(u, 1)
+	}
+	switch {
+	case u >= 1:
+		return 0, false
+	case u < 0x1p-12:
+		return 1 << 52, true
+	}
+	frac, exp := math.Frexp(u) // u = frac·2^exp, frac in [1/2, 1), exp in [−11, 0]
+	m := uint64(frac * 0x1p53)
+	return m << (11 + exp), true
 }
 
-// find returns the level k of flat and its group g whose numbers hold r
-// in [0, w): the last whose start is at or below r.
-func (fl *flat) find(r uint64) (k, g int) {
+// mod returns y mod w, for y ≤ lim, by the reciprocal: q is ⌊y/w⌋ or
+// one less.
+func (fl *flat) mod(y uint64) uint64 {
+	q, _ := bits.Mul64(y, fl.rec)
+	r := y - q*fl.w
+	if r >= fl.w {
+		r -= fl.w
+	}
+	return r
+}
+
+// fresh returns a uniform number in [0, w) from fresh numbers of src,
+// exactly: Lemire's multiply, a number whose low word falls below 2^64
+// mod w drawn again.
+func (fl *flat) fresh(src rand.Source) uint64 {
+	for {
+		if r, lo := bits.Mul64(src.Uint64(), fl.w); lo >= fl.thresh {
+			return r
+		}
+	}
+}
+
+// at returns the level (its index in lv) and the group of the head that
+// its number r in [0, w) chooses, and the number in [0, count·bound) in
+// the level's unit that chooses the slot and the acceptance (headSlot):
+// the last level, then the last group, whose start is at or below r.
+func (fl *flat) at(r uint64) (lk, j int, rl uint64) {
+	k, g := 0, 0
 	// The starts beyond the levels are w, above every r, and the steps a
 	// table of few levels skips are branches taken the same way every
 	// time. Each step is a conditional move, not a branch on r.
@@ -1326,18 +1405,6 @@ func (fl *flat) find(r uint64) (k, g int) {
 	if g1 := g + 1; es[g1&(nG-1)] <= r {
 		g = g1
 	}
-	return k, g
-}
-
-// again is pick's rejection of the numbers x whose low word lo falls
-// below 2^64 mod w: the next numbers of src until one does not; it
-// returns that number's r.
-func (fl *flat) again(x, lo uint64, src rand.Source) uint64 {
-	w := fl.w
-	thresh := -w % w
-	r, _ := bits.Mul64(x, w)
-	for lo < thresh {
-		r, lo = bits.Mul64(src.Uint64(), w)
-	}
-	return r
+	lv := fl.lvls[k&(maxFlat-1)]
+	return int(lv.lk), g, (r - es[g]) >> lv.d
 }

@@ -2,6 +2,7 @@ package levels
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -34,8 +35,12 @@ func batchAttemptProbs(t require.TestingT, s *Sampler, eps float64) []float64 {
 		cumF = tb.rows[fl.front-1].cum
 	}
 	share := (tb.total - cumF) / tb.total // a first number at or above cumF
-	// order ranks a number by the group find maps it to.
-	order := func(r uint64) int { k, g := fl.find(r); return k*nG + g }
+	// order ranks a number by the group at maps it to.
+	index := map[int]int{} // a level's place in flat, by its index in lv
+	for k := range fl.nl {
+		index[int(fl.lvls[k].lk)] = k
+	}
+	order := func(r uint64) int { lk, g, _ := fl.at(r); return index[lk]*nG + g }
 	first := func(v int) uint64 { return least(0, fl.w, func(r uint64) bool { return order(r) >= v }) }
 	var total uint64
 	for k := range fl.nl {
@@ -82,12 +87,14 @@ func batchAttemptProbs(t require.TestingT, s *Sampler, eps float64) []float64 {
 	return q
 }
 
-// The flat proposal's numbers are exactly uniform: a number x whose low
-// word of x·w falls below 2^64 mod w is drawn again (Lemire), one at or
-// above it taken. Three keys of one group (1.5: bound 97 units, w = 291):
-// x = 0 has the low word 0, below 2^64 mod 291, and is drawn again; the
-// next, 2^63, has the low word 2^63 and gives r = ⌊2^63·291/2^64⌋ = 145.
-func TestFlatPickIsExactlyUniform(t *testing.T) {
+// The head's numbers are exactly uniform. Three keys of one group (1.5:
+// bound 97 units, w = 291) and no front rows: x0 = 0, every first word
+// goes to the head, and the words up to lim, a multiple of 291 less one,
+// give their value mod 291 (against %); the 2^64 mod 291 words past lim
+// are dropped for fresh words by Lemire's multiply: the low word of
+// 0·291 is 0, below 2^64 mod 291, drawn again; that of 2^63·291 is 2^63,
+// taken, r = ⌊2^63·291/2^64⌋ = 145.
+func TestFlatHeadIsExactlyUniform(t *testing.T) {
 	s := load(t, []float64{1.5, 1.5, 1.5})
 	sc := s.getScratch()
 	defer s.putScratch(sc)
@@ -96,15 +103,40 @@ func TestFlatPickIsExactlyUniform(t *testing.T) {
 	s.buildFlat(o, tb, fl)
 	require.True(t, fl.ok)
 	require.Equal(t, uint64(291), fl.w)
-	require.NotZero(t, -fl.w%fl.w)
-	src := &script{xs: []uint64{1 << 63, 99}}
-	_, j, r := fl.pick(0, src)
-	require.Equal(t, 32, j)
-	require.Equal(t, uint64(145), r)
-	require.Len(t, src.xs, 1, "x = 0 is drawn again, once")
-	_, _, r = fl.pick(1<<63, src)
-	require.Equal(t, uint64(145), r)
-	require.Len(t, src.xs, 1, "x = 2^63 is taken")
+	require.Zero(t, fl.x0)
+	_, wrap := bits.Div64(1, 0, 291) // 2^64 mod 291
+	require.Equal(t, uint64(math.MaxUint64)-wrap, fl.lim)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, y := range []uint64{0, 290, 291, 1 << 63, fl.lim - 1, fl.lim, rng.Uint64() % fl.lim, rng.Uint64() % fl.lim} {
+		require.Equal(t, y%291, fl.mod(y), "y = %d", y)
+	}
+	src := &script{xs: []uint64{0, 1 << 63, 99}}
+	require.Equal(t, uint64(145), fl.fresh(src))
+	require.Len(t, src.xs, 1, "0 is drawn again, 2^63 taken")
+}
+
+// Property: firstWord is the least word from 2^52 on whose fineUniform,
+// times total, reaches cumF: against a bisection over the words.
+func TestFirstWord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		total := math.Ldexp(1+rng.Float64(), rng.IntN(200)-100)
+		cumF := total * math.Ldexp(rng.Float64(), -rng.IntN(16))
+		if rng.IntN(8) == 0 {
+			cumF = total * (1 - math.Ldexp(float64(rng.IntN(4)), -53))
+		}
+		if cumF == 0 {
+			continue
+		}
+		reach := func(x uint64) bool { u, _ := fineFirst(x); return u*total >= cumF }
+		x, ok := firstWord(cumF, total)
+		if !reach(math.MaxUint64) {
+			require.False(t, ok, "cumF %v total %v", cumF, total)
+			continue
+		}
+		require.True(t, ok, "cumF %v total %v", cumF, total)
+		require.Equal(t, least(1<<52, math.MaxUint64, reach), x, "cumF %v total %v", cumF, total)
+	}
 }
 
 // The per-attempt law of DrawBatch's attempts below touchMin items, on
