@@ -1267,10 +1267,25 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 			es[j+1] = w
 		}
 		b, step := bnd(l, from)<<d, uint64(1)<<d // group j's bound, shifted
-		for j := from; j < nG; j++ {
+		j := from
+		for ; j&3 != 0; j++ {
 			w += uint64(cnt[j]) * b
 			b += step
 			es[j+1] = w
+		}
+		// Four groups a step: the loop's own count and bounds checks
+		// cost as much as a group.
+		for ; j < nG-3; j += 4 {
+			c, e := (*[4]int32)(cnt[j:j+4]), (*[4]uint64)(es[j+1:j+5])
+			w += uint64(c[0]) * b
+			e[0] = w
+			w += uint64(c[1]) * (b + step)
+			e[1] = w
+			w += uint64(c[2]) * (b + 2*step)
+			e[2] = w
+			w += uint64(c[3]) * (b + 3*step)
+			e[3] = w
+			b += 4 * step
 		}
 		lvls[k] = fLevel{lk: int32(lk), d: uint32(d)}
 	}
@@ -1362,49 +1377,30 @@ func (fl *flat) at(r uint64) (lk, j int, rl uint64) {
 	k, g := 0, 0
 	// The starts beyond the levels are w, above every r, and the steps a
 	// table of few levels skips are branches taken the same way every
-	// time. Each step is a conditional move, not a branch on r.
+	// time. Each step adds its length times (start ≤ r), with no branch
+	// on r, which would be mispredicted one time in two: the starts lie
+	// below 2^62, so r − start wraps past 2^63 exactly when start > r.
+	// (The compiler makes branches of the same steps written with ifs.)
 	st := &fl.starts
 	if fl.nl > 16 {
-		if st[16] <= r {
-			k = 16
-		}
+		k += 16 * int((r-st[16])>>63^1)
 	}
 	if fl.nl > 8 {
-		if k8 := k + 8; st[k8&(maxFlat-1)] <= r {
-			k = k8
-		}
+		k += 8 * int((r-st[(k+8)&(maxFlat-1)])>>63^1)
 	}
 	if fl.nl > 4 {
-		if k4 := k + 4; st[k4&(maxFlat-1)] <= r {
-			k = k4
-		}
+		k += 4 * int((r-st[(k+4)&(maxFlat-1)])>>63^1)
 	}
-	if k2 := k + 2; st[k2&(maxFlat-1)] <= r {
-		k = k2
-	}
-	if k1 := k + 1; st[k1&(maxFlat-1)] <= r {
-		k = k1
-	}
+	k += 2 * int((r-st[(k+2)&(maxFlat-1)])>>63^1)
+	k += int((r-st[(k+1)&(maxFlat-1)])>>63 ^ 1)
 	// es[0] ≤ r < es[64].
 	es := &fl.ends[k]
-	if es[32] <= r {
-		g = 32
-	}
-	if g16 := g + 16; es[g16&(nG-1)] <= r {
-		g = g16
-	}
-	if g8 := g + 8; es[g8&(nG-1)] <= r {
-		g = g8
-	}
-	if g4 := g + 4; es[g4&(nG-1)] <= r {
-		g = g4
-	}
-	if g2 := g + 2; es[g2&(nG-1)] <= r {
-		g = g2
-	}
-	if g1 := g + 1; es[g1&(nG-1)] <= r {
-		g = g1
-	}
+	g += 32 * int((r-es[32])>>63^1)
+	g += 16 * int((r-es[(g+16)&(nG-1)])>>63^1)
+	g += 8 * int((r-es[(g+8)&(nG-1)])>>63^1)
+	g += 4 * int((r-es[(g+4)&(nG-1)])>>63^1)
+	g += 2 * int((r-es[(g+2)&(nG-1)])>>63^1)
+	g += int((r-es[(g+1)&(nG-1)])>>63 ^ 1)
 	lv := fl.lvls[k&(maxFlat-1)]
-	return int(lv.lk), g, (r - es[g]) >> lv.d
+	return int(lv.lk), g, (r - es[g&(nG-1)]) >> lv.d
 }
