@@ -221,6 +221,11 @@ func TestDirectTailAttempt(t *testing.T) {
 	for name, attempt := range attempts {
 		for i := range keys {
 			src := &script{xs: []uint64{1 << 53, word(i), word(7), 99}}
+			if name == "DrawBatch" {
+				// The word that chooses the tail row chooses the first
+				// try too: the words from 2^52 on, less 2^52, mod n.
+				src = &script{xs: []uint64{1<<52 + uint64(i), word(7), 99}}
+			}
 			got, p := attempt(src)
 			want, left := i, 2
 			if !below[i] {

@@ -209,7 +209,9 @@
 // first number does, and their offset from x0 modulo the total is the
 // integer, exactly uniform (the words past the last whole multiple are
 // dropped for fresh ones, by Lemire's multiply); so a head attempt takes
-// one number of src, not two.
+// one number of src, not two. A direct tail row's first try comes from
+// its word likewise: the words of the tail row from 2^52 on, less 2^52,
+// modulo n.
 // It needs the head to span at most 32 levels and their weights to fit
 // below 2^62 shifted to the lowest; else the table's rows serve. The
 // exact per-attempt law of these attempts is checked against the oracle

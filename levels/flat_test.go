@@ -188,3 +188,74 @@ func TestFlatHeadStartsWhereTheFrontRowsEnd(t *testing.T) {
 	require.Equal(t, 4.0, draw(head))
 	require.Less(t, draw(head-1), 4.0)
 }
+
+// A direct tail row's first try comes from the word that chose the row:
+// the words from 2^52 to x1, less 2^52, up to limT, a multiple of n less
+// one, give their value mod n; those past it draw a fresh number. Ten
+// keys, six in the tail (TestDirectTailAttempt's): the word 2^52 + limT
+// gives limT mod 10, the next one the item of a fresh number, and the
+// last tail word, x1 − 1, too, while x1 itself leaves the tail row.
+func TestFlatTailTryIsExactlyUniform(t *testing.T) {
+	keys := []float64{4, 4, 1e-3, 1e-3, 1e-5, 1e-5, 1e-5, 2e-5, 0, 0}
+	const eps = 1.0 / 20
+	s := load(t, keys)
+	sc := s.getScratch()
+	o, tb := s.solution(eps, sc)
+	fl := &sc.flat
+	s.buildFlat(o, tb, fl)
+	require.True(t, fl.ok)
+	require.True(t, fl.tail)
+	s.putScratch(sc)
+	m := fl.x1 - 1<<52 // the tail's words from 2^52 on
+	require.Equal(t, m-m%10-1, fl.limT)
+	require.Equal(t, least(1<<52, math.MaxUint64, func(x uint64) bool {
+		u, _ := fineFirst(x)
+		return u*tb.total >= tb.rows[0].cum
+	}), fl.x1)
+	n := uint64(len(keys))
+	word := func(i int) uint64 { // the number whose below(·, n) is i
+		q, _ := bits.Div64(uint64(i), 0, n)
+		return q + 1
+	}
+	draw := func(xs ...uint64) (int, *script) {
+		items, probs := make([]int, 1), make([]float64, 1)
+		src := &script{xs: xs}
+		require.NoError(t, s.DrawBatch(eps, src, true, items, probs))
+		return items[0], src
+	}
+	want := int(fl.limT % 10) // 4 to 9 lie below the straddling group
+	if want < 4 {
+		want = 9
+	}
+	i, src := draw(1<<52+fl.limT-fl.limT%10+uint64(want), 99)
+	require.Equal(t, want, i)
+	require.Len(t, src.xs, 1)
+	if 1<<52+fl.limT+1 < fl.x1 {
+		i, src = draw(1<<52+fl.limT+1, word(5), 99)
+		require.Equal(t, 5, i, "a word past the last multiple draws a fresh number")
+		require.Len(t, src.xs, 1)
+	}
+	i, src = draw(fl.x1-1, word(6), 99)
+	require.Equal(t, 6, i)
+	require.Len(t, src.xs, 1)
+	// x1 is the straddling row's (two items of 1e-3, in the tail): the
+	// next number chooses its slot 1, and u = 0 accepts.
+	require.Less(t, fl.x1, fl.x0)
+	i, src = draw(fl.x1, 1<<63, 0, 99)
+	require.Equal(t, 3, i)
+	require.Len(t, src.xs, 1)
+}
+
+// Property: modBy is y mod d, for multiples of d and their neighbours
+// (where the product by the reciprocal falls one short), and at random.
+func TestModBy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for range 2000 {
+		d := rng.Uint64N(1<<uint(rng.IntN(63))) + 1
+		rec := uint64(math.MaxUint64) / d
+		k := rng.Uint64N(math.MaxUint64 / d) // (k + 1)·d < 2^64
+		for _, y := range []uint64{k * d, k*d + d - 1, rng.Uint64(), math.MaxUint64} {
+			require.Equal(t, y%d, modBy(y, d, rec), "y = %d, d = %d", y, d)
+		}
+	}
+}
