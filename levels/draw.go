@@ -467,7 +467,11 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		}
 	}
 	if !s.far {
-		s.drawNear(o, t, src, sc, replace, items, probs)
+		if sc.flat.ok {
+			s.drawFlat(o, t, src, sc, replace, items, probs)
+		} else {
+			s.drawNear(o, t, src, sc, replace, items, probs)
+		}
 		return nil
 	}
 	if replace {
@@ -619,7 +623,6 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 	// change what o and t point to, and it would read them again for
 	// every attempt.
 	usual, g, rows, direct, eps := !o.zero && !o.uniform, &sc.guide, t.rows, t.direct, o.eps
-	fl, total := &sc.flat, t.total
 	// o.prob for the usual rows, its operands read once: the same
 	// operations, so the same p, bit for bit.
 	theta, sum, c := o.theta, o.s, 0.0
@@ -640,71 +643,7 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 			// decide make them, with their numbers of src in the same
 			// order: without the proposal's stores and loads and the
 			// calls, a third of an attempt's instructions.
-			var q int
-			if fl.ok {
-				// The head's groups through flat, the front rows as the
-				// table's: q is the front row the number falls in.
-				var lk, j int
-				var r uint64
-				if x := src.Uint64(); x >= fl.x0 {
-					if y := x - fl.x0; y <= fl.lim {
-						lk, j, r = fl.at(fl.mod(y))
-					} else {
-						lk, j, r = fl.at(fl.fresh(src))
-					}
-				} else {
-					if fl.tail && x-1<<52 < fl.x1-1<<52 {
-						// A first try of the tail from the word itself
-						// (2^52 ≤ x < x1): (x − 2^52) mod n.
-						var it int32
-						if y := x - 1<<52; y <= fl.limT {
-							it = int32(modBy(y, uint64(o.n), fl.recN))
-						} else {
-							it = int32(below(src, uint64(o.n)))
-						}
-						if !t.belowStraddle(s.keys[it]) {
-							it = s.tailItem(t, src)
-						}
-						i, p = int(it), eps
-						goto got
-					}
-					v, ok := fineFirst(x)
-					if !ok {
-						v = fineRest(src, x)
-					}
-					if v *= total; v < fl.cumF {
-						if fl.front == 2 && v >= rows[0].cum {
-							q = 1
-						}
-						goto front
-					}
-					lk, j, r = fl.at(fl.fresh(src)) // below 2^52: fineRest reached the head
-				}
-				{
-					l := lk + s.lo
-					slot, sure := headSlot(l, j, r)
-					var u float64
-					if !sure {
-						u = uniform(src)
-					}
-					e := s.lv[lk].at(j, slot)
-					if !sure && u >= headFrac(l, j, e.key()) {
-						continue
-					}
-					a := e.key()
-					if p = eps; a >= theta {
-						p = a / sum * c
-					}
-					if p == 0 {
-						continue
-					}
-					i = int(e.item)
-					goto got
-				}
-			} else {
-				q = t.choose(g, src)
-			}
-		front:
+			q := t.choose(g, src)
 			switch r := &rows[q]; {
 			case r.kind == rowTail && direct:
 				x := int32(below(src, uint64(o.n)))
@@ -744,6 +683,108 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 				continue
 			}
 		}
+		if !replace {
+			w, b := i>>6, uint64(1)<<(i&63)
+			if seen[w]&b != 0 {
+				budget--
+				continue
+			}
+			seen[w] |= b
+		}
+		items[k], probs[k] = i, p
+		k++
+	}
+	if !replace {
+		for _, i := range items {
+			seen[i>>6] &^= 1 << (i & 63)
+		}
+	}
+}
+
+// drawFlat is drawNear with a flat proposal (buildFlat): each attempt's
+// first word goes to the head's groups (at or above x0), to a direct
+// tail row's first try (from 2^52 to x1), or, read as fineUniform reads
+// it, to a front row, made as drawNear makes it (frontTry). A loop of
+// its own, so that drawNear, for the tables flat cannot serve, is as it
+// was.
+func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, replace bool, items []int, probs []float64) {
+	var seen []uint64
+	if !replace {
+		seen = sc.seenBits(len(s.keys))
+	}
+	fl := &sc.flat
+	x0, lim, w, rec := fl.x0, fl.lim, fl.w, fl.rec
+	tail, x1, limT, recN := fl.tail, fl.x1, fl.limT, fl.recN
+	n := uint64(len(s.keys))
+	theta, sum, c, eps := o.theta, o.s, o.c(), o.eps
+	budget := rejectionBudget(len(s.keys))
+	for k := 0; k < len(items); {
+		if !replace && budget == 0 {
+			s.drawRest(o, sc, seen, src, items[k:], probs[k:])
+			break // seen holds the batch: cleared below
+		}
+		var i int
+		var p float64
+		var r uint64
+		switch x := src.Uint64(); {
+		case x >= x0:
+			if y := x - x0; y <= lim {
+				r = modBy(y, w, rec)
+			} else {
+				r = fl.fresh(src)
+			}
+		case tail && x-1<<52 < x1-1<<52:
+			// A first try of the tail from the word itself: (x − 2^52)
+			// mod n.
+			var it int32
+			if y := x - 1<<52; y <= limT {
+				it = int32(modBy(y, n, recN))
+			} else {
+				it = int32(below(src, n))
+			}
+			if !t.belowStraddle(s.keys[it]) {
+				it = s.tailItem(t, src)
+			}
+			i, p = int(it), eps
+			goto got
+		default:
+			v, ok := fineFirst(x)
+			if !ok {
+				v = fineRest(src, x)
+			}
+			if v *= t.total; v < fl.cumF {
+				q := 0
+				if fl.front == 2 && v >= t.rows[0].cum {
+					q = 1
+				}
+				if i, p = s.frontTry(o, t, sc, src, q); i < 0 {
+					continue
+				}
+				goto got
+			}
+			r = fl.fresh(src) // below 2^52: fineRest reached the head
+		}
+		{
+			lk, j, rl := fl.at(r)
+			l := lk + s.lo
+			slot, sure := headSlot(l, j, rl)
+			var u float64
+			if !sure {
+				u = uniform(src)
+			}
+			e := s.lv[lk].at(j, slot)
+			if !sure && u >= headFrac(l, j, e.key()) {
+				continue
+			}
+			a := e.key()
+			if p = eps; a >= theta {
+				p = a / sum * c
+			}
+			if p == 0 {
+				continue
+			}
+			i = int(e.item)
+		}
 	got:
 		if !replace {
 			w, b := i>>6, uint64(1)<<(i&63)
@@ -761,6 +802,22 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 			seen[i>>6] &^= 1 << (i & 63)
 		}
 	}
+}
+
+// frontTry makes the rest of an attempt whose first number chose the
+// front row q of t (the tail's or the straddling group's), as drawNear
+// makes it, and returns its item and p, or −1 if it rejects.
+func (s *Sampler) frontTry(o *sol, t *table, sc *scratch, src rand.Source, q int) (int, float64) {
+	if t.rows[q].kind == rowTail && t.direct {
+		x := int32(below(src, uint64(o.n)))
+		if !t.belowStraddle(s.keys[x]) {
+			x = s.tailItem(t, src)
+		}
+		return int(x), o.eps
+	}
+	var pr proposal
+	s.proposeRow(o, t, &sc.tails, src, &pr, q)
+	return s.decideAt(o, t, &pr, src)
 }
 
 // decideAt reads the entry of proposal p, if it names a slot, or the key
