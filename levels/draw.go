@@ -1315,9 +1315,10 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 	if nl > maxFlat {
 		return
 	}
-	// Room for the head of twice as many levels: the array grows rarely.
+	// Room for eight levels more (520 bytes each, 17 kB at most): the
+	// array grows rarely.
 	if cap(fl.ends) < nl {
-		fl.ends = make([][nG + 1]uint64, 2*nl)
+		fl.ends = make([][nG + 1]uint64, min(nl+8, maxFlat))
 	}
 	lvls, ends := &fl.lvls, fl.ends[:nl]
 	var w uint64
