@@ -259,3 +259,30 @@ func TestModBy(t *testing.T) {
 		}
 	}
 }
+
+// The flat proposal serves a head of up to 32 levels whose weights fit
+// below 2^62 shifted to the lowest; DrawBatch draws through the table's
+// rows otherwise, with Draw's attempts. At ε = 0 every key is in the head:
+// keys 2^0 to 2^31 fit, 2^0 to 2^32 are 33 levels, and keys 1 and 2^70
+// are two levels 70 apart.
+func TestFlatServesWhatFits(t *testing.T) {
+	binades := func(k int) []float64 {
+		keys := make([]float64, k)
+		for i := range keys {
+			keys[i] = math.Ldexp(1, i)
+		}
+		return keys
+	}
+	for _, c := range []struct {
+		keys []float64
+		ok   bool
+	}{{binades(32), true}, {binades(33), false}, {[]float64{1, 0x1p70}, false}, {[]float64{1, 0x1p40}, true}} {
+		s := load(t, c.keys)
+		sc := s.getScratch()
+		o, tb := s.solution(0, sc)
+		s.buildFlat(o, tb, &sc.flat)
+		require.Equal(t, c.ok, sc.flat.ok, "keys %v", c.keys)
+		s.putScratch(sc)
+		requireLaw(t, s, c.keys, 0)
+	}
+}
