@@ -373,8 +373,8 @@
 // to 0.72 and 0.75 to 0.80 at 2^20 (levels, whose structures span more
 // cache lines than gonum's heap, slows more than gonum when other jobs
 // take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
-// cache) the sampler costs some 730 instructions an example (DrawBatch
-// 330, SetBatch 400), against SGD's whole iteration of 940: an attempt's
+// cache) the sampler costs some 720 instructions an example (DrawBatch
+// 320, SetBatch 400), against SGD's whole iteration of 940: an attempt's
 // choices (one random number, the level and the group from the flat
 // proposal by two binary searches with no branch on the number, the
 // slot), the read of its entry, its test and p, the proposal's build
