@@ -196,7 +196,7 @@
 // tests; below, where the sampler stays in the last-level cache, each
 // attempt is made whole before the next, those of a direct tail row and
 // of the head without a call, and an accepted one goes into the batch at
-// once. There the head is one proposal, built once a call: every group
+// once. Either way the head is one proposal, built once a call: every group
 // of the levels in the head (64 a level, those below t* or empty
 // weighing 0) with its count times its bound in the unit of the lowest,
 // their exact integer sums cumulated, so that one uniform integer below

@@ -459,10 +459,7 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	st.reset()
 	sc.flat.ok = false
 	if !o.zero && !o.uniform {
-		if !s.far {
-			s.buildFlat(o, t, &sc.flat)
-		}
-		if !sc.flat.ok {
+		if s.buildFlat(o, t, &sc.flat); !sc.flat.ok {
 			sc.guide.build(t)
 		}
 	}
@@ -562,8 +559,14 @@ func (s *Sampler) refill(o *sol, t *table, src rand.Source, sc *scratch, need in
 	st := &sc.st
 	for st.at, st.n = 0, 0; st.n == 0; {
 		props := st.props[:min(need, chunk)]
-		for k := range props {
-			s.propose(o, t, &sc.tails, &sc.guide, src, &props[k])
+		if fl := &sc.flat; fl.ok {
+			for k := range props {
+				s.proposeFlat(o, t, fl, &sc.tails, src, &props[k])
+			}
+		} else {
+			for k := range props {
+				s.propose(o, t, &sc.tails, &sc.guide, src, &props[k])
+			}
 		}
 		// A split group's sub-bucket, found from its counts in a pass of
 		// its own: the lines of the counts and then of the entries are
@@ -851,6 +854,52 @@ func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source
 		return
 	}
 	s.proposeRow(o, t, tl, src, p, t.choose(g, src))
+}
+
+// proposeFlat makes the choices of one attempt into p through the flat
+// proposal fl, with its numbers of src in the order drawFlat takes them:
+// the first word to the head's groups, to a direct tail row's first try,
+// or to a front row.
+func (s *Sampler) proposeFlat(o *sol, t *table, fl *flat, tl *tails, src rand.Source, p *proposal) {
+	*p = proposal{}
+	var r uint64
+	switch x := src.Uint64(); {
+	case x >= fl.x0:
+		if y := x - fl.x0; y <= fl.lim {
+			r = fl.mod(y)
+		} else {
+			r = fl.fresh(src)
+		}
+	case fl.tail && x-1<<52 < fl.x1-1<<52:
+		p.tail, p.direct = true, true
+		if y := x - 1<<52; y <= fl.limT {
+			p.item = int32(modBy(y, uint64(o.n), fl.recN))
+		} else {
+			p.item = int32(below(src, uint64(o.n)))
+		}
+		return
+	default:
+		v, ok := fineFirst(x)
+		if !ok {
+			v = fineRest(src, x)
+		}
+		if v *= t.total; v < fl.cumF {
+			q := 0
+			if fl.front == 2 && v >= t.rows[0].cum {
+				q = 1
+			}
+			s.proposeRow(o, t, tl, src, p, q)
+			return
+		}
+		r = fl.fresh(src) // below 2^52: fineRest reached the head
+	}
+	lk, j, rl := fl.at(r)
+	l := lk + s.lo
+	slot, sure := headSlot(l, j, rl)
+	p.lv, p.l, p.j, p.r, p.sure, p.test = s.lv[lk], int32(l), int32(j), int32(slot), sure, !sure
+	if !sure {
+		p.u = uniform(src)
+	}
 }
 
 // choose returns the row of t of one attempt, from a fine uniform number

@@ -1739,7 +1739,7 @@ type scratch struct {
 	left       []int32   // drawRestUniform's items left
 	st         stream    // DrawBatch's attempts
 	guide      guide     // DrawBatch's guide to its table's rows
-	flat       flat      // DrawBatch's proposal over the head's groups (near)
+	flat       flat      // DrawBatch's proposal over the head's groups
 	sink       int32     // what touch read, kept so that its loads stay
 	hint       hint      // where the last Solve with this scratch found t*
 	tests      int       // predicate tests made, which the tests count
