@@ -189,7 +189,7 @@
 // each of 64 equal parts of the total weight, the first row it can fall
 // in, so that a row is found in a step or two, with no branch on the
 // random number to mispredict). From 2^18 items (touchMin) on, 32
-// attempts at a time: their choices first, from the tables and block sums
+// attempts at a time: their choices first, from the tables
 // (in cache), then the reads of their 32 entries (for a split group,
 // after a pass over the counts of its sub-buckets), loads that do not
 // depend on each other so that their cache misses overlap, then their
