@@ -185,12 +185,13 @@
 // it, is 0 (a subnormal key at ε = 0) is rejected: its exact p* is below
 // 2^-1074, and callers divide by p.
 //
-// DrawBatch draws with one Solve, one table and a guide to its rows (for
+// DrawBatch draws with one Solve, one table and the flat proposal below
+// (or, for the tables it cannot serve, a guide to the table's rows: for
 // each of 64 equal parts of the total weight, the first row it can fall
 // in, so that a row is found in a step or two, with no branch on the
 // random number to mispredict). From 2^18 items (touchMin) on, 32
-// attempts at a time: their choices first, from the tables
-// (in cache), then the reads of their 32 entries (for a split group,
+// attempts at a time: their choices first, from the tables (in cache),
+// then the reads of their 32 entries (for a split group,
 // after a pass over the counts of its sub-buckets), loads that do not
 // depend on each other so that their cache misses overlap, then their
 // tests; below, where the sampler stays in the last-level cache, each
