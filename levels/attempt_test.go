@@ -69,22 +69,28 @@ func TestHeadAttemptUsesItsNumbers(t *testing.T) {
 	require.Equal(t, -1, i)
 	// DrawBatch's attempts, made whole (near) or in passes (far), test the
 	// edge as Draw's do: a rejection goes on to the next attempt, here
-	// slot 1 at once.
+	// slot 1 at once. The head's one number is the word itself: no front
+	// rows, so every word goes to the head, and a word x below the last
+	// multiple of 130 chooses x mod 130.
 	for _, far := range []bool{false, true} {
 		s.far = far
-		draw := func(xs ...uint64) (float64, *script) {
-			src := &script{xs: xs}
+		head := func(x uint64) []uint64 { return []uint64{x} }
+		draw := func(xs ...[]uint64) (float64, *script) {
+			src := &script{}
+			for _, x := range xs {
+				src.xs = append(src.xs, x...)
+			}
 			items, probs := make([]int, 1), make([]float64, 1)
 			require.NoError(t, s.DrawBatch(0, src, true, items, probs))
 			return s.Key(items[0]), src
 		}
-		a, src := draw(row, word(64), uniformOf(0.25-0x1p-53))
+		a, src := draw(head(64), []uint64{uniformOf(0.25 - 0x1p-53)})
 		require.Equal(t, keys[0], a, "far = %v", far)
 		require.Empty(t, src.xs)
-		a, src = draw(row, word(64), uniformOf(0.25), row, word(65+10))
+		a, src = draw(head(64), []uint64{uniformOf(0.25)}, head(65+10))
 		require.Equal(t, keys[1], a, "far = %v: u = 1/4 at an excess of 1/4 rejects", far)
 		require.Empty(t, src.xs)
-		a, _ = draw(row, word(65+64), uniformOf(0.75), row, word(0))
+		a, _ = draw(head(65+64), []uint64{uniformOf(0.75)}, head(0))
 		require.Equal(t, keys[0], a, "far = %v: u = 3/4 at an excess of 3/4 rejects", far)
 	}
 	s.far = false
@@ -210,6 +216,11 @@ func TestDirectTailAttempt(t *testing.T) {
 	for name, attempt := range attempts {
 		for i := range keys {
 			src := &script{xs: []uint64{1 << 53, word(i), word(7), 99}}
+			if name != "Draw" {
+				// The word that chooses the tail row chooses the first
+				// try too: the words from 2^52 on, less 2^52, mod n.
+				src = &script{xs: []uint64{1<<52 + uint64(i), word(7), 99}}
+			}
 			got, p := attempt(src)
 			want, left := i, 2
 			if !below[i] {

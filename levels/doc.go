@@ -193,20 +193,40 @@
 // it, is 0 (a subnormal key at ε = 0) is rejected: its exact p* is below
 // 2^-1074, and callers divide by p.
 //
-// DrawBatch draws with one Solve, one table and a guide to its rows (for
+// DrawBatch draws with one Solve, one table and the flat proposal below
+// (or, for the tables it cannot serve, a guide to the table's rows: for
 // each of 64 equal parts of the total weight, the first row it can fall
 // in, so that a row is found in a step or two, with no branch on the
 // random number to mispredict). From 2^18 items (touchMin) on, 32
-// attempts at a time: their choices first, from the tables and block sums
-// (in cache), then the reads of their 32 entries (for a split group,
+// attempts at a time: their choices first, from the tables (in cache),
+// then the reads of their 32 entries (for a split group,
 // after a pass over the counts of its sub-buckets), loads that do not
 // depend on each other so that their cache misses overlap, then their
 // tests; below, where the sampler stays in the last-level cache, each
 // attempt is made whole before the next, those of a direct tail row and
-// of a level of the head without a call, and an accepted one goes into
-// the batch at once. Either way the accepted attempts, in order, are
-// independent draws. Without replacement it
-// rejects items already drawn and, after 64 + n/16 rejections in the
+// of the head without a call, and an accepted one goes into the batch at
+// once. Either way the head is one proposal, built once a call: every group
+// of the levels in the head (64 a level, those below t* or empty
+// weighing 0) with its count times its bound in the unit of the lowest,
+// their exact integer sums cumulated, so that one uniform integer below
+// the total chooses the level, the group, the slot and the acceptance,
+// by two binary searches with no branch on the number, where Draw's
+// attempt reads the table's rows for the level and the block sums for
+// the group. That integer is the attempt's first word itself: the words
+// from x0, the least whose fineUniform reaches the weight of the front
+// rows (the tail's, the straddling group's), go to the head, as Draw's
+// first number does, and their offset from x0 modulo the total is the
+// integer, exactly uniform (the words past the last whole multiple are
+// dropped for fresh ones, by Lemire's multiply); so a head attempt takes
+// one number of src, not two. A direct tail row's first try comes from
+// its word likewise: the words of the tail row from 2^52 on, less 2^52,
+// modulo n.
+// It needs the head to span at most 32 levels and their weights to fit
+// below 2^62 shifted to the lowest; else the table's rows serve. The
+// exact per-attempt law of these attempts is checked against the oracle
+// beside Draw's (AttemptProbs). Either way the accepted attempts, in
+// order, are independent draws. Without replacement it rejects items
+// already drawn and, after 64 + n/16 rejections in the
 // batch (about the cost of the tree below), draws the rest of the batch
 // from the explicit conditional distribution: a tree of the sums of p*
 // over the items left, in blocks of eight, built once in O(n), then
@@ -377,12 +397,13 @@
 // to 0.72 and 0.75 to 0.80 at 2^20 (levels, whose structures span more
 // cache lines than gonum's heap, slows more than gonum when other jobs
 // take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
-// cache) the sampler costs some 780 instructions an example, against SGD's
-// whole iteration of 940: an attempt's choices (two random numbers, the
-// row from the guide, the group from the block sums with no branch on
-// the number, the slot), the read of its entry, its test and p, and the
-// update, which most often moves the item to another group of its level
-// (move). Without replacement,
+// cache) the sampler costs some 720 instructions an example (DrawBatch
+// 320, SetBatch 400), against SGD's whole iteration of 940: an attempt's
+// choices (one random number, the level and the group from the flat
+// proposal by two binary searches with no branch on the number, the
+// slot), the read of its entry, its test and p, the proposal's build
+// once a batch, and the update, which most often moves the item to
+// another group of its level (move). Without replacement,
 // the draws of items already in the batch cost attempts too: SRG makes
 // 1.01 to 1.03 attempts a draw on the paper's four sets (epochs 1 to 10
 // at the constant step), a draw of an item already in the batch 0.3%

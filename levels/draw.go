@@ -461,11 +461,18 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 	sc.tails.ready = false
 	st := &sc.st
 	st.reset()
+	sc.flat.ok = false
 	if !o.zero && !o.uniform {
-		sc.guide.build(t)
+		if s.buildFlat(o, t, &sc.flat); !sc.flat.ok {
+			sc.guide.build(t)
+		}
 	}
 	if !s.far {
-		s.drawNear(o, t, src, sc, replace, items, probs)
+		if sc.flat.ok {
+			s.drawFlat(o, t, src, sc, replace, items, probs)
+		} else {
+			s.drawNear(o, t, src, sc, replace, items, probs)
+		}
 		return nil
 	}
 	if replace {
@@ -556,8 +563,14 @@ func (s *Sampler) refill(o *sol, t *table, src rand.Source, sc *scratch, need in
 	st := &sc.st
 	for st.at, st.n = 0, 0; st.n == 0; {
 		props := st.props[:min(need, chunk)]
-		for k := range props {
-			s.propose(o, t, &sc.tails, &sc.guide, src, &props[k])
+		if fl := &sc.flat; fl.ok {
+			for k := range props {
+				s.proposeFlat(o, t, fl, &sc.tails, src, &props[k])
+			}
+		} else {
+			for k := range props {
+				s.propose(o, t, &sc.tails, &sc.guide, src, &props[k])
+			}
 		}
 		// A split group's sub-bucket, found from its counts in a pass of
 		// its own: the lines of the counts and then of the entries are
@@ -695,6 +708,135 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 	}
 }
 
+// drawFlat is drawNear with a flat proposal (buildFlat): each attempt's
+// first word goes to the head's groups (at or above x0), to a direct
+// tail row's first try (from 2^52 to x1), or, read as fineUniform reads
+// it, to a front row, made as drawNear makes it (frontTry). A loop of
+// its own, so that drawNear, for the tables flat cannot serve, is as it
+// was.
+func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, replace bool, items []int, probs []float64) {
+	var seen []uint64
+	if !replace {
+		seen = sc.seenBits(len(s.keys))
+	}
+	fl := &sc.flat
+	x0, lim, w, rec := fl.x0, fl.lim, fl.w, fl.rec
+	tail, x1, limT, recN := fl.tail, fl.x1, fl.limT, fl.recN
+	n := uint64(len(s.keys))
+	theta, sum, c, eps := o.theta, o.s, o.c(), o.eps
+	budget := rejectionBudget(len(s.keys))
+	// The attempts' first words from a *rand.PCG (SRG's source) by a call
+	// the compiler inlines, not through the interface: the same numbers,
+	// some 10 instructions fewer each.
+	pcg, _ := src.(*rand.PCG)
+	for k := 0; k < len(items); {
+		if !replace && budget == 0 {
+			s.drawRest(o, sc, seen, src, items[k:], probs[k:])
+			break // seen holds the batch: cleared below
+		}
+		var i int
+		var p float64
+		var r uint64
+		var x uint64
+		if pcg != nil {
+			x = pcg.Uint64()
+		} else {
+			x = src.Uint64()
+		}
+		switch {
+		case x >= x0:
+			if y := x - x0; y <= lim {
+				r = modBy(y, w, rec)
+			} else {
+				r = fl.fresh(src)
+			}
+		case tail && x-1<<52 < x1-1<<52:
+			// A first try of the tail from the word itself: (x − 2^52)
+			// mod n.
+			var it int32
+			if y := x - 1<<52; y <= limT {
+				it = int32(modBy(y, n, recN))
+			} else {
+				it = int32(below(src, n))
+			}
+			if !t.belowStraddle(s.keys[it]) {
+				it = s.tailItem(t, src)
+			}
+			i, p = int(it), eps
+			goto got
+		default:
+			v, ok := fineFirst(x)
+			if !ok {
+				v = fineRest(src, x)
+			}
+			if v *= t.total; v < fl.cumF {
+				q := 0
+				if fl.front == 2 && v >= t.rows[0].cum {
+					q = 1
+				}
+				if i, p = s.frontTry(o, t, sc, src, q); i < 0 {
+					continue
+				}
+				goto got
+			}
+			r = fl.fresh(src) // below 2^52: fineRest reached the head
+		}
+		{
+			lk, j, rl := fl.at(r)
+			l := lk + s.lo
+			slot, sure := headSlot(l, j, rl)
+			var u float64
+			if !sure {
+				u = uniform(src)
+			}
+			e := s.lv[lk].at(j, slot)
+			if !sure && u >= headFrac(l, j, e.key()) {
+				continue
+			}
+			a := e.key()
+			if p = eps; a >= theta {
+				p = a / sum * c
+			}
+			if p == 0 {
+				continue
+			}
+			i = int(e.item)
+		}
+	got:
+		if !replace {
+			w, b := i>>6, uint64(1)<<(i&63)
+			if seen[w]&b != 0 {
+				budget--
+				continue
+			}
+			seen[w] |= b
+		}
+		items[k], probs[k] = i, p
+		k++
+	}
+	if !replace {
+		for _, i := range items {
+			seen[i>>6] &^= 1 << (i & 63)
+		}
+	}
+}
+
+// frontTry makes the rest of an attempt whose first number chose the
+// front row q of t (the tail's or the straddling group's), as drawNear
+// makes it, and returns its item and p, or −1 if it rejects.
+func (s *Sampler) frontTry(o *sol, t *table, sc *scratch, src rand.Source, q int) (int, float64) {
+	if t.rows[q].kind == rowTail && t.direct {
+		x := int32(below(src, uint64(o.n)))
+		if !t.belowStraddle(s.keys[x]) {
+			x = s.tailItem(t, src)
+		}
+		return int(x), o.eps
+	}
+	var pr proposal
+	s.proposeRow(o, t, &sc.tails, src, &pr, q)
+	return s.decideAt(o, t, &pr, src)
+}
+
 // decideAt reads the entry of proposal p, if it names a slot, or the key
 // of its item, if a direct tail try, and decides the attempt.
 func (s *Sampler) decideAt(o *sol, t *table, p *proposal, src rand.Source) (int, float64) {
@@ -716,6 +858,52 @@ func (s *Sampler) propose(o *sol, t *table, tl *tails, g *guide, src rand.Source
 		return
 	}
 	s.proposeRow(o, t, tl, src, p, t.choose(g, src))
+}
+
+// proposeFlat makes the choices of one attempt into p through the flat
+// proposal fl, with its numbers of src in the order drawFlat takes them:
+// the first word to the head's groups, to a direct tail row's first try,
+// or to a front row.
+func (s *Sampler) proposeFlat(o *sol, t *table, fl *flat, tl *tails, src rand.Source, p *proposal) {
+	*p = proposal{}
+	var r uint64
+	switch x := src.Uint64(); {
+	case x >= fl.x0:
+		if y := x - fl.x0; y <= fl.lim {
+			r = fl.mod(y)
+		} else {
+			r = fl.fresh(src)
+		}
+	case fl.tail && x-1<<52 < fl.x1-1<<52:
+		p.tail, p.direct = true, true
+		if y := x - 1<<52; y <= fl.limT {
+			p.item = int32(modBy(y, uint64(o.n), fl.recN))
+		} else {
+			p.item = int32(below(src, uint64(o.n)))
+		}
+		return
+	default:
+		v, ok := fineFirst(x)
+		if !ok {
+			v = fineRest(src, x)
+		}
+		if v *= t.total; v < fl.cumF {
+			q := 0
+			if fl.front == 2 && v >= t.rows[0].cum {
+				q = 1
+			}
+			s.proposeRow(o, t, tl, src, p, q)
+			return
+		}
+		r = fl.fresh(src) // below 2^52: fineRest reached the head
+	}
+	lk, j, rl := fl.at(r)
+	l := lk + s.lo
+	slot, sure := headSlot(l, j, rl)
+	p.lv, p.l, p.j, p.r, p.sure, p.test = s.lv[lk], int32(l), int32(j), int32(slot), sure, !sure
+	if !sure {
+		p.u = uniform(src)
+	}
 }
 
 // choose returns the row of t of one attempt, from a fine uniform number
@@ -1175,4 +1363,249 @@ func (s *Sampler) Step(eps float64, i int, a float64, src rand.Source) (next int
 	}
 	next, p = s.drawValid(eps, src)
 	return next, p, nil
+}
+
+// flat is DrawBatch's proposal over the head's groups, built once a call
+// from the table: every group of the rows wholly or partly in the head
+// (rowLevel, rowPartial; 64 a level, empty or below the straddling group
+// weighing 0), each weighing its count times its bound in the unit of the
+// lowest of those levels, base, so that one uniform integer r below their
+// exact total w chooses the group, the slot and the acceptance, as
+// headChoice's number does within one level: no float row, no block sums.
+// A number of src picks the head or a front row (the tail's, the
+// straddling group's) from the table's cumulative weights, as Draw's
+// first number picks its row. Built only when the levels' weights fit
+// below 2^62 shifted to base (keys over some 40 binades of the head do
+// not; the table's rows serve them).
+type flat struct {
+	ok     bool
+	front  int     // the table's rows before the head's: the tail's and the straddling group's
+	cumF   float64 // the cumulative weight of the front rows: the head's numbers lie at or above it
+	w      uint64  // the total weight, in units of 2^(base−6)
+	x0     uint64  // the least first word of an attempt whose number, as fineUniform reads it, reaches cumF
+	lim    uint64  // the largest y = x − x0 taken as it is: lim + 1 is a multiple of w
+	rec    uint64  // ⌊(2^64 − 1)/w⌋, for y mod w
+	thresh uint64  // 2^64 mod w: Lemire's least low word taken
+	// A direct tail row first (tail): its words from 2^52 on are those
+	// below x1, and y = x − 2^52 mod n, up to limT, is the first try's
+	// item, exactly uniform; recN is ⌊(2^64 − 1)/n⌋.
+	tail           bool
+	x1, limT, recN uint64
+	ends           [][nG + 1]uint64 // for each level, the cumulative weight below each of its groups, then to its end
+	nl             int              // the levels
+	starts         [maxFlat]uint64  // the cumulative weight below each level, then w
+	lvls           [maxFlat]fLevel  // the levels, in the order of ends
+}
+
+// maxFlat is the most levels a flat proposal spans: more take the table's
+// rows (keys over more than 32 binades of the head).
+const maxFlat = 32
+
+// fLevel is a level of flat: its index in the sampler's lv and the shift
+// of its groups' weights to base.
+type fLevel struct {
+	lk int32
+	d  uint32
+}
+
+// buildFlat makes fl the flat proposal of the table t for the solution o,
+// or leaves fl.ok false when the table has no head row or the head's
+// weights do not fit.
+func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
+	fl.ok = false
+	rows := t.rows
+	f := 0
+	for f < len(rows) && (rows[f].kind == rowTail || rows[f].kind == rowStraddle) {
+		f++
+	}
+	if f == len(rows) {
+		return
+	}
+	fl.front, fl.cumF = f, 0
+	if f > 0 {
+		fl.cumF = rows[f-1].cum
+	}
+	base := int(rows[f].l)
+	nl := len(rows) - f
+	if nl > maxFlat {
+		return
+	}
+	// Room for eight levels more (520 bytes each, 17 kB at most): the
+	// array grows rarely.
+	if cap(fl.ends) < nl {
+		fl.ends = make([][nG + 1]uint64, min(nl+8, maxFlat))
+	}
+	lvls, ends := &fl.lvls, fl.ends[:nl]
+	var w uint64
+	for k := range nl {
+		r := &rows[f+k]
+		l := int(r.l)
+		d := l - base
+		lk := l - s.lo
+		wb, from := s.ls[lk].wb, 0
+		if r.kind == rowPartial {
+			wb, from = wb-t.partLo, o.grp+1
+		}
+		if d >= 62 || wb>>(62-d) != 0 || w+wb<<d >= 1<<62 {
+			return
+		}
+		// Every group, occupied or not: the levels of the head hold most
+		// of their 64, and a loop over all is a few instructions a group,
+		// with no bit scan and no record of which.
+		es := &ends[k]
+		es[0] = w
+		fl.starts[k] = w
+		cnt := &s.lv[lk].cnt
+		for j := range from {
+			es[j+1] = w
+		}
+		b, step := bnd(l, from)<<d, uint64(1)<<d // group j's bound, shifted
+		j := from
+		for ; j&3 != 0; j++ {
+			w += uint64(cnt[j]) * b
+			b += step
+			es[j+1] = w
+		}
+		// Four groups a step: the loop's own count and bounds checks
+		// cost as much as a group.
+		for ; j < nG-3; j += 4 {
+			c, e := (*[4]int32)(cnt[j:j+4]), (*[4]uint64)(es[j+1:j+5])
+			w += uint64(c[0]) * b
+			e[0] = w
+			w += uint64(c[1]) * (b + step)
+			e[1] = w
+			w += uint64(c[2]) * (b + 2*step)
+			e[2] = w
+			w += uint64(c[3]) * (b + 3*step)
+			e[3] = w
+			b += 4 * step
+		}
+		lvls[k] = fLevel{lk: int32(lk), d: uint32(d)}
+	}
+	for k := nl; k < maxFlat; k++ {
+		fl.starts[k] = w
+	}
+	// The first word x of an attempt goes to the head exactly when
+	// fineUniform(x)·total ≥ cumF, as Draw's first number goes to the
+	// head's rows: from 2^52 on, fineUniform reads x alone, and
+	// monotonically, so a bisection finds the least such x, x0; the words
+	// below 2^52 read more of src and are decided one by one (drawNear).
+	// Above x0, y = x − x0 is uniform over [0, 2^64 − x0): its value mod w
+	// is the head's number when y lies below the largest multiple of w
+	// that fits, else fresh numbers are (Lemire's): either way exactly
+	// uniform, and a head attempt takes one number of src, not two.
+	x0 := uint64(0)
+	if f > 0 {
+		var ok bool
+		if x0, ok = firstWord(fl.cumF, t.total); !ok {
+			return // a head of less than 2^-53 of the weight: the rows serve it
+		}
+	}
+	fl.thresh = -w % w
+	fl.lim = math.MaxUint64 - fl.thresh // x0 = 0: 2^64 words, less 2^64 mod w
+	if x0 > 0 {
+		m := -x0 // the words at or above x0
+		if m < w {
+			return
+		}
+		fl.lim = m - m%w - 1
+	}
+	fl.x0, fl.rec = x0, math.MaxUint64/w
+	fl.tail = false
+	if f > 0 && rows[0].kind == rowTail && t.direct {
+		n := uint64(o.n)
+		if x1, ok := firstWord(rows[0].cum, t.total); ok && x1-1<<52 >= n {
+			m := x1 - 1<<52
+			fl.tail, fl.x1, fl.limT, fl.recN = true, x1, m-m%n-1, math.MaxUint64/n
+		}
+	}
+	fl.ends, fl.nl, fl.w, fl.ok = ends, nl, w, true
+}
+
+// firstWord returns the least word x ≥ 2^52 with fineUniform(x)·total ≥
+// cumF, for 0 < cumF ≤ total, and false if there is none. From 2^52 on
+// fineUniform reads x alone: a word with lz leading zeros (at most 11)
+// gives m·2^(−53−lz), m its 53 bits from the leading one, every float of
+// [2^-12, 1) once, from the least word m<<(11−lz) that gives it. So x is
+// that word for the least such float u with u·total ≥ cumF, found from
+// cumF/total by a step or two, a product being monotone in u.
+func firstWord(cumF, total float64) (uint64, bool) {
+	u := min(cumF/total, 1)
+	for u > 0 && u*total >= cumF {
+		u = math.Nextafter(u, 0)
+	}
+	for u < 1 && u*total < cumF {
+		u = math.Nextafter(u, 1)
+	}
+	switch {
+	case u >= 1:
+		return 0, false
+	case u < 0x1p-12:
+		return 1 << 52, true
+	}
+	frac, exp := math.Frexp(u) // u = frac·2^exp, frac in [1/2, 1), exp in [−11, 0]
+	m := uint64(frac * 0x1p53)
+	return m << (11 + exp), true
+}
+
+// mod returns y mod w, for y ≤ lim.
+func (fl *flat) mod(y uint64) uint64 { return modBy(y, fl.w, fl.rec) }
+
+// modBy returns y mod d, rec being ⌊(2^64 − 1)/d⌋: by a multiply, not a
+// division (some 30 to 90 cycles). q = ⌊y·rec/2^64⌋ is ⌊y/d⌋ or one less,
+// as y·rec/2^64 > y/d − y/2^64 > y/d − 1, so one correction.
+func modBy(y, d, rec uint64) uint64 {
+	q, _ := bits.Mul64(y, rec)
+	r := y - q*d
+	if r >= d {
+		r -= d
+	}
+	return r
+}
+
+// fresh returns a uniform number in [0, w) from fresh numbers of src,
+// exactly: Lemire's multiply, a number whose low word falls below 2^64
+// mod w drawn again.
+func (fl *flat) fresh(src rand.Source) uint64 {
+	for {
+		if r, lo := bits.Mul64(src.Uint64(), fl.w); lo >= fl.thresh {
+			return r
+		}
+	}
+}
+
+// at returns the level (its index in lv) and the group of the head that
+// its number r in [0, w) chooses, and the number in [0, count·bound) in
+// the level's unit that chooses the slot and the acceptance (headSlot):
+// the last level, then the last group, whose start is at or below r.
+func (fl *flat) at(r uint64) (lk, j int, rl uint64) {
+	k, g := 0, 0
+	// The starts beyond the levels are w, above every r, and the steps a
+	// table of few levels skips are branches taken the same way every
+	// time. Each step adds its length times (start ≤ r), with no branch
+	// on r, which would be mispredicted one time in two: the starts lie
+	// below 2^62, so r − start wraps past 2^63 exactly when start > r.
+	// (The compiler makes branches of the same steps written with ifs.)
+	st := &fl.starts
+	if fl.nl > 16 {
+		k += 16 * int((r-st[16])>>63^1)
+	}
+	if fl.nl > 8 {
+		k += 8 * int((r-st[(k+8)&(maxFlat-1)])>>63^1)
+	}
+	if fl.nl > 4 {
+		k += 4 * int((r-st[(k+4)&(maxFlat-1)])>>63^1)
+	}
+	k += 2 * int((r-st[(k+2)&(maxFlat-1)])>>63^1)
+	k += int((r-st[(k+1)&(maxFlat-1)])>>63 ^ 1)
+	// es[0] ≤ r < es[64].
+	es := &fl.ends[k]
+	g += 32 * int((r-es[32])>>63^1)
+	g += 16 * int((r-es[(g+16)&(nG-1)])>>63^1)
+	g += 8 * int((r-es[(g+8)&(nG-1)])>>63^1)
+	g += 4 * int((r-es[(g+4)&(nG-1)])>>63^1)
+	g += 2 * int((r-es[(g+2)&(nG-1)])>>63^1)
+	g += int((r-es[(g+1)&(nG-1)])>>63 ^ 1)
+	lv := fl.lvls[k&(maxFlat-1)]
+	return int(lv.lk), g, (r - es[g&(nG-1)]) >> lv.d
 }

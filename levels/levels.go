@@ -1258,7 +1258,10 @@ func (s *Sampler) move(i int, old, a float64) bool {
 		x[p] = x[last]
 		s.pos[x[p].item] = p
 	}
-	if x = x[:len(x)-1]; 8*len(x) <= 3*cap(x) {
+	// shrink steps a slice down, or gives back an empty one: none of the
+	// least capacity that still holds entries (a call that did nothing,
+	// for a sixth of SRG's moves on mushrooms).
+	if x = x[:len(x)-1]; 8*len(x) <= 3*cap(x) && (cap(x) > minCap || len(x) == 0) {
 		x = s.shrink(x)
 	}
 	lv.ents[j0] = x
@@ -1859,6 +1862,7 @@ type scratch struct {
 	left       []int32   // drawRestUniform's items left
 	st         stream    // DrawBatch's attempts
 	guide      guide     // DrawBatch's guide to its table's rows
+	flat       flat      // DrawBatch's proposal over the head's groups
 	sink       int32     // what touch read, kept so that its loads stay
 	hint       hint      // where the last Solve with this scratch found t*
 	tests      int       // predicate tests made, which the tests count
@@ -1904,7 +1908,8 @@ func (s *Sampler) putScratch(sc *scratch) {
 // bytes returns the memory sc holds, its big integers aside.
 func (sc *scratch) bytes() int {
 	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + 4*cap(sc.bkt) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
-		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum)
+		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum) +
+		(nG+1)*8*cap(sc.flat.ends)
 }
 
 // bytes returns the memory of t's slices.

@@ -54,24 +54,29 @@ func requireLaw(t require.TestingT, s *Sampler, keys []float64, eps float64) {
 	require.LessOrEqual(t, tv/2, 1e-9, "total variation of Prob")
 	q, err := s.AttemptProbs(eps, nil)
 	require.NoError(t, err)
-	acc := 0.0
-	for _, x := range q {
-		acc += x
-	}
-	// At least 64/65: a head item is proposed with its group's upper edge,
-	// at most 1 + 2^-6 times its key, and a tail item with t* (or the
-	// straddling group's edge, as for a head key); less only by the share of
-	// the items whose p rounds to 0, rejected, below 10^-300.
-	require.GreaterOrEqual(t, acc, 64.0/65-1e-12, "acceptance per attempt")
-	tv = 0
-	for i, x := range q {
-		d := math.Abs(x/acc - exact[i])
-		tv += d
-		if exact[i] >= 1e-300 {
-			require.LessOrEqual(t, d, 1e-12*exact[i], "item %d (key %v): per-attempt law %v, exact p* %v", i, keys[i], x/acc, exact[i])
+	// Draw's attempts, and DrawBatch's below touchMin items, which
+	// propose the head's groups through flat.
+	for name, q := range map[string][]float64{"Draw": q, "DrawBatch": batchAttemptProbs(t, s, eps)} {
+		acc := 0.0
+		for _, x := range q {
+			acc += x
 		}
+		// At least 64/65: a head item is proposed with its group's upper
+		// edge, at most 1 + 2^-6 times its key, and a tail item with t*
+		// (or the straddling group's edge, as for a head key); less only
+		// by the share of the items whose p rounds to 0, rejected, below
+		// 10^-300.
+		require.GreaterOrEqual(t, acc, 64.0/65-1e-12, "%s: acceptance per attempt", name)
+		tv = 0
+		for i, x := range q {
+			d := math.Abs(x/acc - exact[i])
+			tv += d
+			if exact[i] >= 1e-300 {
+				require.LessOrEqual(t, d, 1e-12*exact[i], "%s: item %d (key %v): per-attempt law %v, exact p* %v", name, i, keys[i], x/acc, exact[i])
+			}
+		}
+		require.LessOrEqual(t, tv/2, 1e-12, "%s: total variation of the per-attempt law", name)
 	}
-	require.LessOrEqual(t, tv/2, 1e-12, "total variation of the per-attempt law")
 }
 
 // Property: for any keys and ε, Solve, Prob and the law of one attempt
