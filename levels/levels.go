@@ -1253,38 +1253,43 @@ func (s *Sampler) move(i int, old, a float64) bool {
 	}
 	x, y := lv.ents[j0], lv.ents[j1]
 	n0, n1 := len(x)-1, len(y)
-	// A full slice: the calls, rare (3% of SRG's moves on mushrooms), in
-	// a function of their own, so that this one keeps its values in
-	// registers (the calls' spills cost a tenth of a move).
 	if n1 == cap(y) {
+		// A full slice: the calls, rare (3% of SRG's moves on mushrooms),
+		// in a function of their own, so that this path keeps its values
+		// in registers (the calls' spills cost a tenth of a move).
 		s.moveSlow(lv, l, j0, j1, i, b0, b1)
-		return true
+	} else {
+		p := s.pos[i]
+		if p != int32(n0) {
+			x[p] = x[n0]
+			s.pos[x[p].item] = p
+		}
+		// Lengths only stored, with no write barrier (a slice re-sliced
+		// into its own place): a pointer stored pays the barrier's check
+		// and keeps values across its call.
+		lv.ents[j0] = lv.ents[j0][:n0]
+		lv.ents[j1] = lv.ents[j1][:n1+1]
+		y[:n1+1][n1] = entry{uint32(b1), uint32(b1 >> 32), int32(i)}
+		s.pos[i] = int32(n1)
+		// pop's shrink, for a slice to step down or give back: none of
+		// the least capacity that still holds entries (a call that did
+		// nothing, for a sixth of SRG's moves on mushrooms).
+		if 8*n0 <= 3*cap(x) && (cap(x) > minCap || n0 == 0) {
+			lv.ents[j0] = s.shrink(x[:n0])
+		}
+		s.moveSums(lv, l, j0, j1, b0, b1)
 	}
-	p := s.pos[i]
-	if p != int32(n0) {
-		x[p] = x[n0]
-		s.pos[x[p].item] = p
+	// The units last (moveSums with their calls, made non-leaf, cost 6
+	// instructions an example more).
+	if s.unitsAt(l) {
+		s.editUnit(l, j0, -1, b0, false)
+		s.editUnit(l, j1, -1, b1, true)
 	}
-	// Lengths only stored, with no write barrier (a slice re-sliced into
-	// its own place): a pointer stored pays the barrier's check and keeps
-	// values across its call.
-	lv.ents[j0] = lv.ents[j0][:n0]
-	lv.ents[j1] = lv.ents[j1][:n1+1]
-	y[:n1+1][n1] = entry{uint32(b1), uint32(b1 >> 32), int32(i)}
-	s.pos[i] = int32(n1)
-	// pop's shrink, for a slice to step down or give back: none of the
-	// least capacity that still holds entries (a call that did nothing,
-	// for a sixth of SRG's moves on mushrooms).
-	if 8*n0 <= 3*cap(x) && (cap(x) > minCap || n0 == 0) {
-		lv.ents[j0] = s.shrink(x[:n0])
-	}
-	s.moveSums(lv, l, j0, j1, b0, b1)
 	return true
 }
 
-// moveSums is move's change to the counts and sums of level l, and to
-// its published units: the key of bits b0 in group j0 becomes b1 in
-// group j1.
+// moveSums is move's change to the counts and sums of level l: the key
+// of bits b0 in group j0 becomes b1 in group j1.
 func (s *Sampler) moveSums(lv *level, l, j0, j1 int, b0, b1 uint64) {
 	g0, g1 := b0&(1<<52-1)|1<<52, b1&(1<<52-1)|1<<52 // sig64
 	st := &s.ls[l-s.lo]
@@ -1304,11 +1309,6 @@ func (s *Sampler) moveSums(lv *level, l, j0, j1 int, b0, b1 uint64) {
 	lv.bb[j1>>3] += uint64(nG + 1 + j1)
 	lv.bc[j1>>3]++
 	lv.bs[j1>>3].add(g1)
-	// The units last, their calls with nothing to keep after them.
-	if s.unitsAt(l) {
-		s.editUnit(l, j0, -1, b0, false)
-		s.editUnit(l, j1, -1, b1, true)
-	}
 }
 
 // moveSlow is move past its checks when the new group's slice grows: pop
