@@ -81,6 +81,14 @@ func (x u128) minus(y u128) u128 {
 	return u128{x.hi - y.hi - b, lo}
 }
 
+// addDiff adds to x the signed difference d, given modulo 2^64, of two
+// values below 2^63.
+func (x *u128) addDiff(d uint64) {
+	var c uint64
+	x.lo, c = bits.Add64(x.lo, d, 0)
+	x.hi += c + uint64(int64(d)>>63)
+}
+
 // float returns x rounded, within two roundings.
 func (x u128) float() float64 { return float64(x.hi)*0x1p64 + u64float(x.lo) }
 
@@ -1197,7 +1205,8 @@ func sameGroup(old, a float64) bool {
 // difference, and a published unit moves the key among its neighbours
 // only (moveUnit). It reports whether it did.
 func (s *Sampler) replace(i int, old, a float64) bool {
-	l, j := locate(old)
+	b0, b1 := math.Float64bits(old), math.Float64bits(a)
+	l, j := int(b0>>52)+51, int(b0>>(52-bB))&(nG-1) // a normal key's (locate)
 	lv := s.lv[l-s.lo]
 	k := -1
 	if lv.sub[j] != nil {
@@ -1205,81 +1214,90 @@ func (s *Sampler) replace(i int, old, a float64) bool {
 			return false
 		}
 	}
-	g0, g1 := sig64(old), sig64(a)
+	// One signed difference of the significands, added to each sum: the
+	// exponents are equal, so it is the difference of the keys' bits.
+	d := b1 - b0
+	s.ls[l-s.lo].sum.addDiff(d)
+	lv.gsum[j].addDiff(d)
+	lv.bs[j>>3].addDiff(d)
+	e := entry{uint32(b1), uint32(b1 >> 32), int32(i)}
 	p := s.pos[i]
-	st := &s.ls[l-s.lo]
-	st.sum.sub(g0)
-	st.sum.add(g1)
-	lv.gsum[j].sub(g0)
-	lv.gsum[j].add(g1)
-	lv.bs[j>>3].sub(g0)
-	lv.bs[j>>3].add(g1)
-	e := mkEntry(a, i)
 	if k >= 0 {
 		sb := lv.sub[j]
 		sb.ents[k][p] = e
-		sb.sum[k].sub(g0)
-		sb.sum[k].add(g1)
-		sb.bs[k>>3].sub(g0)
-		sb.bs[k>>3].add(g1)
+		sb.sum[k].addDiff(d)
+		sb.bs[k>>3].addDiff(d)
 	} else {
 		lv.ents[j][p] = e
 	}
 	if s.unitsAt(l) {
-		s.moveUnit(l, j, k, math.Float64bits(old), math.Float64bits(a))
+		s.moveUnit(l, j, k, b0, b1)
 	}
 	return true
 }
 
 // move moves item i from its key old to a, normal keys of the same level
-// (sameLevel) in flat groups, from one group to another, as remove and
-// insert would, published units edited as they edit them, and reports
-// whether it could: not when either group is split or will be. Most
-// updates of SRG keep the level (74 to 83%, 7 to 18% the group), and then
-// the level's count, its bit and its reuse are as they were: a third less
-// work than remove and insert.
+// (sameLevel) in different groups (not sameGroup), both flat, as remove
+// and insert would, published units edited as they edit them, and
+// reports whether it could: not when either group is split or will be.
+// Most updates of SRG keep the level (74 to 83%, 7 to 18% the group), and
+// then the level's count, its bit and its reuse are as they were: a third
+// less work than remove and insert.
 func (s *Sampler) move(i int, old, a float64) bool {
-	l, j0 := locate(old)
-	_, j1 := locate(a)
-	j0, j1 = j0&(nG-1), j1&(nG-1) // no-ops that drop the bounds checks
+	b0, b1 := math.Float64bits(old), math.Float64bits(a)
+	l := int(b0>>52) + 51 // a normal key's level (locate)
+	j0, j1 := int(b0>>(52-bB))&(nG-1), int(b1>>(52-bB))&(nG-1)
 	lv := s.lv[l-s.lo]
-	if lv.sub[j0] != nil || lv.sub[j1] != nil || lv.cnt[j1] >= kSplit && l >= 2*bB {
-		return false
+	if j0 == j1 || lv.sub[j0] != nil || lv.sub[j1] != nil || lv.cnt[j1] >= kSplit {
+		return false // (a normal key's level is at least 2·bB)
 	}
-	if s.unitsAt(l) {
-		s.editUnit(l, j0, -1, math.Float64bits(old), false)
-		s.editUnit(l, j1, -1, math.Float64bits(a), true)
-	}
-	// pop and push, their usual cases written out: the calls cost a
-	// fifth of a move.
-	p := s.pos[i]
-	x := lv.ents[j0]
-	if last := int32(len(x) - 1); p != last {
-		x[p] = x[last]
-		s.pos[x[p].item] = p
-	}
-	// shrink steps a slice down, or gives back an empty one: none of the
-	// least capacity that still holds entries (a call that did nothing,
-	// for a sixth of SRG's moves on mushrooms).
-	if x = x[:len(x)-1]; 8*len(x) <= 3*cap(x) && (cap(x) > minCap || len(x) == 0) {
-		x = s.shrink(x)
-	}
-	lv.ents[j0] = x
-	if y := lv.ents[j1]; len(y) < cap(y) {
-		s.pos[i] = int32(len(y))
-		lv.ents[j1] = append(y, mkEntry(a, i))
+	x, y := lv.ents[j0], lv.ents[j1]
+	n0, n1 := len(x)-1, len(y)
+	if n1 == cap(y) {
+		// A full slice: the calls, rare (3% of SRG's moves on mushrooms),
+		// in a function of their own, so that this path keeps its values
+		// in registers (the calls' spills cost a tenth of a move).
+		s.moveSlow(lv, l, j0, j1, i, b0, b1)
 	} else {
-		s.pos[i] = s.push(&lv.ents[j1], mkEntry(a, i))
+		p := s.pos[i]
+		if p != int32(n0) {
+			x[p] = x[n0]
+			s.pos[x[p].item] = p
+		}
+		// Lengths only stored, with no write barrier (a slice re-sliced
+		// into its own place): a pointer stored pays the barrier's check
+		// and keeps values across its call.
+		lv.ents[j0] = lv.ents[j0][:n0]
+		lv.ents[j1] = lv.ents[j1][:n1+1]
+		y[:n1+1][n1] = entry{uint32(b1), uint32(b1 >> 32), int32(i)}
+		s.pos[i] = int32(n1)
+		// pop's shrink, for a slice to step down or give back: none of
+		// the least capacity that still holds entries (a call that did
+		// nothing, for a sixth of SRG's moves on mushrooms).
+		if 8*n0 <= 3*cap(x) && (cap(x) > minCap || n0 == 0) {
+			lv.ents[j0] = s.shrink(x[:n0])
+		}
+		s.moveSums(lv, l, j0, j1, b0, b1)
 	}
-	g0, g1 := sig64(old), sig64(a)
-	b0, b1 := bnd(l, j0), bnd(l, j1)
+	// The units last (moveSums with their calls, made non-leaf, cost 6
+	// instructions an example more).
+	if s.unitsAt(l) {
+		s.editUnit(l, j0, -1, b0, false)
+		s.editUnit(l, j1, -1, b1, true)
+	}
+	return true
+}
+
+// moveSums is move's change to the counts and sums of level l: the key
+// of bits b0 in group j0 becomes b1 in group j1.
+func (s *Sampler) moveSums(lv *level, l, j0, j1 int, b0, b1 uint64) {
+	g0, g1 := b0&(1<<52-1)|1<<52, b1&(1<<52-1)|1<<52 // sig64
 	st := &s.ls[l-s.lo]
-	st.sum.sub(g0)
-	st.sum.add(g1)
-	st.wb += b1 - b0
+	st.sum.addDiff(b1 - b0)
+	st.wb += uint64(j1 - j0) // bnd(l, j1) − bnd(l, j0)
 	lv.cnt[j0]--
 	lv.gsum[j0].sub(g0)
-	lv.bb[j0>>3] -= b0
+	lv.bb[j0>>3] -= uint64(nG + 1 + j0) // bnd(l, j0)
 	lv.bc[j0>>3]--
 	lv.bs[j0>>3].sub(g0)
 	if lv.cnt[j0] == 0 {
@@ -1288,10 +1306,19 @@ func (s *Sampler) move(i int, old, a float64) bool {
 	lv.occ |= 1 << j1
 	lv.cnt[j1]++
 	lv.gsum[j1].add(g1)
-	lv.bb[j1>>3] += b1
+	lv.bb[j1>>3] += uint64(nG + 1 + j1)
 	lv.bc[j1>>3]++
 	lv.bs[j1>>3].add(g1)
-	return true
+}
+
+// moveSlow is move past its checks when the new group's slice grows: pop
+// and push.
+func (s *Sampler) moveSlow(lv *level, l, j0, j1, i int, b0, b1 uint64) {
+	if moved := s.pop(&lv.ents[j0], s.pos[i]); moved >= 0 {
+		s.pos[moved] = s.pos[i]
+	}
+	s.pos[i] = s.push(&lv.ents[j1], entry{uint32(b1), uint32(b1 >> 32), int32(i)})
+	s.moveSums(lv, l, j0, j1, b0, b1)
 }
 
 // fits reports whether the exact sum of the keys, with a in place of one
@@ -1380,10 +1407,30 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 		return reweighted.ErrEmpty
 	}
 	n := len(s.keys)
-	most, err := check.Batch(items, keys, n)
-	if err != nil {
+	if len(keys) != len(items) {
+		_, err := check.Batch(items, keys, n)
 		return err
 	}
+	// The batch's check, in one pass with the items' keys and slots read
+	// ahead of the updates, independent loads, which the updates would
+	// read each only after the last update's work: without, an SRG epoch
+	// took 0.5% (ijcnn1) to 2% (phishing, w8a) longer; reading each item's
+	// entry in its group too, up to 2.5% longer than with this. The check
+	// and the read-ahead in two passes cost 33 instructions an example of
+	// SRG on mushrooms, in one 19.
+	keys = keys[:len(items)]
+	now, pos := s.keys, s.pos[:n]
+	var most64, sink uint64
+	for e, i := range items {
+		b := math.Float64bits(keys[e])
+		if !check.BatchEntry(i, b, n) {
+			_, err := check.Batch(items, keys, n)
+			return err
+		}
+		most64 = max(most64, b<<1>>1)
+		sink += math.Float64bits(now[i]) + uint64(pos[i])
+	}
+	most := math.Float64frombits(most64)
 	top := s.topLevel()
 	if most > 0 {
 		l, _ := locate(most)
@@ -1391,6 +1438,7 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	}
 	sc := s.getScratch()
 	defer s.putScratch(sc)
+	sc.sink = int32(sink)
 	if top+1+bits.Len(uint(n)) > maxSumLevel {
 		ch, nk := s.lastChanges(items, keys, sc.seenBits(n), sc.chItems[:0], sc.chKeys[:0])
 		sc.chItems, sc.chKeys = ch, nk
@@ -1405,36 +1453,34 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 	}
 	if n >= touchMin {
 		s.touch(items, keys, sc)
-	} else {
-		// The items' keys and slots, independent loads, read ahead of the
-		// updates, which would read each only after the last update's
-		// work: without, an SRG epoch took 0.5% (ijcnn1) to 2% (phishing,
-		// w8a) longer; reading each item's entry in its group too, up to
-		// 2.5% longer than with this.
-		var sink uint64
-		for _, i := range items {
-			sink += math.Float64bits(s.keys[i]) + uint64(s.pos[i])
-		}
-		sc.sink = int32(sink)
 	}
 	// Each entry in turn, as Set one by one would: an item's last entry
 	// leaves its last key, with no pass to find the last entries first (a
 	// batch of SRG without replacement repeats no item; that pass cost 38
 	// instructions an example of SRG on mushrooms).
-	keys = keys[:len(items)]
 	changed := false
 	for e, i := range items {
 		a := keys[e] + 0 // −0 read as 0
-		old := s.keys[i]
+		old := now[i]
 		if a == old {
 			continue
 		}
 		changed = true
-		if (!sameGroup(old, a) || !s.replace(i, old, a)) && !(sameLevel(old, a) && s.move(i, old, a)) {
+		// sameGroup and sameLevel from one exclusive or; a key that
+		// replace refuses is in a split group, which move refuses too.
+		done := false
+		if b0, x := math.Float64bits(old), math.Float64bits(old)^math.Float64bits(a); x < 1<<52 && b0 >= 1<<52 {
+			if x < 1<<(52-bB) {
+				done = s.replace(i, old, a)
+			} else {
+				done = s.move(i, old, a)
+			}
+		}
+		if !done {
 			s.remove(i, old)
 			s.insert(i, a)
 		}
-		s.keys[i] = a
+		now[i] = a
 	}
 	if changed {
 		s.ver++
@@ -1483,20 +1529,18 @@ const touchMin = 1 << 18
 // slot of the item that will move into it, and the end of the new key's
 // group, and for a split group the count and sums of the sub-bucket (4%
 // to 8% of a batch step at 2^20; the level's count and sum besides gained
-// nothing). It reads in three passes, each of loads that do not depend on
-// each other, so that their cache misses overlap: the keys and slots; the
-// groups, which the keys locate; the slots of the items that the groups'
-// last entries name. The updates, whose loads do depend on each other,
-// then find the lines in cache. The keys read in the first pass, rather
+// nothing). It reads in passes, each of loads that do not depend on each
+// other, so that their cache misses overlap: the keys and slots
+// (SetBatch's first pass, with its check); the groups, which the keys
+// locate; the slots of the items that the groups' last entries name. The
+// updates, whose loads do depend on each other, then find the lines in
+// cache. The keys read in the first pass, rather
 // than in the second, where they start each item's chain of loads, took
 // a batch step at 2^20 from 0.82 of gonum's to 0.72 to 0.79 (abbench, 8
 // rounds); the third pass, rather than those slots read at the end of
 // each chain, to 0.68 to 0.77.
 func (s *Sampler) touch(items []int, keys []float64, sc *scratch) {
-	var sink int32
-	for _, i := range items {
-		sink += s.pos[i] + int32(math.Float64bits(s.keys[i]))
-	}
+	sink := sc.sink
 	lasts := sc.lasts[:0]
 	for e, i := range items {
 		if old := s.keys[i]; old != 0 {

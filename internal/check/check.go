@@ -53,12 +53,19 @@ func Batch(items []int, keys []float64, n int) (float64, error) {
 	var most uint64
 	for k, i := range items {
 		b := math.Float64bits(keys[k])
-		if uint(i) >= uint(n) || b > maxSumBits && b != negZero {
+		if !BatchEntry(i, b, n) {
 			return 0, batchError(k, i, keys[k], n)
 		}
 		most = max(most, b<<1>>1)
 	}
 	return math.Float64frombits(most), nil
+}
+
+// BatchEntry reports whether Batch accepts an entry of item i and key bits
+// b for n items, for a caller that checks a batch in a pass of its own
+// (and takes Batch's error for a refused one): inlined.
+func BatchEntry(i int, b uint64, n int) bool {
+	return uint(i) < uint(n) && (b <= maxSumBits || b == negZero)
 }
 
 const (
