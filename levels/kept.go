@@ -788,14 +788,35 @@ func (s *Sampler) checkKept() error {
 type wide [32]uint64
 
 // addKey adds the key a (sub: subtracts it; the result is not negative) to
-// x, exactly.
+// x, exactly: its 53 bits span two words, then the carry. The key is at
+// most MaxSum, so its words lie below the last.
 func (x *wide) addKey(a float64, sub bool) {
 	b := math.Float64bits(a)
-	m, sh := b&(1<<52-1), uint(0)
+	m, sh := b&(1<<52-1), uint64(0)
 	if e := b >> 52; e > 0 {
-		m, sh = m|1<<52, uint(e-1)
+		m, sh = m|1<<52, e-1
 	}
-	x.addAt(u128{lo: m}, sh, sub)
+	w, off := sh>>6&31, sh&63
+	// m·2^off in two words; a shift by 64 gives 0.
+	p0, p1 := m<<off, m>>(64-off)
+	var c uint64
+	if sub {
+		x[w], c = bits.Sub64(x[w], p0, 0)
+		for q := w + 1; q < uint64(len(x)); q++ {
+			x[q], c = bits.Sub64(x[q], p1, c)
+			if p1 = 0; c == 0 {
+				break
+			}
+		}
+		return
+	}
+	x[w], c = bits.Add64(x[w], p0, 0)
+	for q := w + 1; q < uint64(len(x)); q++ {
+		x[q], c = bits.Add64(x[q], p1, c)
+		if p1 = 0; c == 0 {
+			break
+		}
+	}
 }
 
 // addAt adds v·2^sh to x (sub: subtracts it), exactly, for sh below
@@ -841,14 +862,19 @@ func (x *wide) float(ts, nbits int) float64 {
 	hi, lo := x[t], x[t-1]
 	lz := uint(bits.LeadingZeros64(hi))
 	top := hi<<lz | lo>>(64-lz) // the 64 bits from the leading one; lo>>64 is 0
-	sticky := lo<<lz != 0
-	for q := t - 2; q >= 0 && !sticky; q-- {
-		sticky = x[q] != 0
-	}
-	if sticky {
-		// Below the 53 bits kept and the two that round them, a one
-		// stands for every bit under it: the rounding is the same.
-		top |= 1
+	// Below the 53 bits kept and the two that round them, a one stands
+	// for every bit under it: the rounding is the same. The bits under
+	// top decide it only when top lies exactly halfway between two
+	// floats (a tie), which the sum rarely does; else the scan of the
+	// words under it, most of them zero, is skipped.
+	if top&(1<<11-1) == 1<<10 {
+		sticky := lo<<lz != 0
+		for q := t - 2; q >= 0 && !sticky; q-- {
+			sticky = x[q] != 0
+		}
+		if sticky {
+			top |= 1
+		}
 	}
 	return scale(u64float(top), 64*t-int(lz)-ts)
 }

@@ -478,7 +478,7 @@ func TestWideSumRoundsOnce(t *testing.T) {
 	// or less; and a sum carried and borrowed across words.
 	for _, keys := range [][]float64{
 		{1, 0x1p-53}, {1 + 0x1p-52, 0x1p-53}, {1, 0x1p-53, 0x1p-1074},
-		{1 + 0x1p-52, 0x1p-53, 5e-324}, {0x1p600, 0x1p-1000, 0x1p-1074},
+		{1 + 0x1p-52, 0x1p-53, 5e-324}, {1, 0x1p-53, 0x1p-70}, {0x1p600, 0x1p-1000, 0x1p-1074},
 		{math.MaxFloat64 / 0x1p200, 0x1p-1074}, {5e-324, 3e-320}, {0x1p-1022, 0x1p-1023},
 	} {
 		var x wide
