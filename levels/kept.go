@@ -74,7 +74,7 @@ func (s *Sampler) keptFor(eps float64) *kept {
 // the kept ones, or those sc holds from an earlier read of the same keys
 // at eps, or new ones made with sc.
 func (s *Sampler) solution(eps float64, sc *scratch) (*sol, *table) {
-	if k := s.keptFor(eps); k != nil {
+	if k := s.keptFor(eps); k != nil && !k.tab.rowsOld {
 		return &k.o, &k.tab
 	}
 	return s.held(eps, sc)
@@ -183,7 +183,7 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 	}
 	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
 		k.followed++
-		if s.retable(&k.o, &k.tab, old, a) {
+		if s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
 			return
 		}
@@ -572,12 +572,12 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 	}
 	// The rows before q0 keep their weights and cumulative sums.
 	q0 := len(t.rows)
-	lo, ln := -1, -1
+	lo, ln, jo, jn := -1, -1, 0, 0
 	if old > 0 {
-		lo, _ = locate(old)
+		lo, jo = locate(old)
 	}
 	if a > 0 {
-		ln, _ = locate(a)
+		ln, jn = locate(a)
 	}
 	emptied := lo > o.lvl && s.ls[lo-s.lo].n == 0
 	filled := ln > o.lvl && s.ls[ln-s.lo].n == 1 && lo != ln
@@ -617,6 +617,7 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		if len(t.rows) == 0 {
 			return false
 		}
+		t.iz = s.reInt(&t.iz, o.top, lo, jo, ln, jn)
 	} else if emptied || filled {
 		return false // a level of the head emptied or filled
 	}
@@ -704,6 +705,54 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 	return true
 }
 
+// keepInt brings the integer proposal of t, the table of the kept
+// solution at ε = 0 before one key changed from old to a, up to date for
+// o, the solution after, and reports whether it could: when it stays ok.
+// The rows are left as they were (rowsOld), for Draw reads only iz; a
+// table whose proposal leaves ok is built again.
+func (s *Sampler) keepInt(o *sol, t *table, old, a float64) bool {
+	if o.eps != 0 || !t.iz.ok {
+		return false
+	}
+	lo, ln, jo, jn := -1, -1, 0, 0
+	if old > 0 {
+		lo, jo = locate(old)
+	}
+	if a > 0 {
+		ln, jn = locate(a)
+	}
+	iz := s.reInt(&t.iz, o.top, lo, jo, ln, jn)
+	if !iz.ok {
+		return false
+	}
+	t.iz, t.rowsOld = iz, true
+	return true
+}
+
+// reInt returns the integer proposal iz at ε = 0 after one key moved from
+// group jo of level lo to group jn of level ln (a level −1 for a zero
+// key), as intProp forms it: each level's bound weight changed by its
+// group's bound, so the total by two exact additions while the lowest
+// level stays; else formed again.
+func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) intProp {
+	base := int(iz.base)
+	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
+		return s.intProp(top)
+	}
+	w := iz.w
+	if lo >= 0 {
+		w -= bnd(lo, jo) << (lo - base)
+	}
+	if ln >= 0 {
+		// w < 2^62 and a bound below 2^8 shifted by at most 54: no overflow.
+		w += bnd(ln, jn) << (ln - base)
+	}
+	if w >= intLimit {
+		return intProp{}
+	}
+	return intProp{ok: true, base: int32(base), w: w}
+}
+
 // rescale puts the weights of t, an ε = 0 table, in the unit 2^ts of a
 // new top level, and reports whether it could: when every weight and
 // cumulative weight is a normal float before and after, so that a power
@@ -774,9 +823,16 @@ func (s *Sampler) checkKept() error {
 	}
 	t := s.build(&o, &sc.tab)
 	kt := &k.tab
+	if kt.rowsOld {
+		if kt.iz != t.iz || !t.iz.ok {
+			return fmt.Errorf("levels: the integer proposal kept for ε = %v differs from a new one", k.eps)
+		}
+		return nil
+	}
 	if !slices.Equal(kt.rows, t.rows) || !slices.Equal(kt.heads, t.heads) || kt.front != t.front || kt.ts != t.ts ||
 		kt.total != t.total || kt.tstar != t.tstar || kt.strB != t.strB || kt.partLo != t.partLo ||
-		kt.nTail != t.nTail || kt.lvTail != t.lvTail || kt.direct != t.direct || kt.tailBits != t.tailBits {
+		kt.nTail != t.nTail || kt.lvTail != t.lvTail || kt.direct != t.direct || kt.tailBits != t.tailBits ||
+		kt.iz != t.iz {
 		return fmt.Errorf("levels: the table kept for ε = %v differs from a new one", k.eps)
 	}
 	return nil
