@@ -130,16 +130,19 @@ func (s *Sampler) proposeInt(o *sol, t *table, src rand.Source, p *proposal) {
 			r, lo = bits.Mul64(src.Uint64(), w)
 		}
 	}
-	base := int(t.iz.base)
-	l := o.top
-	for ; l > base; l-- {
-		x := s.ls[l-s.lo].wb << (l - base)
+	// The levels from base to the top, by their shift d to base's unit
+	// (at most intShift: the masks drop the checks of a shift past 63).
+	ls := s.ls[int(t.iz.base)-s.lo : o.top-s.lo+1]
+	d := len(ls) - 1
+	for ; d > 0; d-- {
+		x := ls[d].wb << (d & 63)
 		if r < x {
 			break
 		}
 		r -= x
 	}
-	r >>= l - base
+	r >>= d & 63
+	l := int(t.iz.base) + d
 	lv := s.lv[l-s.lo]
 	j, pre := lv.findBound(l, r)
 	slot, sure := headSlot(l, j, r-pre)

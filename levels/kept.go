@@ -741,11 +741,11 @@ func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) intProp {
 	}
 	w := iz.w
 	if lo >= 0 {
-		w -= bnd(lo, jo) << (lo - base)
+		w -= bnd(lo, jo) << ((lo - base) & 63) // its term lay in w, below 2^62
 	}
 	if ln >= 0 {
 		// w < 2^62 and a bound below 2^8 shifted by at most 54: no overflow.
-		w += bnd(ln, jn) << (ln - base)
+		w += bnd(ln, jn) << ((ln - base) & 63)
 	}
 	if w >= intLimit {
 		return intProp{}
