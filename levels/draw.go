@@ -105,8 +105,9 @@ func (s *Sampler) intProp(top int) intProp {
 	}
 	var tot uint64
 	for m := base; m <= top; m++ {
-		wb := s.ls[m-s.lo].wb // 0 for an empty level
-		if bits.Len64(wb)+m-base >= 62 {
+		// wb is 0 for an empty level; past 62 bits, wb<<(m−base) ≥ 2^62.
+		wb := s.ls[m-s.lo].wb
+		if bits.Len64(wb)+m-base > 62 {
 			return intProp{}
 		}
 		if tot += wb << (m - base); tot >= intLimit {
