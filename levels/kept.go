@@ -183,7 +183,7 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 	}
 	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
 		k.followed++
-		if s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
+		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
 			return
 		}
