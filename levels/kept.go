@@ -617,7 +617,7 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		if len(t.rows) == 0 {
 			return false
 		}
-		t.iz = s.reInt(&t.iz, o.top, lo, jo, ln, jn)
+		s.reInt(&t.iz, o.top, lo, jo, ln, jn)
 	} else if emptied || filled {
 		return false // a level of the head emptied or filled
 	}
@@ -711,7 +711,7 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 // The rows are left as they were (rowsOld), for Draw reads only iz; a
 // table whose proposal leaves ok is built again.
 func (s *Sampler) keepInt(o *sol, t *table, old, a float64) bool {
-	if o.eps != 0 || !t.iz.ok {
+	if o.eps != 0 {
 		return false
 	}
 	lo, ln, jo, jn := -1, -1, 0, 0
@@ -721,36 +721,34 @@ func (s *Sampler) keepInt(o *sol, t *table, old, a float64) bool {
 	if a > 0 {
 		ln, jn = locate(a)
 	}
-	iz := s.reInt(&t.iz, o.top, lo, jo, ln, jn)
-	if !iz.ok {
-		return false
+	if s.reInt(&t.iz, o.top, lo, jo, ln, jn); !t.iz.ok {
+		return false // then built again, as intProp makes it
 	}
-	t.iz, t.rowsOld = iz, true
+	t.rowsOld = true
 	return true
 }
 
-// reInt returns the integer proposal iz at ε = 0 after one key moved from
-// group jo of level lo to group jn of level ln (a level −1 for a zero
-// key), as intProp forms it: each level's bound weight changed by its
-// group's bound, so the total by two exact additions while the lowest
+// reInt brings the integer proposal iz at ε = 0 up to date after one key
+// moved from group jo of level lo to group jn of level ln (a level −1 for
+// a zero key), as intProp forms it: each level's bound weight changed by
+// its group's bound, so the total by two exact additions while the lowest
 // level stays; else formed again.
-func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) intProp {
+func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) {
 	base := int(iz.base)
 	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
-		return s.intProp(top)
+		*iz = s.intProp(top)
+		return
 	}
-	w := iz.w
 	if lo >= 0 {
-		w -= bnd(lo, jo) << ((lo - base) & 63) // its term lay in w, below 2^62
+		iz.w -= bnd(lo, jo) << ((lo - base) & 63) // its term lay in w, below 2^62
 	}
 	if ln >= 0 {
 		// w < 2^62 and a bound below 2^8 shifted by at most 54: no overflow.
-		w += bnd(ln, jn) << ((ln - base) & 63)
+		iz.w += bnd(ln, jn) << ((ln - base) & 63)
 	}
-	if w >= intLimit {
-		return intProp{}
+	if iz.w >= intLimit {
+		*iz = intProp{}
 	}
-	return intProp{ok: true, base: int32(base), w: w}
 }
 
 // rescale puts the weights of t, an ε = 0 table, in the unit 2^ts of a
