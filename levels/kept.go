@@ -851,8 +851,9 @@ func (x *wide) addKey(a float64, sub bool) {
 		m, sh = m|1<<52, e-1
 	}
 	w, off := sh>>6&31, sh&63
-	// m·2^off in two words; a shift by 64 gives 0.
-	p0, p1 := m<<off, m>>(64-off)
+	// m·2^off in two words; two shifts below 64 each, for off = 0 too,
+	// with no test of a shift by 64.
+	p0, p1 := m<<off, m>>(63-off)>>1
 	var c uint64
 	if sub {
 		x[w], c = bits.Sub64(x[w], p0, 0)
