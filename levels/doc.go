@@ -133,7 +133,10 @@
 // unit, the writer tries the next occupied unit in the direction those
 // checks showed (a small one passed over, not sorted). At ε = 0 it keeps
 // the exact sum of the keys and changes it by the old and the new key,
-// two exact additions, then rounds it. The table's rows that
+// two exact additions, then rounds it; and, while Draw chooses levels by
+// integer weights (below), their total by two exact additions too, the
+// rows left as they were (DrawBatch and AttemptProbs, which read them,
+// are served a new table). The table's rows that
 // moved (the tail, the straddling group, the rest of its level, the
 // levels of the old and the new key) are formed as build forms them, and
 // the cumulative sums from the first that moved. When t* left both units,
@@ -186,10 +189,17 @@
 // cumulative counts of the levels below t* (a draw with the kept table,
 // which reads may not write, walks down the levels instead). Overall at
 // least 64/65 of the attempts accept (AttemptProbs, checked), less only by
-// the share, below 10^-300, of the items whose p rounds to 0. The rows run from the tail and the lowest level up, and
-// the row is chosen with a uniform number that keeps 53 significant bits
-// however small it is, so that a level of keys 10^-200 times the largest
-// is drawn with its probability, not 0. An item whose p, as Prob rounds
+// the share, below 10^-300, of the items whose p rounds to 0. The rows
+// run from the tail and the lowest level up, and the row is chosen with a
+// uniform number that keeps 53 significant bits however small it is, so
+// that a level of keys 10^-200 times the largest is drawn with its
+// probability, not 0. At ε = 0, when the levels' bound weights shifted to
+// the unit of the lowest occupied level sum below 2^62 (keys within some
+// 54 binades), Draw takes no row: one uniform integer below that exact
+// sum (Lemire's multiply) chooses the level, by a walk down from the top
+// (where the mass lies when keys are drawn in proportion to themselves),
+// and, shifted to the level's unit, the group, slot and acceptance as
+// above; one number of src an attempt, not two. An item whose p, as Prob rounds
 // it, is 0 (a subnormal key at ε = 0) is rejected: its exact p* is below
 // 2^-1074, and callers divide by p.
 //

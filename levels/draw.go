@@ -62,6 +62,95 @@ type table struct {
 	heads    []int32 // the levels wholly in the head, top down
 	front    int     // the rows of the tail and the straddling level, before the heads'
 	ts       int     // the unit of the weights, the top level's
+	iz       intProp // at ε = 0, Draw's proposal of a level by exact integer weights
+	// The kept table at ε = 0 with iz ok: the rest (rows, heads, total,
+	// ts) is an earlier solution's, which only Draw reads, through iz;
+	// solution serves the others a new table.
+	rowsOld bool
+}
+
+// intProp is Draw's choice of a level at ε = 0 when the levels' bound
+// weights, shifted to the unit of the lowest, base, sum below 2^62: one
+// uniform integer r below their exact sum w chooses the level (a walk
+// down from the top, where the mass of keys drawn in proportion to
+// themselves lies) and, r shifted to the level's unit, the group, slot
+// and acceptance as headChoice's number does. One number of src an
+// attempt where the rows take two (the row by a float, then the number
+// within it), and the writer keeps w by two exact additions a Set where
+// the rows' cumulative weights are formed again.
+type intProp struct {
+	ok   bool
+	base int32
+	w    uint64
+}
+
+// intLimit bounds intProp's total weight: below it, a weight plus a
+// group's bound shifted by at most intShift cannot overflow.
+const (
+	intLimit = 1 << 62
+	intShift = 54
+)
+
+// intProp returns the integer proposal of the levels up to top at ε = 0:
+// its weights from the lowest occupied level, not ok if they reach
+// intLimit.
+func (s *Sampler) intProp(top int) intProp {
+	if top < 0 {
+		return intProp{}
+	}
+	w := bits.TrailingZeros64(s.occW)
+	base := w*64 + bits.TrailingZeros64(s.occ[w])
+	if top-base > intShift {
+		return intProp{} // a weight of at least 2^(top−base)
+	}
+	var tot uint64
+	for m := base; m <= top; m++ {
+		// wb is 0 for an empty level; past 62 bits, wb<<(m−base) ≥ 2^62.
+		wb := s.ls[m-s.lo].wb
+		if bits.Len64(wb)+m-base > 62 {
+			return intProp{}
+		}
+		if tot += wb << (m - base); tot >= intLimit {
+			return intProp{}
+		}
+	}
+	return intProp{ok: true, base: int32(base), w: tot}
+}
+
+// proposeInt makes the choices of one attempt at ε = 0 through the
+// integer proposal of t into p, clear: r uniform below the total by
+// Lemire's multiply (a second number once in 2^62/w at most), the level
+// whose range holds it, then r's part in that level, shifted to its unit,
+// uniform over its bound weight.
+func (s *Sampler) proposeInt(o *sol, t *table, src rand.Source, p *proposal) {
+	*p = proposal{}
+	w := t.iz.w
+	r, lo := bits.Mul64(src.Uint64(), w)
+	if lo < w {
+		for th := -w % w; lo < th; {
+			r, lo = bits.Mul64(src.Uint64(), w)
+		}
+	}
+	// The levels from base to the top, by their shift d to base's unit
+	// (at most intShift: the masks drop the checks of a shift past 63).
+	ls := s.ls[int(t.iz.base)-s.lo : o.top-s.lo+1]
+	d := len(ls) - 1
+	for ; d > 0; d-- {
+		x := ls[d].wb << (d & 63)
+		if r < x {
+			break
+		}
+		r -= x
+	}
+	r >>= d & 63
+	l := int(t.iz.base) + d
+	lv := s.lv[l-s.lo]
+	j, pre := lv.findBound(l, r)
+	slot, sure := headSlot(l, j, r-pre)
+	p.lv, p.l, p.j, p.r, p.sure, p.test = lv, int32(l), int32(j), int32(slot), sure, !sure
+	if !sure {
+		p.u = uniform(src)
+	}
 }
 
 // tails is the levels below the straddling level and their cumulative
@@ -137,6 +226,9 @@ func (s *Sampler) build(o *sol, t *table) *table {
 		rows[k].cum = w
 	}
 	t.total = w
+	if o.eps == 0 {
+		t.iz = s.intProp(o.top)
+	}
 	return t
 }
 
@@ -342,7 +434,11 @@ func headFrac(l, j int, a float64) float64 {
 // chunks do.
 func (s *Sampler) attempt(o *sol, t *table, tl *tails, src rand.Source) (int, float64) {
 	var p proposal
-	s.propose(o, t, tl, nil, src, &p)
+	if t.iz.ok {
+		s.proposeInt(o, t, src, &p)
+	} else {
+		s.propose(o, t, tl, nil, src, &p)
+	}
 	return s.decideAt(o, t, &p, src)
 }
 
@@ -1299,6 +1395,9 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 		l := int(r.l)
 		switch r.kind {
 		case rowLevel:
+			if t.iz.ok { // Draw's proposal by integer weights
+				pr = float64(s.ls[l-s.lo].wb<<(l-int(t.iz.base))) / float64(t.iz.w)
+			}
 			groups(l, byBound, float64(s.ls[l-s.lo].wb), 0, nG, pr, false)
 		case rowPartial:
 			groups(l, byBound, float64(s.ls[l-s.lo].wb-t.partLo), o.grp+1, nG, pr, false)

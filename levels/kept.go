@@ -74,7 +74,7 @@ func (s *Sampler) keptFor(eps float64) *kept {
 // the kept ones, or those sc holds from an earlier read of the same keys
 // at eps, or new ones made with sc.
 func (s *Sampler) solution(eps float64, sc *scratch) (*sol, *table) {
-	if k := s.keptFor(eps); k != nil {
+	if k := s.keptFor(eps); k != nil && !k.tab.rowsOld {
 		return &k.o, &k.tab
 	}
 	return s.held(eps, sc)
@@ -183,7 +183,7 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 	}
 	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
 		k.followed++
-		if s.retable(&k.o, &k.tab, old, a) {
+		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
 			return
 		}
@@ -572,12 +572,12 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 	}
 	// The rows before q0 keep their weights and cumulative sums.
 	q0 := len(t.rows)
-	lo, ln := -1, -1
+	lo, ln, jo, jn := -1, -1, 0, 0
 	if old > 0 {
-		lo, _ = locate(old)
+		lo, jo = locate(old)
 	}
 	if a > 0 {
-		ln, _ = locate(a)
+		ln, jn = locate(a)
 	}
 	emptied := lo > o.lvl && s.ls[lo-s.lo].n == 0
 	filled := ln > o.lvl && s.ls[ln-s.lo].n == 1 && lo != ln
@@ -617,6 +617,7 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		if len(t.rows) == 0 {
 			return false
 		}
+		s.reInt(&t.iz, o.top, lo, jo, ln, jn)
 	} else if emptied || filled {
 		return false // a level of the head emptied or filled
 	}
@@ -704,6 +705,52 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 	return true
 }
 
+// keepInt brings the integer proposal of t, the table of the kept
+// solution at ε = 0 before one key changed from old to a, up to date for
+// o, the solution after, and reports whether it could: when it stays ok.
+// The rows are left as they were (rowsOld), for Draw reads only iz; a
+// table whose proposal leaves ok is built again.
+func (s *Sampler) keepInt(o *sol, t *table, old, a float64) bool {
+	if o.eps != 0 {
+		return false
+	}
+	lo, ln, jo, jn := -1, -1, 0, 0
+	if old > 0 {
+		lo, jo = locate(old)
+	}
+	if a > 0 {
+		ln, jn = locate(a)
+	}
+	if s.reInt(&t.iz, o.top, lo, jo, ln, jn); !t.iz.ok {
+		return false // then built again, as intProp makes it
+	}
+	t.rowsOld = true
+	return true
+}
+
+// reInt brings the integer proposal iz at ε = 0 up to date after one key
+// moved from group jo of level lo to group jn of level ln (a level −1 for
+// a zero key), as intProp forms it: each level's bound weight changed by
+// its group's bound, so the total by two exact additions while the lowest
+// level stays; else formed again.
+func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) {
+	base := int(iz.base)
+	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
+		*iz = s.intProp(top)
+		return
+	}
+	if lo >= 0 {
+		iz.w -= bnd(lo, jo) << ((lo - base) & 63) // its term lay in w, below 2^62
+	}
+	if ln >= 0 {
+		// w < 2^62 and a bound below 2^8 shifted by at most 54: no overflow.
+		iz.w += bnd(ln, jn) << ((ln - base) & 63)
+	}
+	if iz.w >= intLimit {
+		*iz = intProp{}
+	}
+}
+
 // rescale puts the weights of t, an ε = 0 table, in the unit 2^ts of a
 // new top level, and reports whether it could: when every weight and
 // cumulative weight is a normal float before and after, so that a power
@@ -774,9 +821,16 @@ func (s *Sampler) checkKept() error {
 	}
 	t := s.build(&o, &sc.tab)
 	kt := &k.tab
+	if kt.rowsOld {
+		if kt.iz != t.iz || !t.iz.ok {
+			return fmt.Errorf("levels: the integer proposal kept for ε = %v differs from a new one", k.eps)
+		}
+		return nil
+	}
 	if !slices.Equal(kt.rows, t.rows) || !slices.Equal(kt.heads, t.heads) || kt.front != t.front || kt.ts != t.ts ||
 		kt.total != t.total || kt.tstar != t.tstar || kt.strB != t.strB || kt.partLo != t.partLo ||
-		kt.nTail != t.nTail || kt.lvTail != t.lvTail || kt.direct != t.direct || kt.tailBits != t.tailBits {
+		kt.nTail != t.nTail || kt.lvTail != t.lvTail || kt.direct != t.direct || kt.tailBits != t.tailBits ||
+		kt.iz != t.iz {
 		return fmt.Errorf("levels: the table kept for ε = %v differs from a new one", k.eps)
 	}
 	return nil
@@ -788,14 +842,36 @@ func (s *Sampler) checkKept() error {
 type wide [32]uint64
 
 // addKey adds the key a (sub: subtracts it; the result is not negative) to
-// x, exactly.
+// x, exactly: its 53 bits span two words, then the carry. The key is at
+// most MaxSum, so its words lie below the last.
 func (x *wide) addKey(a float64, sub bool) {
 	b := math.Float64bits(a)
-	m, sh := b&(1<<52-1), uint(0)
+	m, sh := b&(1<<52-1), uint64(0)
 	if e := b >> 52; e > 0 {
-		m, sh = m|1<<52, uint(e-1)
+		m, sh = m|1<<52, e-1
 	}
-	x.addAt(u128{lo: m}, sh, sub)
+	w, off := sh>>6&31, sh&63
+	// m·2^off in two words; two shifts below 64 each, for off = 0 too,
+	// with no test of a shift by 64.
+	p0, p1 := m<<off, m>>(63-off)>>1
+	var c uint64
+	if sub {
+		x[w], c = bits.Sub64(x[w], p0, 0)
+		for q := w + 1; q < uint64(len(x)); q++ {
+			x[q], c = bits.Sub64(x[q], p1, c)
+			if p1 = 0; c == 0 {
+				break
+			}
+		}
+		return
+	}
+	x[w], c = bits.Add64(x[w], p0, 0)
+	for q := w + 1; q < uint64(len(x)); q++ {
+		x[q], c = bits.Add64(x[q], p1, c)
+		if p1 = 0; c == 0 {
+			break
+		}
+	}
 }
 
 // addAt adds v·2^sh to x (sub: subtracts it), exactly, for sh below
@@ -841,14 +917,19 @@ func (x *wide) float(ts, nbits int) float64 {
 	hi, lo := x[t], x[t-1]
 	lz := uint(bits.LeadingZeros64(hi))
 	top := hi<<lz | lo>>(64-lz) // the 64 bits from the leading one; lo>>64 is 0
-	sticky := lo<<lz != 0
-	for q := t - 2; q >= 0 && !sticky; q-- {
-		sticky = x[q] != 0
-	}
-	if sticky {
-		// Below the 53 bits kept and the two that round them, a one
-		// stands for every bit under it: the rounding is the same.
-		top |= 1
+	// Below the 53 bits kept and the two that round them, a one stands
+	// for every bit under it: the rounding is the same. The bits under
+	// top decide it only when top lies exactly halfway between two
+	// floats (a tie), which the sum rarely does; else the scan of the
+	// words under it, most of them zero, is skipped.
+	if top&(1<<11-1) == 1<<10 {
+		sticky := lo<<lz != 0
+		for q := t - 2; q >= 0 && !sticky; q-- {
+			sticky = x[q] != 0
+		}
+		if sticky {
+			top |= 1
+		}
 	}
 	return scale(u64float(top), 64*t-int(lz)-ts)
 }

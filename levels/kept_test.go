@@ -478,7 +478,7 @@ func TestWideSumRoundsOnce(t *testing.T) {
 	// or less; and a sum carried and borrowed across words.
 	for _, keys := range [][]float64{
 		{1, 0x1p-53}, {1 + 0x1p-52, 0x1p-53}, {1, 0x1p-53, 0x1p-1074},
-		{1 + 0x1p-52, 0x1p-53, 5e-324}, {0x1p600, 0x1p-1000, 0x1p-1074},
+		{1 + 0x1p-52, 0x1p-53, 5e-324}, {1, 0x1p-53, 0x1p-70}, {0x1p600, 0x1p-1000, 0x1p-1074},
 		{math.MaxFloat64 / 0x1p200, 0x1p-1074}, {5e-324, 3e-320}, {0x1p-1022, 0x1p-1023},
 	} {
 		var x wide
@@ -519,4 +519,40 @@ func TestWideSumRoundsOnce(t *testing.T) {
 			check(keys, &x)
 		}
 	}
+}
+
+// At ε = 0 Draw's integer proposal holds while the levels' bound weights,
+// shifted to the lowest level's unit, sum below 2^62, and is dropped from
+// that bound on, whether the writer keeps it across a Set or forms it
+// anew: a key walked by factors of two from 2^-70 to 2^20 and back, past
+// the bound both ways (its levels 54 and 55 above the lowest, or 55 below
+// the top), with a Check (the kept proposal against a new one) after
+// every step, and both sides of the bound reached.
+func TestIntProposalBound(t *testing.T) {
+	s := New(4)
+	src := rand.NewPCG(1, 2)
+	// Key 1 is the lowest from 2^-54 on, 54 levels below key 0's: the
+	// walk into key 0's level makes that level's weight (65, then 146)
+	// reach the bound's last bit, 2^8·2^54, by a kept update.
+	for i, a := range []float64{1, 1.25 * 0x1p-54, 0x1p-3, 0x1p-3} {
+		require.NoError(t, s.Set(i, a))
+	}
+	_, _, err := s.Draw(0, src)
+	require.NoError(t, err)
+	seen := map[bool]int{}
+	step := func(e int) {
+		t.Helper()
+		_, _, err := s.Step(0, 3, math.Ldexp(1.25, e), src)
+		require.NoError(t, err)
+		require.NoError(t, s.Check())
+		seen[s.kept.tab.iz.ok]++
+	}
+	for e := -70; e <= 20; e++ {
+		step(e)
+	}
+	for e := 20; e >= -70; e-- {
+		step(e)
+	}
+	require.Positive(t, seen[true])
+	require.Positive(t, seen[false])
 }
