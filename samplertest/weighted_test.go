@@ -39,7 +39,8 @@ func TestRunWeightedSoundTree(t *testing.T) {
 // that need them skip it rather than fail.
 func TestWeightedNeither(t *testing.T) {
 	nw := func(n int) reweighted.Weighted { return neither{newSumTree(n, sound)} }
-	failed := weightedFailures("Kind", weightedKind, nw)
+	var failed []string
+	planted(t, func() { failed = weightedFailures("Kind", weightedKind, nw) })
 	require.Len(t, failed, 1)
 	require.Contains(t, failed[0], "neither Find")
 	for _, name := range []string{"FindEdges", "ChiSquare", "Edges", "Drift"} {
@@ -92,7 +93,8 @@ func TestWeightedCatches(t *testing.T) {
 			if c.drawOnly {
 				nw = func(n int) reweighted.Weighted { return drawOnly{newSumTree(n, c.bug)} }
 			}
-			failed := weightedFailures(c.check, checkNamed(t, c.check), nw)
+			var failed []string
+			planted(t, func() { failed = weightedFailures(c.check, checkNamed(t, c.check), nw) })
 			require.NotEmpty(t, failed, "%s passed %s", bugNames[c.bug], c.check)
 			require.Contains(t, strings.Join(failed, "\n"), c.msg)
 		})
@@ -168,7 +170,7 @@ func TestWeightedChiSquareHasPower(t *testing.T) {
 			return drawOnly{s}
 		}
 	}
-	require.NotEmpty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.1)))
+	planted(t, func() { require.NotEmpty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.1))) })
 	require.Empty(t, weightedFailures("ChiSquare", weightedChiSquare, over(1.07)))
 	require.Empty(t, weightedFailures("ChiSquare", weightedChiSquare, over(0)))
 	require.Len(t, weightedCases(), 14, "28 χ² tests, as weightedMinPValue's failure chance counts")
