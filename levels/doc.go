@@ -290,11 +290,10 @@
 // spread over more binades and hold more levels. The per-level sums and
 // level pointers span the levels the keys have reached, with room for 16
 // more on either side (a few kB), not all 2,098 levels (84 kB), so that
-// New holds 8.4 kB besides its 16 bytes an item below 256 items (and 14
+// New holds 8.6 kB besides its 16 bytes an item below 256 items (and 14
 // kB more from 256 on: four levels in reserve); a sampler's fixed cost is
-// then its levels, 3.6 kB each, one for each binade its keys span: 191
-// bytes an item for 1,000 Exp(1) keys (280 with all levels' arrays), 241
-// for lognormal ones (328). At n = 2^20, 34.9 for Exp(1)
+// then its levels, 3.6 kB each, one for each binade its keys span: 150
+// bytes an item for 1,000 Exp(1) keys, 232 for lognormal ones. At n = 2^20, 34.9 for Exp(1)
 // keys and 39.1 for lognormal ones, whose 841 split groups hold their
 // items in sub-buckets of a few entries each, in slices 57% full, and
 // each keeps an array for a merge to come: a pooled one of 149 entries
