@@ -1131,9 +1131,12 @@ func (s *Sampler) tailLoc(o *sol, t *table, tl *tails, r uint64, p *proposal) {
 	p.item = s.zeros[x-prev]
 }
 
-// restBlock is the number of items whose probabilities restTree sums in
-// one leaf: 2 bytes an item of tree, where one float per item would be 16.
-const restBlock = 8
+// restBlock is the number of items whose probabilities drawRest's tree sums in
+// one leaf: 4 bytes an item of tree, where one float per item would be 16.
+// Of 2, 4 and 8, 4 made the fewest instructions a batch step on
+// concentrated keys at ε = 0, where drawRest draws most of the batch: 2
+// deepens the tree, 8 lengthens the scan of a leaf's items each draw.
+const restBlock = 4
 
 // drawRest fills items and probs, the rest of a batch without replacement
 // of which the items in seen are drawn, each from the explicit conditional
@@ -1161,9 +1164,7 @@ func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, 
 	t, q := sc.probs[:2*nb], o.probs()
 	scaled := false
 	build := func() {
-		for b := range nb {
-			t[nb+b] = s.restSum(&q, seen, b, scaled)
-		}
+		s.restLeaves(&q, seen, t[nb:], scaled)
 		for j := nb - 1; j >= 1; j-- {
 			t[j] = t[2*j] + t[2*j+1]
 		}
@@ -1188,16 +1189,23 @@ func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, 
 				x, j = x-l, 2*j+1
 			}
 		}
+		// The weights of the block's items left, read once for the choice
+		// and for the block's new sum: 0 for an item drawn, which adds
+		// nothing to a sum, so the sum is restSum's, bit for bit.
+		b := j - nb
+		lo, hi := b*restBlock, min(b*restBlock+restBlock, n)
+		var w [restBlock]float64
+		for c := lo; c < hi; c++ {
+			if seen[c>>6]&(1<<(c&63)) == 0 {
+				w[c-lo] = q.rest(s.keys[c], scaled)
+			}
+		}
 		// Rounding may leave x at or past the block's last partial sum: the
 		// last item with positive probability owns the end.
-		b := j - nb
 		acc, i := 0.0, -1
-		for c := b * restBlock; c < min(b*restBlock+restBlock, n); c++ {
-			if seen[c>>6]&(1<<(c&63)) != 0 {
-				continue
-			}
-			if w := q.rest(s.keys[c], scaled); w > 0 {
-				acc += w
+		for c := lo; c < hi; c++ {
+			if wc := w[c-lo]; wc > 0 {
+				acc += wc
 				i = c
 				if x < acc {
 					break
@@ -1206,7 +1214,13 @@ func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, 
 		}
 		seen[i>>6] |= 1 << (i & 63)
 		items[k], probs[k] = i, q.of(s.keys[i])
-		t[j] = s.restSum(&q, seen, b, scaled)
+		sum := 0.0
+		for c := lo; c < hi; c++ {
+			if c != i {
+				sum += w[c-lo]
+			}
+		}
+		t[j] = sum
 		for j >>= 1; j >= 1; j >>= 1 {
 			t[j] = t[2*j] + t[2*j+1]
 		}
@@ -1257,6 +1271,39 @@ func (s *Sampler) restSum(q *probs, seen []uint64, b int, scaled bool) float64 {
 		}
 	}
 	return sum
+}
+
+// restLeaves sets leaves[b] to restSum(q, seen, b, scaled) for every
+// block b, bit for bit: the same weights added in the same order, a
+// weight of 0 standing for an item drawn (adding +0 leaves a sum of
+// nonnegative weights as it was).
+func (s *Sampler) restLeaves(q *probs, seen []uint64, leaves []float64, scaled bool) {
+	keys := s.keys
+	if scaled || q.zero || q.uniform {
+		for b := range leaves {
+			leaves[b] = s.restSum(q, seen, b, scaled)
+		}
+		return
+	}
+	// The usual p* (probs.of), its operands read once: the one sum a
+	// batch over all n keys, half of drawRest's instructions through
+	// restSum on concentrated keys at ε = 0.
+	theta, sum, c, eps := q.theta, q.s, q.c, q.eps
+	for b := range leaves {
+		lo := b * restBlock
+		acc := 0.0
+		for k, a := range keys[lo:min(lo+restBlock, len(keys))] {
+			w := eps
+			if a >= theta {
+				w = a / sum * c
+			}
+			if i := lo + k; seen[i>>6]&(1<<(i&63)) != 0 {
+				w = 0
+			}
+			acc += w
+		}
+		leaves[b] = acc
+	}
 }
 
 // drawRestUniform fills items and probs with draws without replacement,
