@@ -591,17 +591,14 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 			s.refill(o, t, src, sc, m-k)
 		}
 		i, p := st.next()
-		if seen[i>>6]&(1<<(i&63)) != 0 {
+		if !seen.claim(i) {
 			budget--
 			continue
 		}
-		seen[i>>6] |= 1 << (i & 63)
 		items[k], probs[k] = i, p
 		k++
 	}
-	for _, i := range items {
-		seen[i>>6] &^= 1 << (i & 63)
-	}
+	seen.clear(items)
 	return nil
 }
 
@@ -718,7 +715,7 @@ func (s *Sampler) refill(o *sol, t *table, src rand.Source, sc *scratch, need in
 // and loads of the proposals and of the stream cost 4% of an SRG epoch on
 // mushrooms (40 instructions an attempt).
 func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, replace bool, items []int, probs []float64) {
-	var seen []uint64
+	var seen bitset
 	if !replace {
 		seen = sc.seenBits(len(s.keys))
 	}
@@ -787,20 +784,16 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 			}
 		}
 		if !replace {
-			w, b := i>>6, uint64(1)<<(i&63)
-			if seen[w]&b != 0 {
+			if !seen.claim(i) {
 				budget--
 				continue
 			}
-			seen[w] |= b
 		}
 		items[k], probs[k] = i, p
 		k++
 	}
 	if !replace {
-		for _, i := range items {
-			seen[i>>6] &^= 1 << (i & 63)
-		}
+		seen.clear(items)
 	}
 }
 
@@ -811,7 +804,7 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 // its own, so that drawNear, for the tables flat cannot serve, is as it
 // was.
 func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, replace bool, items []int, probs []float64) {
-	var seen []uint64
+	var seen bitset
 	if !replace {
 		seen = sc.seenBits(len(s.keys))
 	}
@@ -900,20 +893,16 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		}
 	got:
 		if !replace {
-			w, b := i>>6, uint64(1)<<(i&63)
-			if seen[w]&b != 0 {
+			if !seen.claim(i) {
 				budget--
 				continue
 			}
-			seen[w] |= b
 		}
 		items[k], probs[k] = i, p
 		k++
 	}
 	if !replace {
-		for _, i := range items {
-			seen[i>>6] &^= 1 << (i & 63)
-		}
+		seen.clear(items)
 	}
 }
 
@@ -1155,7 +1144,7 @@ const restBlock = 4
 // times their total falls on the grid of subnormals. Each item's p is
 // still its p* as Prob returns it; an item whose p* rounds to 0 is drawn
 // only by the uniform draws, as the attempts one by one never return it.
-func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, items []int, probs []float64) {
+func (s *Sampler) drawRest(o *sol, sc *scratch, seen bitset, src rand.Source, items []int, probs []float64) {
 	n := len(s.keys)
 	nb := (n + restBlock - 1) / restBlock
 	if cap(sc.probs) < 2*nb {
@@ -1196,7 +1185,7 @@ func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, 
 		lo, hi := b*restBlock, min(b*restBlock+restBlock, n)
 		var w [restBlock]float64
 		for c := lo; c < hi; c++ {
-			if seen[c>>6]&(1<<(c&63)) == 0 {
+			if !seen.has(c) {
 				w[c-lo] = q.rest(s.keys[c], scaled)
 			}
 		}
@@ -1212,7 +1201,7 @@ func (s *Sampler) drawRest(o *sol, sc *scratch, seen []uint64, src rand.Source, 
 				}
 			}
 		}
-		seen[i>>6] |= 1 << (i & 63)
+		seen.add(i)
 		items[k], probs[k] = i, q.of(s.keys[i])
 		sum := 0.0
 		for c := lo; c < hi; c++ {
@@ -1263,10 +1252,10 @@ func (q *probs) rest(a float64, scaled bool) float64 {
 
 // restSum returns the sum of the weights (rest) over the items of block b
 // not in seen, in index order.
-func (s *Sampler) restSum(q *probs, seen []uint64, b int, scaled bool) float64 {
+func (s *Sampler) restSum(q *probs, seen bitset, b int, scaled bool) float64 {
 	sum := 0.0
 	for c := b * restBlock; c < min(b*restBlock+restBlock, len(s.keys)); c++ {
-		if seen[c>>6]&(1<<(c&63)) == 0 {
+		if !seen.has(c) {
 			sum += q.rest(s.keys[c], scaled)
 		}
 	}
@@ -1277,7 +1266,7 @@ func (s *Sampler) restSum(q *probs, seen []uint64, b int, scaled bool) float64 {
 // block b, bit for bit: the same weights added in the same order, a
 // weight of 0 standing for an item drawn (adding +0 leaves a sum of
 // nonnegative weights as it was).
-func (s *Sampler) restLeaves(q *probs, seen []uint64, leaves []float64, scaled bool) {
+func (s *Sampler) restLeaves(q *probs, seen bitset, leaves []float64, scaled bool) {
 	keys := s.keys
 	if scaled || q.zero || q.uniform {
 		for b := range leaves {
@@ -1297,7 +1286,7 @@ func (s *Sampler) restLeaves(q *probs, seen []uint64, leaves []float64, scaled b
 			if a >= theta {
 				w = a / sum * c
 			}
-			if i := lo + k; seen[i>>6]&(1<<(i&63)) != 0 {
+			if i := lo + k; seen.has(i) {
 				w = 0
 			}
 			acc += w
@@ -1309,10 +1298,10 @@ func (s *Sampler) restLeaves(q *probs, seen []uint64, leaves []float64, scaled b
 // drawRestUniform fills items and probs with draws without replacement,
 // uniform among the items not in seen, each with p = 0: the items left,
 // listed once, then taken at random.
-func (s *Sampler) drawRestUniform(sc *scratch, seen []uint64, src rand.Source, items []int, probs []float64) {
+func (s *Sampler) drawRestUniform(sc *scratch, seen bitset, src rand.Source, items []int, probs []float64) {
 	left := sc.left[:0]
 	for i := range s.keys {
-		if seen[i>>6]&(1<<(i&63)) == 0 {
+		if !seen.has(i) {
 			left = append(left, int32(i))
 		}
 	}
@@ -1322,7 +1311,7 @@ func (s *Sampler) drawRestUniform(sc *scratch, seen []uint64, src rand.Source, i
 		i := int(left[r])
 		left[r] = left[len(left)-1]
 		left = left[:len(left)-1]
-		seen[i>>6] |= 1 << (i & 63)
+		seen.add(i)
 		items[k], probs[k] = i, 0
 	}
 }

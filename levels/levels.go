@@ -1492,22 +1492,18 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 // lastChanges appends to ch and nk, from the end of the batch, the last
 // entry of each item of items whose key keys changes (−0 read as 0), and
 // returns them. seen is a bit set of n bits, clear, and left clear.
-func (s *Sampler) lastChanges(items []int, keys []float64, seen []uint64, ch []int, nk []float64) ([]int, []float64) {
+func (s *Sampler) lastChanges(items []int, keys []float64, seen bitset, ch []int, nk []float64) ([]int, []float64) {
 	now := s.keys
 	for k := len(items) - 1; k >= 0; k-- {
 		i := items[k]
-		w, b := i>>6, uint64(1)<<(i&63)
-		if seen[w]&b != 0 {
+		if !seen.claim(i) {
 			continue
 		}
-		seen[w] |= b
 		if a := keys[k] + 0; a != now[i] {
 			ch, nk = append(ch, i), append(nk, a)
 		}
 	}
-	for _, i := range items {
-		seen[i>>6] &^= 1 << (i & 63)
-	}
+	seen.clear(items)
 	return ch, nk
 }
 
@@ -1896,7 +1892,7 @@ type scratch struct {
 	cand       []uint64 // the straddling unit's keys inside t*'s bracket, sorted
 	bkt        []int32  // the counts of the buckets of a unit's sort (sortKeys)
 	pre        []u128   // their prefix sums
-	seen       []uint64
+	seen       bitset
 	chItems    []int
 	chKeys     []float64
 	lasts      []int32 // touch: the items that the updates move into a slot
@@ -1962,9 +1958,33 @@ func (t *table) bytes() int {
 }
 
 // seenBits returns a clear bit set of n bits.
-func (sc *scratch) seenBits(n int) []uint64 {
+func (sc *scratch) seenBits(n int) bitset {
 	if w := (n + 63) / 64; len(sc.seen) < w {
-		sc.seen = make([]uint64, w)
+		sc.seen = make(bitset, w)
 	}
 	return sc.seen
+}
+
+// bitset is a set of items, a bit each.
+type bitset []uint64
+
+// has reports whether i is in the set.
+func (s bitset) has(i int) bool { return s[i>>6]&(1<<(i&63)) != 0 }
+
+// add puts i in the set.
+func (s bitset) add(i int) { s[i>>6] |= 1 << (i & 63) }
+
+// claim puts i in the set and reports whether it was not there.
+func (s bitset) claim(i int) bool {
+	w, b := &s[i>>6], uint64(1)<<(i&63)
+	old := *w
+	*w = old | b
+	return old&b == 0
+}
+
+// clear takes the items of x out of the set.
+func (s bitset) clear(x []int) {
+	for _, i := range x {
+		s[i>>6] &^= 1 << (i & 63)
+	}
 }

@@ -134,13 +134,12 @@ func checkLayout(n int, lay []byte) error {
 	if uint64(len(lay)) != 4*uint64(n)+4+4*uint64(m) {
 		return fmt.Errorf("%w: a layout of %d bytes for %d items and %d split groups", reweighted.ErrFormat, len(lay), n, m)
 	}
-	seen := make([]uint64, (n+63)/64)
+	seen := make(bitset, (n+63)/64)
 	for p := range n {
 		i := binary.LittleEndian.Uint32(lay[4*p:])
-		if i >= uint32(n) || seen[i>>6]>>(i&63)&1 != 0 {
+		if i >= uint32(n) || !seen.claim(int(i)) {
 			return fmt.Errorf("%w: the layout's item %d at place %d is out of range or repeated", reweighted.ErrFormat, i, p)
 		}
-		seen[i>>6] |= 1 << (i & 63)
 	}
 	split := lay[4*n+4:]
 	for q := 0; q < len(split); q += 4 {
