@@ -128,11 +128,13 @@ func seriesXY(points []Point, impl, op string) (xs, ys []float64) {
 }
 
 // singleFigure is the single step (reweighted.Draw then Set) against n,
-// for drawImpls: solid on Exp(1) keys, dashed on lognormal keys.
+// for drawImpls at ε = 1/(2n) and levels at ε = 0 too: solid on Exp(1)
+// keys, dashed on lognormal keys.
 func singleFigure(r *Report) (figureSpec, bool) {
 	s := figureSpec{
 		key: figSingle, file: "single-step.svg",
-		caption: "One SRG step on a batch of one (reweighted.Draw at ε = 1/(2n), then Set of the drawn item; gonum's Weighted: Take then Reweight) " +
+		caption: "One SRG step on a batch of one (reweighted.Draw at ε = 1/(2n), then Set of the drawn item; levels at ε = 0 too, " +
+			"plain proportional sampling; gonum's Weighted: Take then Reweight, which is ε = 0) " +
 			"against n, log-log; solid: Exp(1) keys, dashed: lognormal keys (exp of N(0, 3²)).",
 		title: "Draw + Set", xlabel: "n", ylabel: "ns per step", logX: true, logY: true,
 	}
@@ -142,11 +144,18 @@ func singleFigure(r *Report) (figureSpec, bool) {
 			if len(xs) == 0 {
 				continue
 			}
-			s.series = append(s.series, plotSeries{label: drawLabel(impl) + " " + string(l), xs: xs, ys: ys, colour: drawColour(impl), dashed: l == bench.LogNormal})
+			label := drawLabel(impl) + " " + string(l)
+			s.series = append(s.series, plotSeries{label: label, xs: xs, ys: ys, colour: drawColour(impl), dashed: l == bench.LogNormal})
+			if xs, ys := seriesXY(r.Scaling.Points, impl, singleOpEps0(l)); len(xs) > 0 {
+				s.series = append(s.series, plotSeries{label: drawLabel(impl) + " ε = 0 " + string(l), xs: xs, ys: ys, colour: eps0Colour, dashed: l == bench.LogNormal})
+			}
 		}
 	}
 	return s, len(s.series) > 0
 }
+
+// eps0Colour draws a sampler's step at ε = 0 beside its step at ε = 1/(2n).
+var eps0Colour = color.RGBA{23, 190, 207, 255}
 
 // adversarialFigure is the draw on adversarial keys beside the draw on
 // Exp(1) keys, against n, for drawImpls: a line through the Exp(1) keys'

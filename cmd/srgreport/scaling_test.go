@@ -204,6 +204,7 @@ func TestMarkdownDrawWorkloads(t *testing.T) {
 		{Impl: "levels", Op: singleOp(bench.LogNormal), N: 1 << 16, NsPerOp: 330},
 		{Impl: bench.GonumWeighted, Op: singleOp(bench.Exp), N: 1 << 16, NsPerOp: 400},
 		{Impl: bench.GonumWeighted, Op: singleOp(bench.LogNormal), N: 1 << 16, NsPerOp: 440},
+		{Impl: "levels", Op: singleOpEps0(bench.Exp), N: 1 << 16, NsPerOp: 200},
 		{Impl: "levels", Op: string(bench.DrawTies), N: 1000, NsPerOp: 800},
 		{Impl: "levels", Op: drawExpOp, N: 1000, NsPerOp: 100},
 		{Impl: "levels", Op: string(bench.DrawCutoff), N: 1 << 16, NsPerOp: 150},
@@ -229,7 +230,11 @@ func TestMarkdownDrawWorkloads(t *testing.T) {
 	for _, s := range figureSpecs(r) {
 		specs[s.key] = s
 	}
-	require.Len(t, specs[figSingle].series, 4, "levels and gonum, two laws each")
+	single := specs[figSingle].series
+	require.Len(t, single, 5, "levels and gonum, two laws each, and levels at ε = 0 on Exp(1) keys")
+	require.Equal(t, "levels ε = 0 exp", single[1].label)
+	require.Equal(t, []float64{200}, single[1].ys)
+	require.False(t, single[1].dashed, "Exp(1) keys: solid")
 	adv := specs[figAdversarial].series
 	require.Len(t, adv, 4, "levels on Exp(1), near-ties and near the cutoff; btree near the cutoff")
 	// Each adversarial workload is its own series of marks: no line joins
