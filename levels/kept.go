@@ -181,14 +181,19 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 		k.retabled++
 		return
 	}
-	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
+	var aimed hint
+	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc, old, a, &aimed)) {
 		k.followed++
 		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
 			k.retabled++
 			return
 		}
 	} else {
-		if k.ok && k.o.lvl >= 0 {
+		switch {
+		case aimed.ok:
+			// Where the estimate of the new t* lies.
+			sc.hint = aimed
+		case k.ok && k.o.lvl >= 0:
 			// t* left the kept unit, but not far, as a rule: start there.
 			sc.hint = hint{l: int32(k.o.lvl), j: int32(k.o.grp), k: int32(k.o.sub), ok: true}
 		}
@@ -360,11 +365,17 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 // occupied units in its direction, two at most: on keys spread over many
 // groups (lognormal keys at 2^10 put one or two in a group) t* leaves its
 // unit after about every other update, mostly for a neighbour, where a
-// Solve from there and a new table cost some 3,000 instructions. follow's
-// checks decide whether a unit is the one a Solve finds, whichever unit it
-// is given, so the answer is a Solve's, bit for bit.
-func (s *Sampler) followNear(o *sol, sc *scratch) bool {
+// Solve from there and a new table cost some 3,000 instructions. It starts
+// from the unit where an estimate of the new t* lies (aim), when that is
+// not o's, and sets *aimed to it, for a Solve to start from when these
+// fail. follow's checks decide whether a unit is the one a Solve finds,
+// whichever unit it is given, so the answer is a Solve's, bit for bit.
+func (s *Sampler) followNear(o *sol, sc *scratch, old, a float64, aimed *hint) bool {
 	try := *o
+	if at := *o; s.aim(&at, old, a) && (at.lvl != o.lvl || at.grp != o.grp || at.sub != o.sub) {
+		try = at
+		*aimed = hint{l: int32(at.lvl), j: int32(at.grp), k: int32(at.sub), ok: true}
+	}
 	la := &s.kept.above
 	for range 2 {
 		ok, dir := s.follow(&try, sc, la)
@@ -381,6 +392,64 @@ func (s *Sampler) followNear(o *sol, sc *scratch) bool {
 	}
 	sc.hop = false
 	return false
+}
+
+// aim moves the unit o names, o the solution before one key changed from
+// old to a, to the one a Solve finds when t* lies where it estimates it:
+// at t = εS'/(1 − ε(n − ρ')), S' and ρ' the sum and count of the head with
+// old out of it if it was in and a in it if it lies at or above the old
+// t*, the head otherwise unchanged. Only the keys between the old and the
+// new t*, which ε = 1/(2n) makes few, change sides, so t lies near the
+// new t* (on lognormal keys at 2^10, two or more units away from the old
+// one in more than a third of the updates). It reports false when that
+// unit is no straddling unit follow can take (the level's groups, or the
+// group's sub-buckets, lie wholly above t). A guess: follow decides.
+func (s *Sampler) aim(o *sol, old, a float64) bool {
+	if o.zero || o.uniform || o.eps == 0 || o.lvl < 0 {
+		return false
+	}
+	t0 := o.eps * (o.s / o.c())
+	sum, rho := o.s, o.rho
+	if old > 0 && old >= o.theta {
+		sum, rho = sum-old, rho-1
+	}
+	if a > 0 && a >= t0 {
+		sum, rho = sum+a, rho+1
+	}
+	t := o.eps * (sum / math.FMA(-float64(o.n-rho), o.eps, 1))
+	if !(t > 0 && t <= math.MaxFloat64) {
+		return false
+	}
+	l, j := locate(t)
+	if l > o.top {
+		return false
+	}
+	if s.occ[l>>6]>>(l&63)&1 == 0 {
+		// t lies above every key of the next occupied level below.
+		if l = s.nextLevel(l); l < 0 {
+			return false
+		}
+		j = nG - 1
+	}
+	lv := s.lv[l-s.lo]
+	down := lv.occ & (^uint64(0) >> (63 - j))
+	if down == 0 {
+		return false
+	}
+	g, k := bits.Len64(down)-1, -1
+	if sb := lv.sub[g]; sb != nil {
+		q := nG - 1
+		if g == j {
+			q = subOf(t, l)
+		}
+		d := sb.occ & (^uint64(0) >> (63 - q))
+		if d == 0 {
+			return false
+		}
+		k = bits.Len64(d) - 1
+	}
+	o.lvl, o.grp, o.sub, o.h, o.theta = l, g, k, 0, t
+	return true
 }
 
 // levelsAboveMemo is what levelsAbove returned for level l and the top
