@@ -372,9 +372,9 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 // whichever unit it is given, so the answer is a Solve's, bit for bit.
 func (s *Sampler) followNear(o *sol, sc *scratch, old, a float64, aimed *hint) bool {
 	try := *o
-	if at := *o; s.aim(&at, old, a) && (at.lvl != o.lvl || at.grp != o.grp || at.sub != o.sub) {
-		try = at
-		*aimed = hint{l: int32(at.lvl), j: int32(at.grp), k: int32(at.sub), ok: true}
+	if l, j, k, t := s.aim(o, old, a); l >= 0 {
+		try.lvl, try.grp, try.sub, try.h, try.theta = l, j, k, 0, t
+		*aimed = hint{l: int32(l), j: int32(j), k: int32(k), ok: true}
 	}
 	la := &s.kept.above
 	for range 2 {
@@ -394,49 +394,58 @@ func (s *Sampler) followNear(o *sol, sc *scratch, old, a float64, aimed *hint) b
 	return false
 }
 
-// aim moves the unit o names, o the solution before one key changed from
-// old to a, to the one a Solve finds when t* lies where it estimates it:
-// at t = εS'/(1 − ε(n − ρ')), S' and ρ' the sum and count of the head with
-// old out of it if it was in and a in it if it lies at or above the old
-// t*, the head otherwise unchanged. Only the keys between the old and the
-// new t*, which ε = 1/(2n) makes few, change sides, so t lies near the
-// new t* (on lognormal keys at 2^10, two or more units away from the old
-// one in more than a third of the updates). It reports false when that
-// unit is no straddling unit follow can take (the level's groups, or the
-// group's sub-buckets, lie wholly above t). A guess: follow decides.
-func (s *Sampler) aim(o *sol, old, a float64) bool {
-	if o.zero || o.uniform || o.eps == 0 || o.lvl < 0 {
-		return false
+// aim returns the unit (level l, group j, sub-bucket k) a Solve finds
+// when t* lies where aim estimates it, o the solution before one key
+// changed from old to a, and that estimate t: at εS'/(1 − ε(n − ρ')), S'
+// and ρ' the sum and count of the head with old out of it if it was in
+// and a in it if it lies at or above the old t*, the head otherwise
+// unchanged. Only the keys between the old and the new t*, which
+// ε = 1/(2n) makes few, change sides, so t lies near the new t* (on
+// lognormal keys at 2^10, two or more units away from the old one in
+// more than a third of the updates). l is −1 when that unit is o's, or
+// no straddling unit follow can take (the level's groups, or the group's
+// sub-buckets, lie wholly above t). A guess: follow decides.
+func (s *Sampler) aim(o *sol, old, a float64) (l, j, k int, t float64) {
+	if o.uniform || o.eps == 0 || o.lvl < 0 || o.grp < 0 {
+		return -1, 0, 0, 0
 	}
-	t0 := o.eps * (o.s / o.c())
+	c := math.FMA(-float64(o.n-o.rho), o.eps, 1)
 	sum, rho := o.s, o.rho
 	if old > 0 && old >= o.theta {
 		sum, rho = sum-old, rho-1
 	}
-	if a > 0 && a >= t0 {
+	if a > 0 && a*c >= o.eps*o.s { // a ≥ t*, t* = εs/c
 		sum, rho = sum+a, rho+1
 	}
-	t := o.eps * (sum / math.FMA(-float64(o.n-rho), o.eps, 1))
-	if !(t > 0 && t <= math.MaxFloat64) {
-		return false
+	if rho != o.rho {
+		c = math.FMA(-float64(o.n-rho), o.eps, 1)
 	}
-	l, j := locate(t)
+	t = o.eps * (sum / c)
+	tb := math.Float64bits(t)
+	if o.sub < 0 && tb >= loBits(o.lvl, o.grp) && tb < loBits(o.lvl, o.grp+1) {
+		return -1, 0, 0, 0 // in o's unit, a flat group
+	}
+	if !(t > 0 && t <= math.MaxFloat64) {
+		return -1, 0, 0, 0
+	}
+	l, j = locate(t)
 	if l > o.top {
-		return false
+		return -1, 0, 0, 0
 	}
 	if s.occ[l>>6]>>(l&63)&1 == 0 {
 		// t lies above every key of the next occupied level below.
 		if l = s.nextLevel(l); l < 0 {
-			return false
+			return -1, 0, 0, 0
 		}
 		j = nG - 1
 	}
 	lv := s.lv[l-s.lo]
 	down := lv.occ & (^uint64(0) >> (63 - j))
 	if down == 0 {
-		return false
+		return -1, 0, 0, 0
 	}
-	g, k := bits.Len64(down)-1, -1
+	g := bits.Len64(down) - 1
+	k = -1
 	if sb := lv.sub[g]; sb != nil {
 		q := nG - 1
 		if g == j {
@@ -444,12 +453,14 @@ func (s *Sampler) aim(o *sol, old, a float64) bool {
 		}
 		d := sb.occ & (^uint64(0) >> (63 - q))
 		if d == 0 {
-			return false
+			return -1, 0, 0, 0
 		}
 		k = bits.Len64(d) - 1
 	}
-	o.lvl, o.grp, o.sub, o.h, o.theta = l, g, k, 0, t
-	return true
+	if l == o.lvl && g == o.grp && k == o.sub {
+		return -1, 0, 0, 0
+	}
+	return l, g, k, t
 }
 
 // levelsAboveMemo is what levelsAbove returned for level l and the top
