@@ -161,6 +161,9 @@ func (s *Sampler) putUnit(u *unit) {
 // the unit t* left, passes over rather than sorts.
 const hopPass = 64
 
+// tinyPass is the largest unit that is always passed over, never sorted.
+const tinyPass = 4
+
 func unitID(l, j, k int) uint64 { return uint64(l)<<16 | uint64(j)<<8 | uint64(k+2) }
 
 // unitOf returns the sorted unit of the entries ents, sub-bucket k of group
@@ -181,7 +184,7 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 			return u, true
 		}
 	}
-	if sc.hop && len(ents) <= hopPass {
+	if sc.hop && len(ents) <= hopPass || len(ents) <= tinyPass {
 		// A small unit the writer tries as t* leaves its own: one pass,
 		// not a sort that would take a published unit's slot from one the
 		// cutoff comes back to (on lognormal keys at 2^10, where groups
