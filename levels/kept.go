@@ -296,8 +296,7 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 	// The levels above, summed as Solve's walk sums them, then the
 	// groups and sub-buckets above the unit, exactly.
 	if !la.ok || la.l != l || la.ver != s.ver || la.top != no.top {
-		la.above, la.sAbove, la.depth, _ = s.levelsAbove(&no, l)
-		*la = levelsAboveMemo{above: la.above, sAbove: la.sAbove, depth: la.depth, l: l, top: no.top, ver: s.ver, ok: true}
+		s.memoAbove(la, &no, l)
 	}
 	above, sAbove, depth := la.above, la.sAbove, la.depth
 	pm := &s.kept.part
@@ -463,14 +462,44 @@ func (s *Sampler) aim(o *sol, old, a float64) (l, j, k int, t float64) {
 	return l, g, k, t
 }
 
-// levelsAboveMemo is what levelsAbove returned for level l and the top
-// level top at version ver: the keys of the levels above l, which an
-// update of keys at or below l leaves as they were (ageAbove).
+// levelsAboveMemo is what levelsAbove returns for level l and the top
+// level top at version ver: the keys of the levels above l. With nv > 0
+// it also holds those levels from the top down (m) and each one's sum in
+// the top level's unit as levelsAbove converts it (v), so that a Set that
+// changes the sums of one or two of them converts those two again and
+// adds the nv terms, as levelsAbove adds them (ageAbove); nv = 0 when
+// they are more than memoLevels.
 type levelsAboveMemo struct {
 	above, depth, l, top int
 	sAbove               float64
 	ver                  uint64
 	ok                   bool
+	nv                   int
+	m                    [memoLevels]int16
+	v                    [memoLevels]float64
+}
+
+// memoLevels bounds the levels above t*'s that levelsAboveMemo lists.
+const memoLevels = 48
+
+// memoAbove fills la with the levels above l, for o's top level: the sums
+// of levelsAbove, formed as it forms them.
+func (s *Sampler) memoAbove(la *levelsAboveMemo, o *sol, l int) {
+	*la = levelsAboveMemo{l: l, top: o.top, ver: s.ver, ok: true}
+	for m := o.top; m > l; m = s.nextLevel(m) {
+		if la.nv == memoLevels {
+			la.above, la.sAbove, la.depth, _ = s.levelsAbove(o, l)
+			la.nv = 0
+			return
+		}
+		st := &s.ls[m-s.lo]
+		v := scaleDown(st.sum.float(), unitShift(m)-o.ts)
+		la.above += int(st.n)
+		la.sAbove += v
+		la.depth += 3
+		la.m[la.nv], la.v[la.nv] = int16(m), v
+		la.nv++
+	}
 }
 
 // partMemo is the exact sum and the count of the keys of level l in the
@@ -528,21 +557,47 @@ func (s *Sampler) agePart(old, a float64) {
 	pm.ver = s.ver
 }
 
-// ageAbove carries the memo of the levels above over one Set from old to a
-// that changed no level above it.
+// ageAbove carries the memo of the levels above over one Set from old to
+// a: as it was if neither key lies above its level; else, with its levels
+// listed and still the occupied ones, the sums of the levels of old and a
+// converted again, and sAbove added up again.
 func (s *Sampler) ageAbove(old, a float64) {
 	la := &s.kept.above
 	if !la.ok || la.ver+1 != s.ver {
 		la.ok = false
 		return
 	}
-	for _, x := range [2]float64{old, a} {
-		if x > 0 {
-			if l, _ := locate(x); l > la.l {
-				la.ok = false
-				return
-			}
+	changed := false
+	for q, x := range [2]float64{old, a} {
+		if x <= 0 {
+			continue
 		}
+		m, _ := locate(x)
+		if m <= la.l {
+			continue
+		}
+		i := 0
+		for i < la.nv && int(la.m[i]) > m {
+			i++
+		}
+		if i == la.nv || int(la.m[i]) != m || s.ls[m-s.lo].n == 0 {
+			la.ok = false // not listed, a level filled or emptied
+			return
+		}
+		la.v[i] = scaleDown(s.ls[m-s.lo].sum.float(), unitShift(m)-unitShift(la.top))
+		changed = true
+		if q == 0 {
+			la.above--
+		} else {
+			la.above++
+		}
+	}
+	if changed {
+		acc := 0.0
+		for _, v := range la.v[:la.nv] {
+			acc += v
+		}
+		la.sAbove = acc
 	}
 	la.ver = s.ver
 }
