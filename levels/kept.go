@@ -182,9 +182,10 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 		return
 	}
 	var aimed hint
+	pl, pj := k.o.lvl, k.o.grp // the table's straddling group
 	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc, old, a, &aimed)) {
 		k.followed++
-		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
+		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a, pl, pj) {
 			k.retabled++
 			return
 		}
@@ -700,8 +701,11 @@ func (s *Sampler) edgeAbove(lv *level, sb *sub, l, j, k int) (uint64, int, bool)
 // are the rows of the tail and of the straddling level that have weight.
 // Those rows and the rows of the levels of old and a are formed as build
 // forms them, the others are unchanged, and the sums are formed afresh:
-// the table is build's, bit for bit (Check compares them).
-func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
+// the table is build's, bit for bit (Check compares them). The table was
+// built for the straddling group pj of level pl: the counts and bounds
+// below it are kept when the group is the same and neither key lies in
+// its level at or below it.
+func (s *Sampler) retable(o *sol, t *table, old, a float64, pl, pj int) bool {
 	if len(t.rows) == 0 || t.ts != o.ts && !(o.lvl < 0 && t.rescale(o.ts)) {
 		return false
 	}
@@ -769,33 +773,30 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		tstar = o.eps * (o.sSc / o.c())
 		c := int(lv.cnt[o.grp])
 		strB = max(tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
-		partLo = lv.prefixBound(l, o.grp+1)
-		nTail = o.n - o.rho - (c - o.h)
-		front := [3]row{
-			{w: float64(nTail) * tstar, l: -1, kind: rowTail},
-			{w: float64(c) * strB, l: int32(l), kind: rowStraddle},
-			{w: scaleDown(float64(s.ls[l-s.lo].wb-partLo), l-bB-o.ts), l: int32(l), kind: rowPartial},
+		if l == pl && o.grp == pj && !(lo == l && jo <= pj) && !(ln == l && jn <= pj) {
+			partLo, lvTail = t.partLo, t.lvTail
+		} else {
+			partLo = lv.prefixBound(l, o.grp+1)
+			lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 		}
-		q := 0
-		for k := range front {
-			if r := &front[k]; r.w > 0 {
-				if q >= t.front || t.rows[q].kind != r.kind || t.rows[q].l != r.l {
+		nTail = o.n - o.rho - (c - o.h)
+		// The front rows, those of weight > 0 in this order, must be the
+		// table's; rewritten in place (build forms the table again when
+		// they are not).
+		rows, q := t.rows[:t.front], 0
+		ws := [3]float64{float64(nTail) * tstar, float64(c) * strB, scaleDown(float64(s.ls[l-s.lo].wb-partLo), l-bB-o.ts)}
+		for k, kind := range [3]uint8{rowTail, rowStraddle, rowPartial} {
+			if w := ws[k]; w > 0 {
+				if q == len(rows) || rows[q].kind != kind || kind != rowTail && int(rows[q].l) != l {
 					return false
 				}
+				rows[q].w = w
 				q++
 			}
 		}
-		if q != t.front {
+		if q != len(rows) {
 			return false
 		}
-		q = 0
-		for k := range front {
-			if w := front[k].w; w > 0 {
-				t.rows[q].w = w
-				q++
-			}
-		}
-		lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 	}
 	if l >= 0 {
 		q0 = 0
