@@ -577,11 +577,13 @@ func (s *Sampler) ageAbove(old, a float64) {
 		if m <= la.l {
 			continue
 		}
-		i := 0
-		for i < la.nv && int(la.m[i]) > m {
-			i++
+		// The levels run top down, so level m is at most the (top − m)th:
+		// search from there.
+		i := min(la.top-m, la.nv-1)
+		for i > 0 && int(la.m[i]) < m {
+			i--
 		}
-		if i == la.nv || int(la.m[i]) != m || s.ls[m-s.lo].n == 0 {
+		if i < 0 || int(la.m[i]) != m || s.ls[m-s.lo].n == 0 {
 			la.ok = false // not listed, a level filled or emptied
 			return
 		}
@@ -783,19 +785,28 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64, pl, pj int) bool {
 		// The front rows, those of weight > 0 in this order, must be the
 		// table's; rewritten in place (build forms the table again when
 		// they are not).
-		rows, q := t.rows[:t.front], 0
-		ws := [3]float64{float64(nTail) * tstar, float64(c) * strB, scaleDown(float64(s.ls[l-s.lo].wb-partLo), l-bB-o.ts)}
-		for k, kind := range [3]uint8{rowTail, rowStraddle, rowPartial} {
-			if w := ws[k]; w > 0 {
-				if q == len(rows) || rows[q].kind != kind || kind != rowTail && int(rows[q].l) != l {
-					return false
-				}
-				rows[q].w = w
-				q++
+		rows := t.rows[:t.front]
+		wt, ws, wp := float64(nTail)*tstar, float64(c)*strB, scaleDown(float64(s.ls[l-s.lo].wb-partLo), l-bB-o.ts)
+		if len(rows) == 3 && wt > 0 && ws > 0 && wp > 0 {
+			// The three, as a rule.
+			if rows[0].kind != rowTail || rows[1].kind != rowStraddle || int(rows[1].l) != l || rows[2].kind != rowPartial || int(rows[2].l) != l {
+				return false
 			}
-		}
-		if q != len(rows) {
-			return false
+			rows[0].w, rows[1].w, rows[2].w = wt, ws, wp
+		} else {
+			q := 0
+			for k, kind := range [3]uint8{rowTail, rowStraddle, rowPartial} {
+				if w := [3]float64{wt, ws, wp}[k]; w > 0 {
+					if q == len(rows) || rows[q].kind != kind || kind != rowTail && int(rows[q].l) != l {
+						return false
+					}
+					rows[q].w = w
+					q++
+				}
+			}
+			if q != len(rows) {
+				return false
+			}
 		}
 	}
 	if l >= 0 {
