@@ -422,8 +422,13 @@ func (s *Sampler) aim(o *sol, old, a float64) (l, j, k int, t float64) {
 	}
 	t = o.eps * (sum / c)
 	tb := math.Float64bits(t)
-	if o.sub < 0 && tb >= loBits(o.lvl, o.grp) && tb < loBits(o.lvl, o.grp+1) {
+	switch lb := loBits(o.lvl, o.grp); {
+	case o.sub < 0 && tb >= lb && tb < loBits(o.lvl, o.grp+1):
 		return -1, 0, 0, 0 // in o's unit, a flat group
+	case o.sub >= 0 && o.lvl >= 52 && tb-(lb+uint64(o.sub)<<(52-2*bB)) < 1<<(52-2*bB):
+		// In o's unit, a sub-bucket of a normal level: the next six bits
+		// of the significand name it (subOf).
+		return -1, 0, 0, 0
 	}
 	if !(t > 0 && t <= math.MaxFloat64) {
 		return -1, 0, 0, 0
