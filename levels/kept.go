@@ -301,6 +301,9 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 	}
 	above, sAbove, depth := la.above, la.sAbove, la.depth
 	pm := &s.kept.part
+	if pm.ok && pm.ver == s.ver && pm.l == l && pm.j != j && pm.k < 0 && sb == nil {
+		pm.shift(lv, j)
+	}
 	if !pm.ok || pm.ver != s.ver || pm.l != l || pm.j != j || pm.k != k {
 		part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
 		inSub := 0
@@ -517,6 +520,28 @@ type partMemo struct {
 	l, j, k   int
 	ver       uint64
 	ok        bool
+}
+
+// shift moves pm, the part above a flat group of level lv, to the flat
+// group j of the same level: it adds the groups between them (t* moved
+// down) or takes them away (up), exactly, so the sum is the one sumAbove
+// forms. Only when at most four groups lie between: else it leaves pm as
+// it was, for sumAbove.
+func (pm *partMemo) shift(lv *level, j int) {
+	lo, hi := min(j, pm.j), max(j, pm.j)
+	between := lv.occ &^ (1<<(lo+1) - 1) & (1<<(hi+1) - 1) // the groups in (lo, hi]
+	if bits.OnesCount64(between) > 4 {
+		return
+	}
+	for x := between; x != 0; x &= x - 1 {
+		g := bits.TrailingZeros64(x)
+		if j < pm.j {
+			pm.part, pm.pc = pm.part.plus(lv.gsum[g]), pm.pc+int(lv.cnt[g])
+		} else {
+			pm.part, pm.pc = pm.part.minus(lv.gsum[g]), pm.pc-int(lv.cnt[g])
+		}
+	}
+	pm.j = j
 }
 
 // agePart carries the memo of the part above the unit over one Set from
