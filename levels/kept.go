@@ -598,7 +598,7 @@ func (s *Sampler) ageAbove(old, a float64) {
 		la.ok = false
 		return
 	}
-	changed := false
+	done := -1 // the index of the level converted
 	for q, x := range [2]float64{old, a} {
 		if x <= 0 {
 			continue
@@ -617,15 +617,17 @@ func (s *Sampler) ageAbove(old, a float64) {
 			la.ok = false // not listed, a level filled or emptied
 			return
 		}
-		la.v[i] = scaleDown(s.ls[m-s.lo].sum.float(), unitShift(m)-unitShift(la.top))
-		changed = true
+		if i != done { // old and a in one level: converted once
+			la.v[i] = scaleDown(s.ls[m-s.lo].sum.float(), unitShift(m)-unitShift(la.top))
+			done = i
+		}
 		if q == 0 {
 			la.above--
 		} else {
 			la.above++
 		}
 	}
-	if changed {
+	if done >= 0 {
 		acc := 0.0
 		for _, v := range la.v[:la.nv] {
 			acc += v
@@ -842,8 +844,8 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64, pl, pj int) bool {
 	if l >= 0 {
 		q0 = 0
 	}
-	for _, m := range [2]int{lo, ln} {
-		if m > l {
+	for q, m := range [2]int{lo, ln} {
+		if m > l && (q == 0 || m != lo) { // one level's row once
 			// The heads run top down, so level m's row is the
 			// (top − m)th from the top at most: search from there.
 			for k := min(o.top-m, len(t.heads)-1); k >= 0; k-- {
