@@ -409,10 +409,11 @@
 // when it is not one of the two kept, and 2.3 to 2.4 at 2^20 with
 // either. Gonum needs no
 // Solve; here a draw needs none
-// either, but the Set before it pays the kept solution's upkeep, four
-// fifths of the step's 4,100 instructions on Exp(1) keys at 2^16 (gonum:
-// 1,340): the float sums of the levels above t*, the bracket search in
-// the straddling unit, the table's rows; a fifth is the draw. A batch
+// either, but the Set before it pays the kept solution's upkeep, three
+// fifths of the step's 3,650 instructions on Exp(1) keys at 2^16 (gonum:
+// 1,340; 4,030 before the estimate of t* and the kept level sums): the
+// bracket search in the straddling unit, the table's rows, the sums above
+// t*; a fifth is the draw. A batch
 // step (128 draws without replacement, then their 128 new keys) shares
 // one Solve and costs per item 0.48 (Exp(1) keys) and 0.57 (lognormal)
 // times gonum's 128 Take and 128 Reweight in the same run at 2^16, 0.69
