@@ -181,14 +181,20 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 		k.retabled++
 		return
 	}
-	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc)) {
+	var aimed hint
+	pl, pj := k.o.lvl, k.o.grp // the table's straddling group
+	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc, old, a, &aimed)) {
 		k.followed++
-		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
+		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a, pl, pj) {
 			k.retabled++
 			return
 		}
 	} else {
-		if k.ok && k.o.lvl >= 0 {
+		switch {
+		case aimed.ok:
+			// Where the estimate of the new t* lies.
+			sc.hint = aimed
+		case k.ok && k.o.lvl >= 0:
 			// t* left the kept unit, but not far, as a rule: start there.
 			sc.hint = hint{l: int32(k.o.lvl), j: int32(k.o.grp), k: int32(k.o.sub), ok: true}
 		}
@@ -291,11 +297,13 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 	// The levels above, summed as Solve's walk sums them, then the
 	// groups and sub-buckets above the unit, exactly.
 	if !la.ok || la.l != l || la.ver != s.ver || la.top != no.top {
-		la.above, la.sAbove, la.depth, _ = s.levelsAbove(&no, l)
-		*la = levelsAboveMemo{above: la.above, sAbove: la.sAbove, depth: la.depth, l: l, top: no.top, ver: s.ver, ok: true}
+		s.memoAbove(la, &no, l)
 	}
 	above, sAbove, depth := la.above, la.sAbove, la.depth
 	pm := &s.kept.part
+	if pm.ok && pm.ver == s.ver && pm.l == l && pm.j != j && pm.k < 0 && sb == nil {
+		pm.shift(lv, j)
+	}
 	if !pm.ok || pm.ver != s.ver || pm.l != l || pm.j != j || pm.k != k {
 		part, pc := sumAbove(lv.occ, &lv.bc, &lv.bs, &lv.cnt, &lv.gsum, j)
 		inSub := 0
@@ -360,11 +368,17 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 // occupied units in its direction, two at most: on keys spread over many
 // groups (lognormal keys at 2^10 put one or two in a group) t* leaves its
 // unit after about every other update, mostly for a neighbour, where a
-// Solve from there and a new table cost some 3,000 instructions. follow's
-// checks decide whether a unit is the one a Solve finds, whichever unit it
-// is given, so the answer is a Solve's, bit for bit.
-func (s *Sampler) followNear(o *sol, sc *scratch) bool {
+// Solve from there and a new table cost some 3,000 instructions. It starts
+// from the unit where an estimate of the new t* lies (aim), when that is
+// not o's, and sets *aimed to it, for a Solve to start from when these
+// fail. follow's checks decide whether a unit is the one a Solve finds,
+// whichever unit it is given, so the answer is a Solve's, bit for bit.
+func (s *Sampler) followNear(o *sol, sc *scratch, old, a float64, aimed *hint) bool {
 	try := *o
+	if l, j, k, t := s.aim(o, old, a); l >= 0 {
+		try.lvl, try.grp, try.sub, try.h, try.theta = l, j, k, 0, t
+		*aimed = hint{l: int32(l), j: int32(j), k: int32(k), ok: true}
+	}
 	la := &s.kept.above
 	for range 2 {
 		ok, dir := s.follow(&try, sc, la)
@@ -383,14 +397,118 @@ func (s *Sampler) followNear(o *sol, sc *scratch) bool {
 	return false
 }
 
-// levelsAboveMemo is what levelsAbove returned for level l and the top
-// level top at version ver: the keys of the levels above l, which an
-// update of keys at or below l leaves as they were (ageAbove).
+// aim returns the unit (level l, group j, sub-bucket k) a Solve finds
+// when t* lies where aim estimates it, o the solution before one key
+// changed from old to a, and that estimate t: at εS'/(1 − ε(n − ρ')), S'
+// and ρ' the sum and count of the head with old out of it if it was in
+// and a in it if it lies at or above the old t*, the head otherwise
+// unchanged. Only the keys between the old and the new t*, which
+// ε = 1/(2n) makes few, change sides, so t lies near the new t* (on
+// lognormal keys at 2^10, two or more units away from the old one in
+// more than a third of the updates). l is −1 when that unit is o's, or
+// no straddling unit follow can take (the level's groups, or the group's
+// sub-buckets, lie wholly above t). A guess: follow decides.
+func (s *Sampler) aim(o *sol, old, a float64) (l, j, k int, t float64) {
+	if o.uniform || o.eps == 0 || o.lvl < 0 || o.grp < 0 {
+		return -1, 0, 0, 0
+	}
+	c := math.FMA(-float64(o.n-o.rho), o.eps, 1)
+	sum, rho := o.s, o.rho
+	if old > 0 && old >= o.theta {
+		sum, rho = sum-old, rho-1
+	}
+	if a > 0 && a*c >= o.eps*o.s { // a ≥ t*, t* = εs/c
+		sum, rho = sum+a, rho+1
+	}
+	if rho != o.rho {
+		c = math.FMA(-float64(o.n-rho), o.eps, 1)
+	}
+	t = o.eps * (sum / c)
+	tb := math.Float64bits(t)
+	switch lb := loBits(o.lvl, o.grp); {
+	case o.sub < 0 && tb >= lb && tb < loBits(o.lvl, o.grp+1):
+		return -1, 0, 0, 0 // in o's unit, a flat group
+	case o.sub >= 0 && o.lvl >= 52 && tb-(lb+uint64(o.sub)<<(52-2*bB)) < 1<<(52-2*bB):
+		// In o's unit, a sub-bucket of a normal level: the next six bits
+		// of the significand name it (subOf).
+		return -1, 0, 0, 0
+	}
+	if !(t > 0 && t <= math.MaxFloat64) {
+		return -1, 0, 0, 0
+	}
+	l, j = locate(t)
+	if l > o.top {
+		return -1, 0, 0, 0
+	}
+	if s.occ[l>>6]>>(l&63)&1 == 0 {
+		// t lies above every key of the next occupied level below.
+		if l = s.nextLevel(l); l < 0 {
+			return -1, 0, 0, 0
+		}
+		j = nG - 1
+	}
+	lv := s.lv[l-s.lo]
+	down := lv.occ & (^uint64(0) >> (63 - j))
+	if down == 0 {
+		return -1, 0, 0, 0
+	}
+	g := bits.Len64(down) - 1
+	k = -1
+	if sb := lv.sub[g]; sb != nil {
+		q := nG - 1
+		if g == j {
+			q = subOf(t, l)
+		}
+		d := sb.occ & (^uint64(0) >> (63 - q))
+		if d == 0 {
+			return -1, 0, 0, 0
+		}
+		k = bits.Len64(d) - 1
+	}
+	if l == o.lvl && g == o.grp && k == o.sub {
+		return -1, 0, 0, 0
+	}
+	return l, g, k, t
+}
+
+// levelsAboveMemo is what levelsAbove returns for level l and the top
+// level top at version ver: the keys of the levels above l. With nv > 0
+// it also holds those levels from the top down (m) and each one's sum in
+// the top level's unit as levelsAbove converts it (v), so that a Set that
+// changes the sums of one or two of them converts those two again and
+// adds the nv terms, as levelsAbove adds them (ageAbove); nv = 0 when
+// they are more than memoLevels.
 type levelsAboveMemo struct {
 	above, depth, l, top int
 	sAbove               float64
 	ver                  uint64
 	ok                   bool
+	nv                   int
+	m                    [memoLevels]int16
+	v                    [memoLevels]float64
+}
+
+// memoLevels bounds the levels above t*'s that levelsAboveMemo lists.
+const memoLevels = 48
+
+// memoAbove fills la with the levels above l, for o's top level: the sums
+// of levelsAbove, formed as it forms them.
+func (s *Sampler) memoAbove(la *levelsAboveMemo, o *sol, l int) {
+	*la = levelsAboveMemo{l: l, top: o.top, ver: s.ver, ok: true}
+	for m := o.top; m > l; m = s.nextLevel(m) {
+		if la.nv == memoLevels {
+			la.above, la.sAbove, la.depth, _ = s.levelsAbove(o, l)
+			la.nv = 0
+			return
+		}
+		st := &s.ls[m-s.lo]
+		v := scaleDown(st.sum.float(), unitShift(m)-o.ts)
+		la.above += int(st.n)
+		la.sAbove += v
+		la.depth += 3
+		la.m[la.nv], la.v[la.nv] = int16(m), v
+		la.nv++
+	}
 }
 
 // partMemo is the exact sum and the count of the keys of level l in the
@@ -402,6 +520,28 @@ type partMemo struct {
 	l, j, k   int
 	ver       uint64
 	ok        bool
+}
+
+// shift moves pm, the part above a flat group of level lv, to the flat
+// group j of the same level: it adds the groups between them (t* moved
+// down) or takes them away (up), exactly, so the sum is the one sumAbove
+// forms. Only when at most four groups lie between: else it leaves pm as
+// it was, for sumAbove.
+func (pm *partMemo) shift(lv *level, j int) {
+	lo, hi := min(j, pm.j), max(j, pm.j)
+	between := lv.occ &^ (1<<(lo+1) - 1) & (1<<(hi+1) - 1) // the groups in (lo, hi]
+	if bits.OnesCount64(between) > 4 {
+		return
+	}
+	for x := between; x != 0; x &= x - 1 {
+		g := bits.TrailingZeros64(x)
+		if j < pm.j {
+			pm.part, pm.pc = pm.part.plus(lv.gsum[g]), pm.pc+int(lv.cnt[g])
+		} else {
+			pm.part, pm.pc = pm.part.minus(lv.gsum[g]), pm.pc-int(lv.cnt[g])
+		}
+	}
+	pm.j = j
 }
 
 // agePart carries the memo of the part above the unit over one Set from
@@ -448,21 +588,51 @@ func (s *Sampler) agePart(old, a float64) {
 	pm.ver = s.ver
 }
 
-// ageAbove carries the memo of the levels above over one Set from old to a
-// that changed no level above it.
+// ageAbove carries the memo of the levels above over one Set from old to
+// a: as it was if neither key lies above its level; else, with its levels
+// listed and still the occupied ones, the sums of the levels of old and a
+// converted again, and sAbove added up again.
 func (s *Sampler) ageAbove(old, a float64) {
 	la := &s.kept.above
 	if !la.ok || la.ver+1 != s.ver {
 		la.ok = false
 		return
 	}
-	for _, x := range [2]float64{old, a} {
-		if x > 0 {
-			if l, _ := locate(x); l > la.l {
-				la.ok = false
-				return
-			}
+	done := -1 // the index of the level converted
+	for q, x := range [2]float64{old, a} {
+		if x <= 0 {
+			continue
 		}
+		m, _ := locate(x)
+		if m <= la.l {
+			continue
+		}
+		// The levels run top down, so level m is at most the (top − m)th:
+		// search from there.
+		i := min(la.top-m, la.nv-1)
+		for i > 0 && int(la.m[i]) < m {
+			i--
+		}
+		if i < 0 || int(la.m[i]) != m || s.ls[m-s.lo].n == 0 {
+			la.ok = false // not listed, a level filled or emptied
+			return
+		}
+		if i != done { // old and a in one level: converted once
+			la.v[i] = scaleDown(s.ls[m-s.lo].sum.float(), unitShift(m)-unitShift(la.top))
+			done = i
+		}
+		if q == 0 {
+			la.above--
+		} else {
+			la.above++
+		}
+	}
+	if done >= 0 {
+		acc := 0.0
+		for _, v := range la.v[:la.nv] {
+			acc += v
+		}
+		la.sAbove = acc
 	}
 	la.ver = s.ver
 }
@@ -565,8 +735,11 @@ func (s *Sampler) edgeAbove(lv *level, sb *sub, l, j, k int) (uint64, int, bool)
 // are the rows of the tail and of the straddling level that have weight.
 // Those rows and the rows of the levels of old and a are formed as build
 // forms them, the others are unchanged, and the sums are formed afresh:
-// the table is build's, bit for bit (Check compares them).
-func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
+// the table is build's, bit for bit (Check compares them). The table was
+// built for the straddling group pj of level pl: the counts and bounds
+// below it are kept when the group is the same and neither key lies in
+// its level at or below it.
+func (s *Sampler) retable(o *sol, t *table, old, a float64, pl, pj int) bool {
 	if len(t.rows) == 0 || t.ts != o.ts && !(o.lvl < 0 && t.rescale(o.ts)) {
 		return false
 	}
@@ -634,39 +807,45 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64) bool {
 		tstar = o.eps * (o.sSc / o.c())
 		c := int(lv.cnt[o.grp])
 		strB = max(tstar, scaleDown(float64(bnd(l, o.grp)), l-bB-o.ts))
-		partLo = lv.prefixBound(l, o.grp+1)
+		if l == pl && o.grp == pj && !(lo == l && jo <= pj) && !(ln == l && jn <= pj) {
+			partLo, lvTail = t.partLo, t.lvTail
+		} else {
+			partLo = lv.prefixBound(l, o.grp+1)
+			lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
+		}
 		nTail = o.n - o.rho - (c - o.h)
-		front := [3]row{
-			{w: float64(nTail) * tstar, l: -1, kind: rowTail},
-			{w: float64(c) * strB, l: int32(l), kind: rowStraddle},
-			{w: scaleDown(float64(s.ls[l-s.lo].wb-partLo), l-bB-o.ts), l: int32(l), kind: rowPartial},
-		}
-		q := 0
-		for k := range front {
-			if r := &front[k]; r.w > 0 {
-				if q >= t.front || t.rows[q].kind != r.kind || t.rows[q].l != r.l {
-					return false
+		// The front rows, those of weight > 0 in this order, must be the
+		// table's; rewritten in place (build forms the table again when
+		// they are not).
+		rows := t.rows[:t.front]
+		wt, ws, wp := float64(nTail)*tstar, float64(c)*strB, scaleDown(float64(s.ls[l-s.lo].wb-partLo), l-bB-o.ts)
+		if len(rows) == 3 && wt > 0 && ws > 0 && wp > 0 {
+			// The three, as a rule.
+			if rows[0].kind != rowTail || rows[1].kind != rowStraddle || int(rows[1].l) != l || rows[2].kind != rowPartial || int(rows[2].l) != l {
+				return false
+			}
+			rows[0].w, rows[1].w, rows[2].w = wt, ws, wp
+		} else {
+			q := 0
+			for k, kind := range [3]uint8{rowTail, rowStraddle, rowPartial} {
+				if w := [3]float64{wt, ws, wp}[k]; w > 0 {
+					if q == len(rows) || rows[q].kind != kind || kind != rowTail && int(rows[q].l) != l {
+						return false
+					}
+					rows[q].w = w
+					q++
 				}
-				q++
+			}
+			if q != len(rows) {
+				return false
 			}
 		}
-		if q != t.front {
-			return false
-		}
-		q = 0
-		for k := range front {
-			if w := front[k].w; w > 0 {
-				t.rows[q].w = w
-				q++
-			}
-		}
-		lvTail = int(prefixCount(&lv.bc, &lv.cnt, o.grp))
 	}
 	if l >= 0 {
 		q0 = 0
 	}
-	for _, m := range [2]int{lo, ln} {
-		if m > l {
+	for q, m := range [2]int{lo, ln} {
+		if m > l && (q == 0 || m != lo) { // one level's row once
 			// The heads run top down, so level m's row is the
 			// (top − m)th from the top at most: search from there.
 			for k := min(o.top-m, len(t.heads)-1); k >= 0; k-- {

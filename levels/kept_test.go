@@ -333,6 +333,43 @@ func TestKeptFollowsNearTies(t *testing.T) {
 	require.Greater(t, s.kept.followed, 9*s.kept.solved)
 }
 
+// On lognormal keys at 2^10 (e^(3Z), Z standard normal), whose groups hold
+// a key or two, an update of a large key moves t* by several groups, often
+// by a level: the writer follows it from the unit where its estimate lies,
+// not by a new Solve; what it keeps is a Solve's and a new table (Check,
+// each step), with the exact ρ of the oracle.
+func TestKeptFollowsFarMoves(t *testing.T) {
+	const n, steps = 1 << 10, 3000
+	rng := rand.New(rand.NewPCG(31, 32))
+	logn := func() float64 { return math.Exp(3 * rng.NormFloat64()) }
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = logn()
+	}
+	s := load(t, keys)
+	eps := 1 / float64(2*n)
+	src := rand.NewPCG(33, 34)
+	far := 0
+	for step := range steps {
+		i, _, err := s.Draw(eps, src)
+		require.NoError(t, err)
+		before := s.kept.o
+		followed := s.kept.followed
+		keys[i] = logn()
+		require.NoError(t, s.Set(i, keys[i]))
+		require.NoError(t, s.Check(), "step %d", step)
+		if o := s.kept.o; s.kept.followed > followed && (o.lvl != before.lvl || o.grp-before.grp > 1 || before.grp-o.grp > 1) {
+			far++
+		}
+		if step%500 == 0 {
+			require.Equal(t, samplertest.Oracle(keys, eps).Rho, s.kept.o.rho, "step %d", step)
+		}
+	}
+	t.Logf("%d updates followed (%d to a unit two groups away or more), %d solved", s.kept.followed, far, s.kept.solved)
+	require.Greater(t, far, steps/10)
+	require.Greater(t, s.kept.followed, 9*s.kept.solved)
+}
+
 // t* moves down, out of the straddling sub-bucket into the gap below it,
 // as the largest key shrinks: every key of the unit is then in the head,
 // and the update must be solved again, not followed (the unit's lower

@@ -877,11 +877,11 @@ func TestUnitPassSumsPast64Bits(t *testing.T) {
 // published are those of their keys (Check); and a writer's call leaves
 // the sampler's scratch a reader's again.
 func TestWriterUnitTakesTheOldestSlot(t *testing.T) {
-	const groups, per = 7, 4
+	const groups, per = 7, tinyPass + 2 // units of tinyPass keys or fewer are never sorted
 	var keys []float64
 	for g := range groups {
 		for q := range per {
-			keys = append(keys, 1+(float64(g)+0.25+0.1*float64(q))/64) // group g of level 1074
+			keys = append(keys, 1+(float64(g)+0.25+0.5*float64(q)/per)/64) // group g of level 1074
 		}
 	}
 	s := load(t, keys)
@@ -933,4 +933,24 @@ func TestWriterUnitTakesTheOldestSlot(t *testing.T) {
 	sc := s.spareSc.Load()
 	require.NotNil(t, sc)
 	require.False(t, sc.writer, "the writer's scratch is a reader's again")
+}
+
+// A unit of tinyPass keys or fewer is passed over, not sorted, by a writer
+// as by a read, whatever its history; one more key and a writer sorts it.
+func TestTinyUnitsArePassedOver(t *testing.T) {
+	var keys []float64
+	for q := range tinyPass + 1 {
+		keys = append(keys, 1+(0.25+0.5*float64(q)/(tinyPass+1))/64) // group 1 of level 1074
+	}
+	s := load(t, keys)
+	l, j := locate(keys[0])
+	ents := s.level(l).ents[j]
+	for _, sc := range []*scratch{{writer: true}, {}, {}} {
+		u, _ := s.unitOf(l, j, -1, ents[:tinyPass], sc)
+		require.Nil(t, u, "a unit of %d keys is never sorted", tinyPass)
+	}
+	u, shared := s.unitOf(l, j, -1, ents, &scratch{writer: true})
+	require.NotNil(t, u, "a writer sorts a unit of %d keys", tinyPass+1)
+	require.True(t, shared)
+	require.NoError(t, s.Check())
 }

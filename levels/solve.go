@@ -498,12 +498,6 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		}
 		sc.cand, sc.pre = keys, pre
 	}
-	prefix := func(q int) u128 { // the sum of the q largest keys
-		if u != nil {
-			return u.prefix(q)
-		}
-		return pre[q]
-	}
 	// keys[:lo] are known head, keys[hi2:] known tail; a test at a key p
 	// counts every key ≥ p, its ties included.
 	var lo, hi2 int
@@ -516,29 +510,10 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 		lo = countAtLeast(keys, 0, len(keys), tuB)
 		hi2 = countAtLeast(keys, lo, len(keys), tlB)
 	}
-	// test decides the key at q, lo ≤ q < hi2, and its ties: all in the
-	// head, or all in the tail.
-	test := func(q int) {
-		p := keys[q]
-		first := countAbove(keys, lo, q, p) // the ties of p: keys[first:end]
-		end := countAtLeast(keys, q, hi2, p)
-		sum := part.plus(prefix(end))
-		if s.headAt(o, sAbove+scaleDown(sum.float(), f), p-off, unitShift(l), o.n-above-na-end, depth+3, sc, l, sum) {
-			lo = end
-		} else {
-			hi2 = first
-		}
-	}
-	if guess != 0 && hi2-lo > 4 {
-		g := countAtLeast(keys, lo, hi2, guess) // the keys ≥ θ before
-		for _, q := range [2]int{g - 1, g} {
-			if lo <= q && q < hi2 {
-				test(q)
-			}
-		}
-	}
-	for lo < hi2 {
-		test(int(uint(lo+hi2) >> 1))
+	if lo < hi2 {
+		// Most brackets hold no key: the tests, and the closure, only
+		// when one does.
+		s.bracketTests(o, sc, keys, u, pre, &lo, &hi2, guess, off, f, l, part, sAbove, above+na, depth)
 	}
 	o.h = na + lo
 	switch {
@@ -549,7 +524,47 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	default:
 		o.theta = hi
 	}
-	return part.plus(prefix(lo))
+	return part.plus(unitPrefix(u, pre, lo))
+}
+
+// unitPrefix returns the sum of the q largest keys of a unit: from its
+// sorted unit u, or, with none, from the prefix sums pre of one pass.
+func unitPrefix(u *unit, pre []u128, q int) u128 {
+	if u != nil {
+		return u.prefix(q)
+	}
+	return pre[q]
+}
+
+// bracketTests decides the keys inside the bracket, keys[*lo:*hi2], for
+// bracket: the keys ≥ θ before (guess) first, then a binary search; the
+// keys sorted (u, or pre with none), above the count of the keys above
+// the bracket and the unit's.
+func (s *Sampler) bracketTests(o *sol, sc *scratch, keys []uint64, u *unit, pre []u128, lo, hi2 *int, guess, off uint64, f, l int, part u128, sAbove float64, above, depth int) {
+	// test decides the key at q, lo ≤ q < hi2, and its ties: all in the
+	// head, or all in the tail.
+	test := func(q int) {
+		p := keys[q]
+		first := countAbove(keys, *lo, q, p) // the ties of p: keys[first:end]
+		end := countAtLeast(keys, q, *hi2, p)
+		sum := part.plus(unitPrefix(u, pre, end))
+		if s.headAt(o, sAbove+scaleDown(sum.float(), f), p-off, unitShift(l), o.n-above-end, depth+3, sc, l, sum) {
+			*lo = end
+		} else {
+			*hi2 = first
+		}
+	}
+	if guess != 0 && *hi2-*lo > 4 {
+		g := countAtLeast(keys, *lo, *hi2, guess) // the keys ≥ θ before
+		for _, q := range [2]int{g - 1, g} {
+			if *lo <= q && q < *hi2 {
+				test(q)
+			}
+		}
+	}
+	for *lo < *hi2 {
+		test(int(uint(*lo+*hi2) >> 1))
+	}
 }
 
 // bitsAtLeast returns the least bit pattern g + off over the whole numbers

@@ -155,12 +155,18 @@ func (s *Sampler) putUnit(u *unit) {
 	unitPool.Put(u)
 }
 
-// unitID returns a nonzero number naming sub-bucket k of group j of level
-// l (k = −1: the flat group).
 // hopPass is the largest unit that the writer, trying a neighbour of
 // the unit t* left, passes over rather than sorts.
 const hopPass = 64
 
+// tinyPass is the largest unit that is always passed over, never sorted:
+// on lognormal keys at 2^10, whose groups hold a key or two, the writer
+// following t* into a new unit sorted it, published it and evicted
+// another for it, some 500 instructions, where a pass costs a few dozen.
+const tinyPass = 4
+
+// unitID returns a nonzero number naming sub-bucket k of group j of level
+// l (k = −1: the flat group).
 func unitID(l, j, k int) uint64 { return uint64(l)<<16 | uint64(j)<<8 | uint64(k+2) }
 
 // unitOf returns the sorted unit of the entries ents, sub-bucket k of group
@@ -181,7 +187,7 @@ func (s *Sampler) unitOf(l, j, k int, ents []entry, sc *scratch) (u *unit, share
 			return u, true
 		}
 	}
-	if sc.hop && len(ents) <= hopPass {
+	if sc.hop && len(ents) <= hopPass || len(ents) <= tinyPass {
 		// A small unit the writer tries as t* leaves its own: one pass,
 		// not a sort that would take a published unit's slot from one the
 		// cutoff comes back to (on lognormal keys at 2^10, where groups
