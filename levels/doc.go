@@ -299,7 +299,7 @@
 // each keeps an array for a merge to come: a pooled one of 149 entries
 // when the pool has one, else the one it had before it split (some
 // 600); against 16 for gonum's sampleuv.Weighted and 33–40 for package
-// btree. Emptied levels stay with their exponent (up to 32), small
+// btree. Emptied levels go to a free list for any exponent, small
 // slices go back to their pools, new levels come eight at a time, and a
 // dry pool of small slices makes 512 entries' worth, or, when it runs
 // dry again, a quarter of the slices it made so far, up to 2,048

@@ -34,8 +34,6 @@ const (
 	// splitting and merging each time.
 	kSplit = 512
 	kMerge = 128
-	// maxIdle is the number of emptied levels kept by their exponent.
-	maxIdle = 32
 )
 
 // entry is one item of a group: its key beside it, so that a draw reads
@@ -604,7 +602,6 @@ type Sampler struct {
 	occ     [(nLevels + 63) / 64]uint64 // levels that hold items
 	occW    uint64                      // the words of occ that are not 0
 	free    []*level                    // emptied levels, kept for reuse by any exponent
-	idle    int                         // emptied levels kept by their exponent
 	subs    []*sub                      // emptied sub-buckets, kept for reuse
 	spare   [smallCaps][]*entry         // small group slices, by capacity: their first entry
 	made    [smallCaps]int              // small group slices allocated when a pool ran dry, by capacity
@@ -909,8 +906,6 @@ func (s *Sampler) insert(i int, a float64) {
 	if lv == nil {
 		lv = s.newLevel()
 		s.lv[l-s.lo] = lv
-	} else if s.ls[l-s.lo].n == 0 {
-		s.idle--
 	}
 	st := &s.ls[l-s.lo]
 	if st.n == 0 {
@@ -1071,36 +1066,22 @@ func (s *Sampler) remove(i int, a float64) {
 		if s.occ[l>>6] == 0 {
 			s.occW &^= 1 << (l >> 6)
 		}
-		// An emptied level stays with its exponent, groups and all, for
-		// the keys that come back to it (a level that is re-filled
-		// allocates nothing), up to maxIdle of them; beyond, it goes to
-		// any exponent.
-		if s.idle < maxIdle {
-			s.idle++
-		} else {
-			s.lv[l-s.lo] = nil
-			s.free = append(s.free, lv)
-		}
+		// An emptied level, whose groups gave their slices back, goes
+		// to the free list, for any exponent: kept by its exponent (up
+		// to 32 of them), a new exponent with none free searched the
+		// levels for one, which cost a single step on lognormal keys at
+		// 2^10 a hundred instructions.
+		s.lv[l-s.lo] = nil
+		s.free = append(s.free, lv)
 	}
 }
 
-// newLevel returns an empty level, reused from an emptied one if any:
-// its groups keep their capacity.
+// newLevel returns an empty level, reused from an emptied one if any.
 func (s *Sampler) newLevel() *level {
 	if k := len(s.free); k > 0 {
 		lv := s.free[k-1]
 		s.free = s.free[:k-1]
 		return lv
-	}
-	if s.idle > 0 {
-		// Take an emptied level from its exponent rather than allocate.
-		for k, lv := range s.lv {
-			if lv != nil && s.ls[k].n == 0 {
-				s.lv[k] = nil
-				s.idle--
-				return lv
-			}
-		}
 	}
 	// Eight at a time (39 kB), the others for the next new exponents: a
 	// sampler whose keys keep reaching new exponents allocates rarely.
@@ -1716,18 +1697,14 @@ func (s *Sampler) Check() error {
 	if zeros != len(s.zeros) {
 		return fmt.Errorf("levels: %d zero keys, %d in the list of zeros", zeros, len(s.zeros))
 	}
-	idle := 0
 	for l := range nLevels {
 		lv, w, st := s.level(l), want[l], s.stat(l)
 		if (s.occ[l>>6]>>(l&63))&1 != 0 != (w != nil) {
 			return fmt.Errorf("levels: level %d marked occupied %v, holds items %v", l, w == nil, w != nil)
 		}
 		if w == nil {
-			if lv != nil {
-				if st != (lstat{}) || lv.occ != 0 {
-					return fmt.Errorf("levels: level %d holds no items, counts %d", l, st.n)
-				}
-				idle++
+			if lv != nil || st != (lstat{}) {
+				return fmt.Errorf("levels: level %d holds no items but is kept, count %d", l, st.n)
 			}
 			continue
 		}
@@ -1759,9 +1736,6 @@ func (s *Sampler) Check() error {
 		if lv.bb != w.bb || lv.bc != w.bc || lv.bs != w.bs {
 			return fmt.Errorf("levels: level %d block sums differ from the recomputed ones", l)
 		}
-	}
-	if idle != s.idle {
-		return fmt.Errorf("levels: %d idle levels, %d counted", idle, s.idle)
 	}
 	for w, x := range s.occ {
 		if (x != 0) != (s.occW>>w&1 != 0) {
