@@ -535,6 +535,12 @@ func (s *Sampler) push(es *[]entry, e entry) int32 {
 // grow returns x moved to a slice of the next capacity: push's rare case,
 // a call of its own.
 func (s *Sampler) grow(x []entry) []entry {
+	if cap(x) == 0 && len(s.spare[0]) > 0 {
+		// An empty group's first entry, the usual case where groups hold
+		// a key or two (most of a single step's growths at 2^10): the
+		// pool's slice with none of resize's search.
+		return s.takeSmall(0)
+	}
 	c := max(2*len(x), minCap)
 	if len(x) >= maxSmall {
 		c = ladder()[rung(len(x))+1]
