@@ -312,7 +312,7 @@
 // each keeps an array for a merge to come: a pooled one of 149 entries
 // when the pool has one, else the one it had before it split (some
 // 600); against 16 for gonum's sampleuv.Weighted and 33–40 for package
-// btree. Emptied levels stay with their exponent (up to 32), small
+// btree. Emptied levels go to a free list for any exponent, small
 // slices go back to their pools, new levels come eight at a time, and a
 // dry pool of small slices makes 512 entries' worth, or, when it runs
 // dry again, a quarter of the slices it made so far, up to 2,048
@@ -420,13 +420,14 @@
 // to 0.72 and 0.75 to 0.80 at 2^20 (levels, whose structures span more
 // cache lines than gonum's heap, slows more than gonum when other jobs
 // take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
-// cache) the sampler costs some 720 instructions an example (DrawBatch
-// 320, SetBatch 400), against SGD's whole iteration of 940: an attempt's
+// cache) the sampler costs some 670 instructions an example (DrawBatch
+// 320, SetBatch 350), against SGD's whole iteration of 940: an attempt's
 // choices (one random number, the level and the group from the flat
 // proposal by two binary searches with no branch on the number, the
 // slot), the read of its entry, its test and p, the proposal's build
 // once a batch, and the update, which most often moves the item to
-// another group of its level (move). Without replacement,
+// another group of its level (move), or, a sixth of the time, to
+// another occupied level (cross). Without replacement,
 // the draws of items already in the batch cost attempts too: SRG makes
 // 1.01 to 1.03 attempts a draw on the paper's four sets (epochs 1 to 10
 // at the constant step), a draw of an item already in the batch 0.3%

@@ -216,7 +216,7 @@ func listed(split []byte, g uint32) bool {
 func (s *Sampler) adopt(t *Sampler) {
 	s.keys, s.pos, s.zeros = t.keys, t.pos, t.zeros
 	s.lv, s.ls, s.lo, s.occ, s.occW = t.lv, t.ls, t.lo, t.occ, t.occW
-	s.free, s.idle, s.subs, s.spare, s.made, s.dropped = t.free, t.idle, t.subs, t.spare, t.made, t.dropped
+	s.free, s.subs, s.spare, s.made, s.dropped = t.free, t.subs, t.spare, t.made, t.dropped
 	for q := range s.cur {
 		s.cur[q].Store(t.cur[q].Load())
 	}
@@ -256,7 +256,6 @@ func (s *Sampler) Clone() *Sampler {
 		occ:   s.occ,
 		occW:  s.occW,
 		free:  make([]*level, 0, 64),
-		idle:  s.idle,
 		subs:  make([]*sub, 0, 16),
 		made:  s.made,
 		far:   s.far,

@@ -215,7 +215,7 @@ func TestCloneIsIndependent(t *testing.T) {
 // added to it must be given its treatment in both (copied deeply, moved,
 // or made afresh), then named here.
 func TestCloneKnowsEveryField(t *testing.T) {
-	known := []string{"keys", "pos", "zeros", "lv", "ls", "lo", "occ", "occW", "free", "idle", "subs", "spare", "made", "dropped", "liveBig",
+	known := []string{"keys", "pos", "zeros", "lv", "ls", "lo", "occ", "occW", "free", "subs", "spare", "made", "dropped", "liveBig",
 		"cur", "stale", "want", "unitLv", "evict", "spareU", "spareSc", "big", "bigHeld", "kept", "far", "ver", "id",
 		"asked", "solves"}
 	typ := reflect.TypeFor[Sampler]()
