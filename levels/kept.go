@@ -141,6 +141,9 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 		return
 	}
 	w := s.asked.eps.Load()
+	if one && w == 1 && k.ok && math.Float64bits(k.eps) == 0 && k.tab.iz.ok && k.o.n == len(s.keys) && s.keepZero(old, a) {
+		return
+	}
 	eps := math.Float64frombits(w - 1)
 	// A bound kept for these n items is valid (the bound for which a read
 	// asked may not be).
@@ -165,6 +168,31 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	sc.writer = one
 	s.upkeep(one && same, old, a, eps, sc)
 	sc.writer = false
+}
+
+// keepZero is keep after one Set from old to a of a solution and table
+// kept for ε = 0 (+0, asked for last) whose integer proposal is ok, as
+// upkeep makes it: the solution followed (followZero), the proposal by
+// keepInt, or the table again. It reports false, having changed nothing,
+// when followZero cannot follow (every key 0, before or after); upkeep
+// then solves. A straight line where upkeep asks for the kinds of
+// solution ε = 0 never has: 0.6 of upkeep's instructions a single step.
+func (s *Sampler) keepZero(old, a float64) bool {
+	k := &s.kept
+	if k.o.zero || len(s.zeros) == len(s.keys) {
+		return false
+	}
+	// The memos of follow (for ε > 0) are not carried over at ε = 0:
+	// dropped, as upkeep's ageing drops them a Set later.
+	k.above.ok, k.part.ok = false, false
+	s.followZero(&k.o, old, a)
+	k.followed++
+	if s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
+		k.retabled++
+		return true
+	}
+	s.build(&k.o, &k.tab)
+	return true
 }
 
 // upkeep is keep's work for a valid eps with the writer's scratch sc:
@@ -247,8 +275,7 @@ func (s *Sampler) followZero(o *sol, old, a float64) bool {
 	}
 	k := &s.kept
 	if k.totOK && k.totVer+1 == s.ver {
-		k.tot.addKey(old, true)
-		k.tot.addKey(a, false)
+		k.tot.swap(old, a)
 	} else {
 		k.tot = s.wideSum()
 	}
@@ -841,6 +868,41 @@ func (s *Sampler) checkKept() error {
 // MaxSum (below 2^(831+1074)).
 type wide [32]uint64
 
+// keyWords returns the key a, in units of 2^-1074, as p0·2^(64w) +
+// p1·2^(64(w+1)): its 53 bits in the two words from w. The key is at most
+// MaxSum, so w + 1 is below the last word.
+func keyWords(a float64) (w, p0, p1 uint64) {
+	b := math.Float64bits(a)
+	m, sh := b&(1<<52-1), uint64(0)
+	if e := b >> 52; e > 0 {
+		m, sh = m|1<<52, e-1
+	}
+	w, off := sh>>6&31, sh&63
+	// Two shifts below 64 each, for off = 0 too, with no test of a shift
+	// by 64.
+	return w, m << off, m >> (63 - off) >> 1
+}
+
+// swap replaces the key old by a in x, the exact sum of keys with old
+// among them: old's two words subtracted, a's added, each with its carry
+// past them only when there is one (rarely: a carry out of a word holding
+// a key's top bits). One call where two addKeys decoded and looped twice.
+func (x *wide) swap(old, a float64) {
+	w0, p0, p1 := keyWords(old)
+	w1, q0, q1 := keyWords(a)
+	var c uint64
+	x[w0], c = bits.Sub64(x[w0], p0, 0)
+	x[w0+1&31], c = bits.Sub64(x[w0+1&31], p1, c)
+	for q := w0 + 2; c != 0 && q < uint64(len(x)); q++ {
+		x[q], c = bits.Sub64(x[q], 0, c)
+	}
+	x[w1], c = bits.Add64(x[w1], q0, 0)
+	x[w1+1&31], c = bits.Add64(x[w1+1&31], q1, c)
+	for q := w1 + 2; c != 0 && q < uint64(len(x)); q++ {
+		x[q], c = bits.Add64(x[q], 0, c)
+	}
+}
+
 // addKey adds the key a (sub: subtracts it; the result is not negative) to
 // x, exactly: its 53 bits span two words, then the carry. The key is at
 // most MaxSum, so its words lie below the last.
@@ -931,7 +993,12 @@ func (x *wide) float(ts, nbits int) float64 {
 			top |= 1
 		}
 	}
-	return scale(u64float(top), 64*t-int(lz)-ts)
+	// top ≥ 2^63: its half, the last bit kept as a sticky one, rounds as
+	// top does, by the signed conversion; the result, x·2^-ts, lies in
+	// [2^52, 2^(nbits−ts)] for t > 0, so 2^(k+1) is a normal float and
+	// the product exact (scale's range test not needed).
+	k := 64*t - int(lz) - ts + 1
+	return float64(int64(top>>1|top&1)) * math.Float64frombits(uint64(k+1023)<<52)
 }
 
 // wideSum returns the exact sum of the keys, from the levels' sums.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -491,6 +492,37 @@ func TestWideSumRoundsOnce(t *testing.T) {
 			x.addKey(a, true)
 		}
 		check(keys[:1], &x)
+		// Each key in turn replaced by the first and back (swap): the
+		// same carries and borrows, a key subtracted and one added.
+		for _, a := range keys[1:] {
+			x.addKey(a, false)
+		}
+		for k := 1; k < len(keys); k++ {
+			c := slices.Clone(keys)
+			c[k] = keys[0]
+			x.swap(keys[k], keys[0])
+			check(c, &x)
+			x.swap(keys[0], keys[k])
+			check(keys, &x)
+		}
+	}
+	// A key that carries past its two words and borrows back: the keys
+	// of all-ones significands sum to the ones from 2^-105 to 2^0, and
+	// 2^-105 (in the words of 2^-138 to 2^-10) in place of a zero key
+	// carries into 2^1; a carry lost there leaves 2 − 2^-50.
+	{
+		ones := math.Nextafter(2, 0)
+		keys := []float64{0, ones, ones * 0x1p-53}
+		var x wide
+		for _, a := range keys {
+			x.addKey(a, false)
+		}
+		keys[0] = 0x1p-105
+		x.swap(0, keys[0])
+		check(keys, &x)
+		keys[0] = 0
+		x.swap(0x1p-105, 0)
+		check(keys, &x)
 	}
 	// Random keys of random binades, each replaced in turn, as Sets do.
 	for range 200 {
@@ -513,9 +545,9 @@ func TestWideSumRoundsOnce(t *testing.T) {
 		check(keys, &x)
 		for range 20 {
 			i := rng.IntN(len(keys))
-			x.addKey(keys[i], true)
+			old := keys[i]
 			keys[i] = key()
-			x.addKey(keys[i], false)
+			x.swap(old, keys[i])
 			check(keys, &x)
 		}
 	}
