@@ -171,27 +171,37 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 }
 
 // keepZero is keep after one Set from old to a of a solution and table
-// kept for ε = 0 (+0, asked for last) whose integer proposal is ok, as
-// upkeep makes it: the solution followed (followZero), the proposal by
-// keepInt, or the table again. It reports false, having changed nothing,
-// when followZero cannot follow (every key 0, before or after); upkeep
-// then solves. A straight line where upkeep asks for the kinds of
-// solution ε = 0 never has: 0.6 of upkeep's instructions a single step.
+// kept for ε = 0 (+0, asked for last) whose integer proposal is ok, when
+// the proposal stays ok without being formed again and the exact sum
+// kept is one Set old: what upkeep does then (followZero and keepInt), in
+// a straight line. It reports false, having changed nothing, in every
+// other case, which upkeep serves: every key 0, before or after; the
+// proposal's lowest level emptied, or one below it or too far above it
+// joined.
 func (s *Sampler) keepZero(old, a float64) bool {
 	k := &s.kept
-	if k.o.zero || len(s.zeros) == len(s.keys) {
+	if k.o.zero || len(s.zeros) == len(s.keys) || !k.totOK || k.totVer+1 != s.ver {
+		return false
+	}
+	lo, ln, jo, jn := -1, -1, 0, 0
+	if old > 0 {
+		lo, jo = locate(old)
+	}
+	if a > 0 {
+		ln, jn = locate(a)
+	}
+	w, ok := s.intMove(&k.tab.iz, lo, jo, ln, jn)
+	if !ok || w >= intLimit {
 		return false
 	}
 	// The memos of follow (for ε > 0) are not carried over at ε = 0:
 	// dropped, as upkeep's ageing drops them a Set later.
 	k.above.ok, k.part.ok = false, false
-	s.followZero(&k.o, old, a)
+	k.tab.iz.w, k.tab.rowsOld = w, true
+	k.tot.swap(old, a)
+	s.zeroSum(&k.o)
 	k.followed++
-	if s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a) {
-		k.retabled++
-		return true
-	}
-	s.build(&k.o, &k.tab)
+	k.retabled++
 	return true
 }
 
@@ -279,12 +289,21 @@ func (s *Sampler) followZero(o *sol, old, a float64) bool {
 	} else {
 		k.tot = s.wideSum()
 	}
-	k.totOK, k.totVer = true, s.ver
-	o.top = s.topLevel()
-	o.ts = unitShift(o.top)
-	o.sSc = k.tot.float(o.ts, sumBits(o.top, o.n))
-	o.s = scaleDown(o.sSc, o.ts-1074)
+	s.zeroSum(o)
 	return true
+}
+
+// zeroSum sets λ of o, a solution at ε = 0, from the exact sum of the keys
+// kept, now that of the keys as they are: rounded once in the unit of the
+// top level.
+func (s *Sampler) zeroSum(o *sol) {
+	k := &s.kept
+	k.totOK, k.totVer = true, s.ver
+	top := s.topLevel()
+	ts := unitShift(top)
+	o.top, o.ts = top, ts
+	o.sSc = k.tot.float(ts, sumBits(top, o.n))
+	o.s = scaleDown(o.sSc, ts-1074)
 }
 
 // follow updates o, the solution before one key changed, to the solution
@@ -761,21 +780,35 @@ func (s *Sampler) keepInt(o *sol, t *table, old, a float64) bool {
 // its group's bound, so the total by two exact additions while the lowest
 // level stays; else formed again.
 func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) {
-	base := int(iz.base)
-	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
+	switch w, ok := s.intMove(iz, lo, jo, ln, jn); {
+	case !ok:
 		*iz = s.intProp(top)
-		return
+	case w >= intLimit:
+		*iz = intProp{}
+	default:
+		iz.w = w
+	}
+}
+
+// intMove returns the total weight of the integer proposal iz at ε = 0
+// after one key moved from group jo of level lo to group jn of level ln
+// (a level −1 for a zero key), by two exact additions, and whether they
+// give it: not when iz is not ok, or its lowest level emptied, or a level
+// below it or more than intShift above it joined, which intProp serves.
+// The total may reach intLimit, where no proposal serves.
+func (s *Sampler) intMove(iz *intProp, lo, jo, ln, jn int) (uint64, bool) {
+	base, w := int(iz.base), iz.w
+	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
+		return 0, false
 	}
 	if lo >= 0 {
-		iz.w -= bnd(lo, jo) << ((lo - base) & 63) // its term lay in w, below 2^62
+		w -= bnd(lo, jo) << ((lo - base) & 63) // its term lay in w, below 2^62
 	}
 	if ln >= 0 {
 		// w < 2^62 and a bound below 2^8 shifted by at most 54: no overflow.
-		iz.w += bnd(ln, jn) << ((ln - base) & 63)
+		w += bnd(ln, jn) << ((ln - base) & 63)
 	}
-	if iz.w >= intLimit {
-		*iz = intProp{}
-	}
+	return w, true
 }
 
 // rescale puts the weights of t, an ε = 0 table, in the unit 2^ts of a
