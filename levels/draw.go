@@ -1497,6 +1497,10 @@ func (s *Sampler) Step(eps float64, i int, a float64, src rand.Source) (next int
 		if err := s.set(i, a+0); err != nil { // a + 0 turns −0 into +0, as check.Key
 			return 0, 0, err
 		}
+		if k := s.keptFor(eps); k != nil { // drawValid's first case, one call less
+			next, p = s.draw(&k.o, &k.tab, nil, src)
+			return next, p, nil
+		}
 		next, p = s.drawValid(eps, src)
 		return next, p, nil
 	}

@@ -1010,8 +1010,8 @@ func (x *wide) float(ts, nbits int) float64 {
 		return scale(u64float(x[0]), -ts)
 	}
 	hi, lo := x[t], x[t-1]
-	lz := uint(bits.LeadingZeros64(hi))
-	top := hi<<lz | lo>>(64-lz) // the 64 bits from the leading one; lo>>64 is 0
+	lz := uint(bits.LeadingZeros64(hi)) & 63 // hi is not 0: the mask only tells the compiler
+	top := hi<<lz | lo>>1>>(63-lz)           // the 64 bits from the leading one
 	// Below the 53 bits kept and the two that round them, a one stands
 	// for every bit under it: the rounding is the same. The bits under
 	// top decide it only when top lies exactly halfway between two
