@@ -136,6 +136,29 @@ func (s *Sampler) attemptInt(o *sol, t *table, src rand.Source) (int, float64) {
 	// (at most intShift: the masks drop the checks of a shift past 63).
 	ls := s.ls[int(t.iz.base)-s.lo : o.top-s.lo+1]
 	d := len(ls) - 1
+	for d >= 3 {
+		// Four levels at a time with no branch on r, from the top: the
+		// mass of keys drawn in proportion to themselves lies in the
+		// first four, as a rule, and a walk that stops where r falls is
+		// mispredicted about once a draw. c[k] is the weight of the k
+		// levels from d down in units of the fourth's, 2^h, so that r <
+		// c[k]·2^h exactly when r>>h < c[k]; those at or below r>>h are
+		// passed (c − q − 1 negative: the weights lie below 2^62).
+		h := (d - 3) & 63
+		var c [4]uint64
+		c[1] = ls[d].wb << 3
+		c[2] = c[1] + ls[d-1].wb<<2
+		c[3] = c[2] + ls[d-2].wb<<1
+		c4 := c[3] + ls[d-3].wb
+		if q := r >> h; q < c4 {
+			k := (c[1]-q-1)>>63 + (c[2]-q-1)>>63 + (c[3]-q-1)>>63
+			r -= c[k&3] << h
+			d -= int(k)
+			goto found
+		}
+		r -= c4 << h
+		d -= 4
+	}
 	for ; d > 0; d-- {
 		x := ls[d].wb << (d & 63)
 		if r < x {
@@ -143,6 +166,7 @@ func (s *Sampler) attemptInt(o *sol, t *table, src rand.Source) (int, float64) {
 		}
 		r -= x
 	}
+found:
 	r >>= d & 63
 	l := int(t.iz.base) + d
 	lv := s.lv[l-s.lo]
