@@ -917,9 +917,10 @@ func keyWords(a float64) (w, p0, p1 uint64) {
 }
 
 // swap replaces the key old by a in x, the exact sum of keys with old
-// among them: old's two words subtracted, a's added, each with its carry
-// past them only when there is one (rarely: a carry out of a word holding
-// a key's top bits). One call where two addKeys decoded and looped twice.
+// among them (a key 0 in place of one absent: swap(0, a) adds a, swap(a,
+// 0) takes it away): old's two words subtracted, a's added, each with its
+// carry past them only when there is one (rarely: a carry out of a word
+// holding a key's top bits).
 func (x *wide) swap(old, a float64) {
 	w0, p0, p1 := keyWords(old)
 	w1, q0, q1 := keyWords(a)
@@ -933,39 +934,6 @@ func (x *wide) swap(old, a float64) {
 	x[w1+1&31], c = bits.Add64(x[w1+1&31], q1, c)
 	for q := w1 + 2; c != 0 && q < uint64(len(x)); q++ {
 		x[q], c = bits.Add64(x[q], 0, c)
-	}
-}
-
-// addKey adds the key a (sub: subtracts it; the result is not negative) to
-// x, exactly: its 53 bits span two words, then the carry. The key is at
-// most MaxSum, so its words lie below the last.
-func (x *wide) addKey(a float64, sub bool) {
-	b := math.Float64bits(a)
-	m, sh := b&(1<<52-1), uint64(0)
-	if e := b >> 52; e > 0 {
-		m, sh = m|1<<52, e-1
-	}
-	w, off := sh>>6&31, sh&63
-	// m·2^off in two words; two shifts below 64 each, for off = 0 too,
-	// with no test of a shift by 64.
-	p0, p1 := m<<off, m>>(63-off)>>1
-	var c uint64
-	if sub {
-		x[w], c = bits.Sub64(x[w], p0, 0)
-		for q := w + 1; q < uint64(len(x)); q++ {
-			x[q], c = bits.Sub64(x[q], p1, c)
-			if p1 = 0; c == 0 {
-				break
-			}
-		}
-		return
-	}
-	x[w], c = bits.Add64(x[w], p0, 0)
-	for q := w + 1; q < uint64(len(x)); q++ {
-		x[q], c = bits.Add64(x[q], p1, c)
-		if p1 = 0; c == 0 {
-			break
-		}
 	}
 }
 
@@ -1028,8 +996,8 @@ func (x *wide) float(ts, nbits int) float64 {
 	}
 	// top ≥ 2^63: its half, the last bit kept as a sticky one, rounds as
 	// top does, by the signed conversion; the result, x·2^-ts, lies in
-	// [2^52, 2^(nbits−ts)] for t > 0, so 2^(k+1) is a normal float and
-	// the product exact (scale's range test not needed).
+	// [2^52, 2^(nbits−ts)] for t > 0, so the factor 2^k is a normal float
+	// and the product exact (scale's range test not needed).
 	k := 64*t - int(lz) - ts + 1
 	return float64(int64(top>>1|top&1)) * math.Float64frombits(uint64(k+1023)<<52)
 }

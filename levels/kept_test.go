@@ -484,18 +484,18 @@ func TestWideSumRoundsOnce(t *testing.T) {
 	} {
 		var x wide
 		for _, a := range keys {
-			x.addKey(a, false)
+			x.swap(0, a)
 		}
 		check(keys, &x)
 		// The words carried into, then borrowed back to the first key alone.
 		for _, a := range keys[1:] {
-			x.addKey(a, true)
+			x.swap(a, 0)
 		}
 		check(keys[:1], &x)
 		// Each key in turn replaced by the first and back (swap): the
 		// same carries and borrows, a key subtracted and one added.
 		for _, a := range keys[1:] {
-			x.addKey(a, false)
+			x.swap(0, a)
 		}
 		for k := 1; k < len(keys); k++ {
 			c := slices.Clone(keys)
@@ -515,7 +515,7 @@ func TestWideSumRoundsOnce(t *testing.T) {
 		keys := []float64{0, ones, ones * 0x1p-53}
 		var x wide
 		for _, a := range keys {
-			x.addKey(a, false)
+			x.swap(0, a)
 		}
 		keys[0] = 0x1p-105
 		x.swap(0, keys[0])
@@ -540,7 +540,7 @@ func TestWideSumRoundsOnce(t *testing.T) {
 		var x wide
 		for i := range keys {
 			keys[i] = key()
-			x.addKey(keys[i], false)
+			x.swap(0, keys[i])
 		}
 		check(keys, &x)
 		for range 20 {
