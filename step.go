@@ -30,9 +30,17 @@ type Stepper interface {
 // for a sum of keys that would exceed MaxSum. Step panics, as Draw does, if
 // s is neither a Sampler nor a LawSampler.
 func Step(s Distribution, eps float64, i int, a float64, src rand.Source) (next int, p float64, err error) {
-	switch st := any(s).(type) { // see probe in draw.go
-	case Stepper:
+	// The fast path in a function of its own (the rest, in step, made
+	// this one's frame and its spills of the arguments twice as large).
+	if st, ok := any(s).(Stepper); ok { // see probe in draw.go
 		return st.Step(eps, i, a, src)
+	}
+	return step(s, eps, i, a, src)
+}
+
+// step is Step for a Distribution that is not a Stepper.
+func step(s Distribution, eps float64, i int, a float64, src rand.Source) (next int, p float64, err error) {
+	switch any(s).(type) { // see probe in draw.go
 	case Sampler, LawSampler:
 	default:
 		panic(noDraw(s))

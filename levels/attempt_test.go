@@ -278,3 +278,69 @@ func TestZeroProbabilityItemNeverDrawn(t *testing.T) {
 	require.Equal(t, []int{0}, items)
 	require.Equal(t, []float64{1}, probs)
 }
+
+// At ε = 0 an attempt through the integer proposal chooses the level
+// whose range, counted from the top, holds its number r: at every edge
+// between two levels (r one below it, at it, one above), on keys one to a
+// level over eleven levels (two runs of four chosen with no branch on r,
+// the rest by the walk below them), the item drawn is that of the level a
+// walk from the top finds. Each key lies half a unit of 2^-6 above its
+// group's edge, so that an attempt at a slot's last number accepts with
+// u = 0.
+func TestIntAttemptLevelEdges(t *testing.T) {
+	keys := make([]float64, 11)
+	for e := range keys {
+		keys[e] = math.Ldexp(1+16.5/64, e-5)
+	}
+	s := load(t, keys)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, tb := s.solution(0, sc)
+	require.True(t, tb.iz.ok)
+	w, base := tb.iz.w, int(tb.iz.base)
+	// The reference: the levels from the top, each weighing its bound
+	// weight shifted to base's unit; the item of the one holding r.
+	item := func(r uint64) int {
+		for l := o.top; ; l-- {
+			x := s.stat(l).wb << (l - base)
+			if r < x || l == base {
+				for i, a := range keys {
+					if m, _ := locate(a); m == l {
+						return i
+					}
+				}
+				require.FailNow(t, "no key in level", "%d", l)
+			}
+			r -= x
+		}
+	}
+	// word returns the largest number x with ⌊x·w/2^64⌋ = r: its low word
+	// is then at least 2^64 − w, which Lemire's test takes at once.
+	word := func(r uint64) uint64 {
+		if r+1 == w {
+			return math.MaxUint64
+		}
+		q, rem := bits.Div64(r+1, 0, w)
+		if rem == 0 {
+			return q - 1
+		}
+		return q
+	}
+	var edges []uint64
+	c := uint64(0)
+	for l := o.top; l > base; l-- {
+		c += s.stat(l).wb << (l - base)
+		edges = append(edges, c)
+	}
+	require.Len(t, edges, len(keys)-1)
+	tried := 0
+	for _, e := range edges {
+		for _, r := range []uint64{e - 1, e, e + 1} {
+			src := &script{xs: []uint64{word(r), 0}}
+			i, _ := s.attempt(o, tb, nil, src)
+			require.Equal(t, item(r), i, "r = %d, w = %d", r, w)
+			tried++
+		}
+	}
+	require.Equal(t, 3*(len(keys)-1), tried)
+}

@@ -117,13 +117,14 @@ func (s *Sampler) intProp(top int) intProp {
 	return intProp{ok: true, base: int32(base), w: tot}
 }
 
-// proposeInt makes the choices of one attempt at ε = 0 through the
-// integer proposal of t into p, clear: r uniform below the total by
-// Lemire's multiply (a second number once in 2^62/w at most), the level
-// whose range holds it, then r's part in that level, shifted to its unit,
-// uniform over its bound weight.
-func (s *Sampler) proposeInt(o *sol, t *table, src rand.Source, p *proposal) {
-	*p = proposal{}
+// attemptInt makes one attempt at ε = 0 through the integer proposal of
+// t (ok) and returns the item and its p, or −1 if it rejected: r uniform
+// below the total by Lemire's multiply (a second number once in 2^62/w at
+// most), the level whose range holds it, then r's part in that level,
+// shifted to its unit, uniform over its bound weight, chooses the group,
+// slot and acceptance (headSlot); decide's tests follow, with no proposal
+// between them.
+func (s *Sampler) attemptInt(o *sol, t *table, src rand.Source) (int, float64) {
 	w := t.iz.w
 	r, lo := bits.Mul64(src.Uint64(), w)
 	if lo < w {
@@ -135,6 +136,29 @@ func (s *Sampler) proposeInt(o *sol, t *table, src rand.Source, p *proposal) {
 	// (at most intShift: the masks drop the checks of a shift past 63).
 	ls := s.ls[int(t.iz.base)-s.lo : o.top-s.lo+1]
 	d := len(ls) - 1
+	for d >= 3 {
+		// Four levels at a time with no branch on r, from the top: the
+		// mass of keys drawn in proportion to themselves lies in the
+		// first four, as a rule, and a walk that stops where r falls is
+		// mispredicted about once a draw. c[k] is the weight of the k
+		// levels from d down in units of the fourth's, 2^h, so that r <
+		// c[k]·2^h exactly when r>>h < c[k]; those at or below r>>h are
+		// passed (c − q − 1 negative: the weights lie below 2^62).
+		h := (d - 3) & 63
+		var c [4]uint64
+		c[1] = ls[d].wb << 3
+		c[2] = c[1] + ls[d-1].wb<<2
+		c[3] = c[2] + ls[d-2].wb<<1
+		c4 := c[3] + ls[d-3].wb
+		if q := r >> h; q < c4 {
+			k := (c[1]-q-1)>>63 + (c[2]-q-1)>>63 + (c[3]-q-1)>>63
+			r -= c[k&3] << h
+			d -= int(k)
+			goto found
+		}
+		r -= c4 << h
+		d -= 4
+	}
 	for ; d > 0; d-- {
 		x := ls[d].wb << (d & 63)
 		if r < x {
@@ -142,15 +166,20 @@ func (s *Sampler) proposeInt(o *sol, t *table, src rand.Source, p *proposal) {
 		}
 		r -= x
 	}
+found:
 	r >>= d & 63
 	l := int(t.iz.base) + d
 	lv := s.lv[l-s.lo]
 	j, pre := lv.findBound(l, r)
 	slot, sure := headSlot(l, j, r-pre)
-	p.lv, p.l, p.j, p.r, p.sure, p.test = lv, int32(l), int32(j), int32(slot), sure, !sure
-	if !sure {
-		p.u = uniform(src)
+	e := lv.at(j, slot)
+	if !sure && uniform(src) >= headFrac(l, j, e.key()) {
+		return -1, 0
 	}
+	if q := o.prob(e.key()); q != 0 {
+		return int(e.item), q
+	}
+	return -1, 0
 }
 
 // tails is the levels below the straddling level and their cumulative
@@ -433,12 +462,11 @@ func headFrac(l, j int, a float64) float64 {
 // −1 if it rejected: propose, read the entry, decide, as DrawBatch's
 // chunks do.
 func (s *Sampler) attempt(o *sol, t *table, tl *tails, src rand.Source) (int, float64) {
-	var p proposal
 	if t.iz.ok {
-		s.proposeInt(o, t, src, &p)
-	} else {
-		s.propose(o, t, tl, nil, src, &p)
+		return s.attemptInt(o, t, src)
 	}
+	var p proposal
+	s.propose(o, t, tl, nil, src, &p)
 	return s.decideAt(o, t, &p, src)
 }
 
@@ -482,6 +510,13 @@ func (s *Sampler) decide(o *sol, t *table, p *proposal, e entry, src rand.Source
 
 // draw makes attempts until one accepts.
 func (s *Sampler) draw(o *sol, t *table, tl *tails, src rand.Source) (int, float64) {
+	if t.iz.ok {
+		for {
+			if i, p := s.attemptInt(o, t, src); i >= 0 {
+				return i, p
+			}
+		}
+	}
 	for {
 		if i, p := s.attempt(o, t, tl, src); i >= 0 {
 			return i, p
@@ -1480,6 +1515,19 @@ func (s *Sampler) AttemptProbs(eps float64, dst []float64) ([]float64, error) {
 // Set(i, a) then Draw(eps, src) do, bit for bit, the bound checked before
 // anything changes (reweighted.Step's errors and order).
 func (s *Sampler) Step(eps float64, i int, a float64, src rand.Source) (next int, p float64, err error) {
+	// A valid call's checks as three tests (ε = 0, plain proportional
+	// sampling, needs no division), the errors below in their order.
+	if n := len(s.keys); uint(i) < uint(n) && a >= 0 && a <= reweighted.MaxSum && (eps == 0 || eps > 0 && eps <= 1/float64(n)) {
+		if err := s.set(i, a+0); err != nil { // a + 0 turns −0 into +0, as check.Key
+			return 0, 0, err
+		}
+		if k := s.keptFor(eps); k != nil { // drawValid's first case, one call less
+			next, p = s.draw(&k.o, &k.tab, nil, src)
+			return next, p, nil
+		}
+		next, p = s.drawValid(eps, src)
+		return next, p, nil
+	}
 	if len(s.keys) == 0 {
 		return 0, 0, reweighted.ErrEmpty
 	}

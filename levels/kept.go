@@ -141,6 +141,9 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 		return
 	}
 	w := s.asked.eps.Load()
+	if one && w == 1 && k.ok && math.Float64bits(k.eps) == 0 && k.tab.iz.ok && k.o.n == len(s.keys) && s.keepZero(old, a) {
+		return
+	}
 	eps := math.Float64frombits(w - 1)
 	// A bound kept for these n items is valid (the bound for which a read
 	// asked may not be).
@@ -165,6 +168,41 @@ func (s *Sampler) keep(one bool, old, a float64, sc *scratch) {
 	sc.writer = one
 	s.upkeep(one && same, old, a, eps, sc)
 	sc.writer = false
+}
+
+// keepZero is keep after one Set from old to a of a solution and table
+// kept for ε = 0 (+0, asked for last) whose integer proposal is ok, when
+// the proposal stays ok without being formed again and the exact sum
+// kept is one Set old: what upkeep does then (followZero and keepInt), in
+// a straight line. It reports false, having changed nothing, in every
+// other case, which upkeep serves: every key 0, before or after; the
+// proposal's lowest level emptied, or one below it or too far above it
+// joined.
+func (s *Sampler) keepZero(old, a float64) bool {
+	k := &s.kept
+	if k.o.zero || len(s.zeros) == len(s.keys) || !k.totOK || k.totVer+1 != s.ver {
+		return false
+	}
+	lo, ln, jo, jn := -1, -1, 0, 0
+	if old > 0 {
+		lo, jo = locate(old)
+	}
+	if a > 0 {
+		ln, jn = locate(a)
+	}
+	w, ok := s.intMove(&k.tab.iz, lo, jo, ln, jn)
+	if !ok || w >= intLimit {
+		return false
+	}
+	// The memos of follow (for ε > 0) are not carried over at ε = 0:
+	// dropped, as upkeep's ageing drops them a Set later.
+	k.above.ok, k.part.ok = false, false
+	k.tab.iz.w, k.tab.rowsOld = w, true
+	k.tot.swap(old, a)
+	s.zeroSum(&k.o)
+	k.followed++
+	k.retabled++
+	return true
 }
 
 // upkeep is keep's work for a valid eps with the writer's scratch sc:
@@ -253,17 +291,25 @@ func (s *Sampler) followZero(o *sol, old, a float64) bool {
 	}
 	k := &s.kept
 	if k.totOK && k.totVer+1 == s.ver {
-		k.tot.addKey(old, true)
-		k.tot.addKey(a, false)
+		k.tot.swap(old, a)
 	} else {
 		k.tot = s.wideSum()
 	}
-	k.totOK, k.totVer = true, s.ver
-	o.top = s.topLevel()
-	o.ts = unitShift(o.top)
-	o.sSc = k.tot.float(o.ts, sumBits(o.top, o.n))
-	o.s = scaleDown(o.sSc, o.ts-1074)
+	s.zeroSum(o)
 	return true
+}
+
+// zeroSum sets λ of o, a solution at ε = 0, from the exact sum of the keys
+// kept, now that of the keys as they are: rounded once in the unit of the
+// top level.
+func (s *Sampler) zeroSum(o *sol) {
+	k := &s.kept
+	k.totOK, k.totVer = true, s.ver
+	top := s.topLevel()
+	ts := unitShift(top)
+	o.top, o.ts = top, ts
+	o.sSc = k.tot.float(ts, sumBits(top, o.n))
+	o.s = scaleDown(o.sSc, ts-1074)
 }
 
 // follow updates o, the solution before one key changed, to the solution
@@ -913,21 +959,35 @@ func (s *Sampler) keepInt(o *sol, t *table, old, a float64) bool {
 // its group's bound, so the total by two exact additions while the lowest
 // level stays; else formed again.
 func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) {
-	base := int(iz.base)
-	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
+	switch w, ok := s.intMove(iz, lo, jo, ln, jn); {
+	case !ok:
 		*iz = s.intProp(top)
-		return
+	case w >= intLimit:
+		*iz = intProp{}
+	default:
+		iz.w = w
+	}
+}
+
+// intMove returns the total weight of the integer proposal iz at ε = 0
+// after one key moved from group jo of level lo to group jn of level ln
+// (a level −1 for a zero key), by two exact additions, and whether they
+// give it: not when iz is not ok, or its lowest level emptied, or a level
+// below it or more than intShift above it joined, which intProp serves.
+// The total may reach intLimit, where no proposal serves.
+func (s *Sampler) intMove(iz *intProp, lo, jo, ln, jn int) (uint64, bool) {
+	base, w := int(iz.base), iz.w
+	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
+		return 0, false
 	}
 	if lo >= 0 {
-		iz.w -= bnd(lo, jo) << ((lo - base) & 63) // its term lay in w, below 2^62
+		w -= bnd(lo, jo) << ((lo - base) & 63) // its term lay in w, below 2^62
 	}
 	if ln >= 0 {
 		// w < 2^62 and a bound below 2^8 shifted by at most 54: no overflow.
-		iz.w += bnd(ln, jn) << ((ln - base) & 63)
+		w += bnd(ln, jn) << ((ln - base) & 63)
 	}
-	if iz.w >= intLimit {
-		*iz = intProp{}
-	}
+	return w, true
 }
 
 // rescale puts the weights of t, an ε = 0 table, in the unit 2^ts of a
@@ -1020,36 +1080,39 @@ func (s *Sampler) checkKept() error {
 // MaxSum (below 2^(831+1074)).
 type wide [32]uint64
 
-// addKey adds the key a (sub: subtracts it; the result is not negative) to
-// x, exactly: its 53 bits span two words, then the carry. The key is at
-// most MaxSum, so its words lie below the last.
-func (x *wide) addKey(a float64, sub bool) {
+// keyWords returns the key a, in units of 2^-1074, as p0·2^(64w) +
+// p1·2^(64(w+1)): its 53 bits in the two words from w. The key is at most
+// MaxSum, so w + 1 is below the last word.
+func keyWords(a float64) (w, p0, p1 uint64) {
 	b := math.Float64bits(a)
 	m, sh := b&(1<<52-1), uint64(0)
 	if e := b >> 52; e > 0 {
 		m, sh = m|1<<52, e-1
 	}
 	w, off := sh>>6&31, sh&63
-	// m·2^off in two words; two shifts below 64 each, for off = 0 too,
-	// with no test of a shift by 64.
-	p0, p1 := m<<off, m>>(63-off)>>1
+	// Two shifts below 64 each, for off = 0 too, with no test of a shift
+	// by 64.
+	return w, m << off, m >> (63 - off) >> 1
+}
+
+// swap replaces the key old by a in x, the exact sum of keys with old
+// among them (a key 0 in place of one absent: swap(0, a) adds a, swap(a,
+// 0) takes it away): old's two words subtracted, a's added, each with its
+// carry past them only when there is one (rarely: a carry out of a word
+// holding a key's top bits).
+func (x *wide) swap(old, a float64) {
+	w0, p0, p1 := keyWords(old)
+	w1, q0, q1 := keyWords(a)
 	var c uint64
-	if sub {
-		x[w], c = bits.Sub64(x[w], p0, 0)
-		for q := w + 1; q < uint64(len(x)); q++ {
-			x[q], c = bits.Sub64(x[q], p1, c)
-			if p1 = 0; c == 0 {
-				break
-			}
-		}
-		return
+	x[w0], c = bits.Sub64(x[w0], p0, 0)
+	x[w0+1&31], c = bits.Sub64(x[w0+1&31], p1, c)
+	for q := w0 + 2; c != 0 && q < uint64(len(x)); q++ {
+		x[q], c = bits.Sub64(x[q], 0, c)
 	}
-	x[w], c = bits.Add64(x[w], p0, 0)
-	for q := w + 1; q < uint64(len(x)); q++ {
-		x[q], c = bits.Add64(x[q], p1, c)
-		if p1 = 0; c == 0 {
-			break
-		}
+	x[w1], c = bits.Add64(x[w1], q0, 0)
+	x[w1+1&31], c = bits.Add64(x[w1+1&31], q1, c)
+	for q := w1 + 2; c != 0 && q < uint64(len(x)); q++ {
+		x[q], c = bits.Add64(x[q], 0, c)
 	}
 }
 
@@ -1094,8 +1157,8 @@ func (x *wide) float(ts, nbits int) float64 {
 		return scale(u64float(x[0]), -ts)
 	}
 	hi, lo := x[t], x[t-1]
-	lz := uint(bits.LeadingZeros64(hi))
-	top := hi<<lz | lo>>(64-lz) // the 64 bits from the leading one; lo>>64 is 0
+	lz := uint(bits.LeadingZeros64(hi)) & 63 // hi is not 0: the mask only tells the compiler
+	top := hi<<lz | lo>>1>>(63-lz)           // the 64 bits from the leading one
 	// Below the 53 bits kept and the two that round them, a one stands
 	// for every bit under it: the rounding is the same. The bits under
 	// top decide it only when top lies exactly halfway between two
@@ -1110,7 +1173,12 @@ func (x *wide) float(ts, nbits int) float64 {
 			top |= 1
 		}
 	}
-	return scale(u64float(top), 64*t-int(lz)-ts)
+	// top ≥ 2^63: its half, the last bit kept as a sticky one, rounds as
+	// top does, by the signed conversion; the result, x·2^-ts, lies in
+	// [2^52, 2^(nbits−ts)] for t > 0, so the factor 2^k is a normal float
+	// and the product exact (scale's range test not needed).
+	k := 64*t - int(lz) - ts + 1
+	return float64(int64(top>>1|top&1)) * math.Float64frombits(uint64(k+1023)<<52)
 }
 
 // wideSum returns the exact sum of the keys, from the levels' sums.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -520,14 +521,45 @@ func TestWideSumRoundsOnce(t *testing.T) {
 	} {
 		var x wide
 		for _, a := range keys {
-			x.addKey(a, false)
+			x.swap(0, a)
 		}
 		check(keys, &x)
 		// The words carried into, then borrowed back to the first key alone.
 		for _, a := range keys[1:] {
-			x.addKey(a, true)
+			x.swap(a, 0)
 		}
 		check(keys[:1], &x)
+		// Each key in turn replaced by the first and back (swap): the
+		// same carries and borrows, a key subtracted and one added.
+		for _, a := range keys[1:] {
+			x.swap(0, a)
+		}
+		for k := 1; k < len(keys); k++ {
+			c := slices.Clone(keys)
+			c[k] = keys[0]
+			x.swap(keys[k], keys[0])
+			check(c, &x)
+			x.swap(keys[0], keys[k])
+			check(keys, &x)
+		}
+	}
+	// A key that carries past its two words and borrows back: the keys
+	// of all-ones significands sum to the ones from 2^-105 to 2^0, and
+	// 2^-105 (in the words of 2^-138 to 2^-10) in place of a zero key
+	// carries into 2^1; a carry lost there leaves 2 − 2^-50.
+	{
+		ones := math.Nextafter(2, 0)
+		keys := []float64{0, ones, ones * 0x1p-53}
+		var x wide
+		for _, a := range keys {
+			x.swap(0, a)
+		}
+		keys[0] = 0x1p-105
+		x.swap(0, keys[0])
+		check(keys, &x)
+		keys[0] = 0
+		x.swap(0x1p-105, 0)
+		check(keys, &x)
 	}
 	// Random keys of random binades, each replaced in turn, as Sets do.
 	for range 200 {
@@ -545,14 +577,14 @@ func TestWideSumRoundsOnce(t *testing.T) {
 		var x wide
 		for i := range keys {
 			keys[i] = key()
-			x.addKey(keys[i], false)
+			x.swap(0, keys[i])
 		}
 		check(keys, &x)
 		for range 20 {
 			i := rng.IntN(len(keys))
-			x.addKey(keys[i], true)
+			old := keys[i]
 			keys[i] = key()
-			x.addKey(keys[i], false)
+			x.swap(old, keys[i])
 			check(keys, &x)
 		}
 	}
