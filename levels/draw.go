@@ -1526,10 +1526,15 @@ type flat struct {
 	// item, exactly uniform; recN is ⌊(2^64 − 1)/n⌋.
 	tail           bool
 	x1, limT, recN uint64
-	ends           [][nG + 1]uint64 // for each level, the cumulative weight below each of its groups, then to its end
-	nl             int              // the levels
-	starts         [maxFlat]uint64  // the cumulative weight below each level, then w
-	lvls           [maxFlat]fLevel  // the levels, in the order of ends
+	// ends[k·64 + j] is the cumulative weight below group j of the k-th
+	// level, ends[nl·64] = w; gd[r >> gs] is the group, k·64 + j, that
+	// holds the least number of r's bucket: r's own group is that one or
+	// one of the next few (guide).
+	ends []uint64
+	gd   []uint16
+	gs   uint
+	nl   int             // the levels
+	lvls [maxFlat]fLevel // the levels, in the order of ends
 }
 
 // maxFlat is the most levels a flat proposal spans: more take the table's
@@ -1565,12 +1570,13 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 	if nl > maxFlat {
 		return
 	}
-	// Room for eight levels more (520 bytes each, 17 kB at most): the
-	// array grows rarely.
-	if cap(fl.ends) < nl {
-		fl.ends = make([][nG + 1]uint64, min(nl+8, maxFlat))
+	// Room for eight levels more (520 bytes each with their buckets, 17 kB
+	// at most): the arrays grow rarely.
+	if cap(fl.ends) < nl*nG+1 {
+		fl.ends = make([]uint64, min(nl+8, maxFlat)*nG+1)
+		fl.gd = make([]uint16, min(nl+8, maxFlat)*nG)
 	}
-	lvls, ends := &fl.lvls, fl.ends[:nl]
+	lvls, ends := &fl.lvls, fl.ends[:nl*nG+1]
 	var w uint64
 	for k := range nl {
 		r := &rows[f+k]
@@ -1587,39 +1593,36 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 		// Every group, occupied or not: the levels of the head hold most
 		// of their 64, and a loop over all is a few instructions a group,
 		// with no bit scan and no record of which.
-		es := &ends[k]
-		es[0] = w
-		fl.starts[k] = w
+		es := (*[nG]uint64)(ends[k*nG : k*nG+nG])
 		cnt := &s.lv[lk].cnt
 		for j := range from {
-			es[j+1] = w
+			es[j] = w
 		}
 		b, step := bnd(l, from)<<d, uint64(1)<<d // group j's bound, shifted
 		j := from
 		for ; j&3 != 0; j++ {
+			es[j] = w
 			w += uint64(cnt[j]) * b
 			b += step
-			es[j+1] = w
 		}
 		// Four groups a step: the loop's own count and bounds checks
 		// cost as much as a group.
 		for ; j < nG-3; j += 4 {
-			c, e := (*[4]int32)(cnt[j:j+4]), (*[4]uint64)(es[j+1:j+5])
-			w += uint64(c[0]) * b
+			c, e := (*[4]int32)(cnt[j:j+4]), (*[4]uint64)(es[j:j+4])
 			e[0] = w
-			w += uint64(c[1]) * (b + step)
+			w += uint64(c[0]) * b
 			e[1] = w
-			w += uint64(c[2]) * (b + 2*step)
+			w += uint64(c[1]) * (b + step)
 			e[2] = w
-			w += uint64(c[3]) * (b + 3*step)
+			w += uint64(c[2]) * (b + 2*step)
 			e[3] = w
+			w += uint64(c[3]) * (b + 3*step)
 			b += 4 * step
 		}
 		lvls[k] = fLevel{lk: int32(lk), d: uint32(d)}
 	}
-	for k := nl; k < maxFlat; k++ {
-		fl.starts[k] = w
-	}
+	ends[nl*nG] = w
+	fl.guide(ends, w)
 	// The first word x of an attempt goes to the head exactly when
 	// fineUniform(x)·total ≥ cumF, as Draw's first number goes to the
 	// head's rows: from 2^52 on, fineUniform reads x alone, and
@@ -1654,7 +1657,7 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 			fl.tail, fl.x1, fl.limT, fl.recN = true, x1, m-m%n-1, math.MaxUint64/n
 		}
 	}
-	fl.ends, fl.nl, fl.w, fl.ok = ends, nl, w, true
+	fl.nl, fl.w, fl.ok = nl, w, true
 }
 
 // firstWord returns the least word x ≥ 2^52 with fineUniform(x)·total ≥
@@ -1709,38 +1712,38 @@ func (fl *flat) fresh(src rand.Source) uint64 {
 	}
 }
 
+// guide fills gd and gs for the ends of a flat proposal of total w: the
+// numbers [0, w) cut into buckets of 2^gs, more than a quarter as many as
+// the groups and at most half as many, each mapped to the group that
+// holds its least number. Fewer buckets make longer steps of at, more a
+// longer fill here: of 128 to 512 buckets for 320 groups, this made the
+// fewest instructions.
+func (fl *flat) guide(ends []uint64, w uint64) {
+	nb := bits.Len(uint(len(ends)-1)) - 2
+	gs := uint(max(bits.Len64(w-1)-nb, 0))
+	gd := fl.gd[:1<<nb]
+	b, lo, span := 0, uint64(0), uint64(1)<<gs // bucket b's least number is lo
+	for g, e := range ends[1:] {
+		for ; lo < e && b < len(gd); b++ {
+			gd[b] = uint16(g)
+			lo += span
+		}
+	}
+	fl.gs = gs
+}
+
 // at returns the level (its index in lv) and the group of the head that
 // its number r in [0, w) chooses, and the number in [0, count·bound) in
 // the level's unit that chooses the slot and the acceptance (headSlot):
-// the last level, then the last group, whose start is at or below r.
+// the last group whose start is at or below r, found from the group of
+// r's bucket by a step or two, where a binary search over the levels,
+// then the groups, takes nine to eleven.
 func (fl *flat) at(r uint64) (lk, j int, rl uint64) {
-	k, g := 0, 0
-	// The starts beyond the levels are w, above every r, and the steps a
-	// table of few levels skips are branches taken the same way every
-	// time. Each step adds its length times (start ≤ r), with no branch
-	// on r, which would be mispredicted one time in two: the starts lie
-	// below 2^62, so r − start wraps past 2^63 exactly when start > r.
-	// (The compiler makes branches of the same steps written with ifs.)
-	st := &fl.starts
-	if fl.nl > 16 {
-		k += 16 * int((r-st[16])>>63^1)
+	g := uint(fl.gd[r>>(fl.gs&63)])
+	ends := fl.ends
+	for ends[g+1] <= r {
+		g++
 	}
-	if fl.nl > 8 {
-		k += 8 * int((r-st[(k+8)&(maxFlat-1)])>>63^1)
-	}
-	if fl.nl > 4 {
-		k += 4 * int((r-st[(k+4)&(maxFlat-1)])>>63^1)
-	}
-	k += 2 * int((r-st[(k+2)&(maxFlat-1)])>>63^1)
-	k += int((r-st[(k+1)&(maxFlat-1)])>>63 ^ 1)
-	// es[0] ≤ r < es[64].
-	es := &fl.ends[k]
-	g += 32 * int((r-es[32])>>63^1)
-	g += 16 * int((r-es[(g+16)&(nG-1)])>>63^1)
-	g += 8 * int((r-es[(g+8)&(nG-1)])>>63^1)
-	g += 4 * int((r-es[(g+4)&(nG-1)])>>63^1)
-	g += 2 * int((r-es[(g+2)&(nG-1)])>>63^1)
-	g += int((r-es[(g+1)&(nG-1)])>>63 ^ 1)
-	lv := fl.lvls[k&(maxFlat-1)]
-	return int(lv.lk), g, (r - es[g&(nG-1)]) >> lv.d
+	lv := fl.lvls[(g/nG)&(maxFlat-1)]
+	return int(lv.lk), int(g % nG), (r - ends[g]) >> (lv.d & 63)
 }

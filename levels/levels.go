@@ -1949,7 +1949,7 @@ func (s *Sampler) putScratch(sc *scratch) {
 func (sc *scratch) bytes() int {
 	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + 4*cap(sc.bkt) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
 		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum) +
-		(nG+1)*8*cap(sc.flat.ends)
+		8*cap(sc.flat.ends) + 2*cap(sc.flat.gd)
 }
 
 // bytes returns the memory of t's slices.
