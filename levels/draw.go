@@ -821,11 +821,13 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		seen = sc.seenBits(len(s.keys))
 	}
 	fl := &sc.flat
-	x0, lim, w, rec := fl.x0, fl.lim, fl.w, fl.rec
-	tail, x1, limT, recN := fl.tail, fl.x1, fl.limT, fl.recN
-	n := uint64(len(s.keys))
+	// Only the head's operands read once, into registers: the tail's are
+	// read from fl where a tail attempt needs them, so that they are not
+	// held, spilled and reloaded through every head attempt.
+	x0 := fl.x0
 	theta, sum, c, eps := o.theta, o.s, o.c(), o.eps
 	budget := rejectionBudget(len(s.keys))
+	probs = probs[:len(items)]
 	// The attempts' first words from a *rand.PCG (SRG's source) by a call
 	// the compiler inlines, not through the interface: the same numbers,
 	// some 10 instructions fewer each.
@@ -846,24 +848,13 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		}
 		switch {
 		case x >= x0:
-			if y := x - x0; y <= lim {
-				r = modBy(y, w, rec)
+			if y := x - x0; y <= fl.lim {
+				r = modBy(y, fl.w, fl.rec)
 			} else {
 				r = fl.fresh(src)
 			}
-		case tail && x-1<<52 < x1-1<<52:
-			// A first try of the tail from the word itself: (x − 2^52)
-			// mod n.
-			var it int32
-			if y := x - 1<<52; y <= limT {
-				it = int32(modBy(y, n, recN))
-			} else {
-				it = int32(below(src, n))
-			}
-			if !t.belowStraddle(s.keys[it]) {
-				it = s.tailItem(t, src)
-			}
-			i, p = int(it), eps
+		case fl.tail && x-1<<52 < fl.x1-1<<52:
+			i, p = int(s.flatTail(fl, t, src, x)), eps
 			goto got
 		default:
 			v, ok := fineFirst(x)
@@ -916,6 +907,24 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 	if !replace {
 		clearSeen(seen, len(s.keys), items)
 	}
+}
+
+// flatTail returns the item of a tail attempt whose first word x, from
+// 2^52 to fl.x1, makes its first try: (x − 2^52) mod n, or, for the words
+// past the last whole multiple of n, a fresh number; then the tries of
+// tailItem if the first lies in the straddling group or above.
+func (s *Sampler) flatTail(fl *flat, t *table, src rand.Source, x uint64) int32 {
+	n := uint64(len(s.keys))
+	var it int32
+	if y := x - 1<<52; y <= fl.limT {
+		it = int32(modBy(y, n, fl.recN))
+	} else {
+		it = int32(below(src, n))
+	}
+	if !t.belowStraddle(s.keys[it]) {
+		it = s.tailItem(t, src)
+	}
+	return it
 }
 
 // frontTry makes the rest of an attempt whose first number chose the
