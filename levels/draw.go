@@ -874,14 +874,14 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 			r = fl.fresh(src) // below 2^52: fineRest reached the head
 		}
 		{
-			lk, j, rl := fl.at(r)
-			l := lk + s.lo
+			lv, j, rl := fl.at(r)
+			l := int(lv.l)
 			slot, sure := headSlot(l, j, rl)
 			var u float64
 			if !sure {
 				u = uniform(src)
 			}
-			e := s.lv[lk].at(j, slot)
+			e := lv.lv.at(j, slot)
 			if !sure && u >= headFrac(l, j, e.key()) {
 				continue
 			}
@@ -1003,10 +1003,10 @@ func (s *Sampler) proposeFlat(o *sol, t *table, fl *flat, tl *tails, src rand.So
 		}
 		r = fl.fresh(src) // below 2^52: fineRest reached the head
 	}
-	lk, j, rl := fl.at(r)
-	l := lk + s.lo
+	lv, j, rl := fl.at(r)
+	l := int(lv.l)
 	slot, sure := headSlot(l, j, rl)
-	p.lv, p.l, p.j, p.r, p.sure, p.test = s.lv[lk], int32(l), int32(j), int32(slot), sure, !sure
+	p.lv, p.l, p.j, p.r, p.sure, p.test = lv.lv, int32(l), int32(j), int32(slot), sure, !sure
 	if !sure {
 		p.u = uniform(src)
 	}
@@ -1562,11 +1562,12 @@ type flat struct {
 // rows (keys over more than 32 binades of the head).
 const maxFlat = 32
 
-// fLevel is a level of flat: its index in the sampler's lv and the shift
-// of its groups' weights to base.
+// fLevel is a level of flat: the level, its index in the sampler's lv,
+// its own index and the shift of its groups' weights to base.
 type fLevel struct {
-	lk int32
-	d  uint32
+	lv    *level
+	lk, l int32
+	d     uint32
 }
 
 // buildFlat makes fl the flat proposal of the table t for the solution o,
@@ -1640,7 +1641,7 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 			w += uint64(c[3]) * (b + 3*step)
 			b += 4 * step
 		}
-		lvls[k] = fLevel{lk: int32(lk), d: uint32(d)}
+		lvls[k] = fLevel{lv: s.lv[lk], lk: int32(lk), l: int32(l), d: uint32(d)}
 	}
 	ends[nl*nG] = w
 	fl.guide(ends, w)
@@ -1753,18 +1754,18 @@ func (fl *flat) guide(ends []uint64, w uint64) {
 	fl.gs = gs
 }
 
-// at returns the level (its index in lv) and the group of the head that
+// at returns the level (its entry in lvls) and the group of the head that
 // its number r in [0, w) chooses, and the number in [0, count·bound) in
 // the level's unit that chooses the slot and the acceptance (headSlot):
 // the last group whose start is at or below r, found from the group of
 // r's bucket by a step or two, where a binary search over the levels,
 // then the groups, takes nine to eleven.
-func (fl *flat) at(r uint64) (lk, j int, rl uint64) {
+func (fl *flat) at(r uint64) (lv *fLevel, j int, rl uint64) {
 	g := uint(fl.gd[r>>(fl.gs&63)])
 	ends := fl.ends
 	for ends[g+1] <= r {
 		g++
 	}
-	lv := fl.lvls[(g/nG)&(maxFlat-1)]
-	return int(lv.lk), int(g % nG), (r - ends[g]) >> (lv.d & 63)
+	lv = &fl.lvls[(g/nG)&(maxFlat-1)]
+	return lv, int(g % nG), (r - ends[g]) >> (lv.d & 63)
 }

@@ -40,7 +40,7 @@ func batchAttemptProbs(t require.TestingT, s *Sampler, eps float64) []float64 {
 	for k := range fl.nl {
 		index[int(fl.lvls[k].lk)] = k
 	}
-	order := func(r uint64) int { lk, g, _ := fl.at(r); return index[lk]*nG + g }
+	order := func(r uint64) int { lv, g, _ := fl.at(r); return index[int(lv.lk)]*nG + g }
 	first := func(v int) uint64 { return least(0, fl.w, func(r uint64) bool { return order(r) >= v }) }
 	var total uint64
 	for k := range fl.nl {
