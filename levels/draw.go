@@ -897,7 +897,18 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 	got:
 		if !replace {
 			if !seen.claim(i) {
-				budget--
+				// With no front rows (ε = 0), once the items drawn
+				// hold as much of the mass as the rejections say, the
+				// rest through a proposal their mass has left.
+				if budget--; fl.front == 0 && len(items) <= leftMax {
+					if rej := rejectionBudget(len(s.keys)) - budget; rej >= leftMin && rej >= k {
+						k += s.drawLeft(o, sc, seen, src, items[:k], items[k:], probs[k:])
+						if k < len(items) {
+							s.drawRest(o, sc, seen, src, items[k:], probs[k:])
+						}
+						break
+					}
+				}
 				continue
 			}
 		}
@@ -908,6 +919,179 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		clearSeen(seen, len(s.keys), items)
 	}
 }
+
+// leftMin is the least number of draws of items already in a batch after
+// which drawFlat, with no front rows, draws the rest of the batch through
+// drawLeft, when they are also at least the draws accepted: then half the
+// attempts or more draw an item already drawn, and the items drawn hold
+// about half the mass or more.
+const leftMin = 8
+
+// leftMax is the largest batch drawLeft serves: its table of slots moved
+// holds four entries an item of the batch.
+const leftMax = 1 << 12
+
+// drawLeft fills items and probs with draws without replacement through
+// the flat proposal fl of a table with no front rows, the items of drawn
+// (all in seen) drawn already, and returns how many it drew: all, unless
+// the items left all have p = 0 (only keys 0 are left, or keys whose p
+// rounds to 0) or its attempts reject too often, where drawRest draws the
+// rest. Each item drawn leaves the proposal: a Fenwick tree over the
+// flat groups, of their weights (count − drawn)·bound shifted to base,
+// exact integers, chooses the group from one uniform integer below their
+// total, and the slot is one of the count − drawn left, the slots drawn
+// swapped out as in a Fisher–Yates shuffle (a slot v past the end of the
+// slots left takes the last one's place, kept in a small hash table), so
+// that an attempt proposes item i of the items left with probability
+// b_i/W and accepts it with m_i/b_i (headSlot, headFrac), exactly.
+// O(groups) once, O(log groups) a draw: where drawRest sums all n items'
+// p* once.
+func (s *Sampler) drawLeft(o *sol, sc *scratch, seen bitset, src rand.Source, drawn, items []int, probs []float64) int {
+	fl := &sc.flat
+	ng := fl.nl * nG
+	if cap(sc.fen) < ng+1 {
+		sc.fen = make([]uint64, cap(fl.ends))
+		sc.gone = make([]int32, cap(fl.ends))
+	}
+	fen, gone, ends := sc.fen[:ng+1], sc.gone[:ng], fl.ends[:ng+1]
+	// A node i of the tree sums the weights of groups i − lowbit(i) to
+	// i − 1: the difference of two cumulative weights.
+	fen[0] = 0
+	for i := 1; i <= ng; i++ {
+		fen[i] = ends[i] - ends[i-i&-i]
+	}
+	w := ends[ng]
+	top := 1 << (bits.Len(uint(ng)) - 1) // the tree's largest power of two
+	sw := &sc.swap
+	sw.reset(len(drawn) + len(items))
+	// take removes slot v, of the c left, of flat group g from the
+	// proposal: the last slot left takes its place.
+	take := func(g, v, c int) {
+		last := c - 1
+		sw.set(swFwd(g, v), sw.get(swFwd(g, last), last))
+		gone[g]++
+		lv := &fl.lvls[g/nG]
+		b := bnd(int(lv.l), g%nG) << lv.d
+		for i := g + 1; i <= ng; i += i & -i {
+			fen[i] -= b
+		}
+		w -= b
+	}
+	// The items drawn already: their slots from their keys and places,
+	// found again as virtual slots through the inverse of the swaps.
+	for _, i := range drawn {
+		a := s.keys[i]
+		l, j := locate(a)
+		k := 0
+		for k < fl.nl-1 && int(fl.lvls[k].l) != l {
+			k++
+		}
+		lv := fl.lvls[k].lv
+		slot := int(s.pos[i])
+		if sb := lv.sub[j]; sb != nil {
+			slot += int(prefixCount(&sb.bc, &sb.cnt, subOf(a, l)))
+		}
+		g := k*nG + j
+		c := int(lv.cnt[j] - gone[g])
+		v := sw.get(swInv(g, slot), slot)
+		last := sw.get(swFwd(g, c-1), c-1)
+		sw.set(swInv(g, last), v)
+		take(g, v, c)
+	}
+	theta, sum, c, eps := o.theta, o.s, o.c(), o.eps
+	k, rej := 0, 0
+	for ; k < len(items) && w > 0 && rej < 64+len(items); rej++ {
+		// r uniform below w: Lemire's multiply, exactly.
+		r, lo := bits.Mul64(src.Uint64(), w)
+		if lo < w && lo < -w%w {
+			continue
+		}
+		g := 0
+		for step := top; step > 0; step >>= 1 {
+			if h := g + step; h <= ng && fen[h] <= r {
+				g, r = h, r-fen[h]
+			}
+		}
+		lv := &fl.lvls[(g/nG)&(maxFlat-1)]
+		j, l := g%nG, int(lv.l)
+		v, sure := headSlot(l, j, r>>(lv.d&63))
+		var u float64
+		if !sure {
+			u = uniform(src)
+		}
+		e := lv.lv.at(j, sw.get(swFwd(g, v), v))
+		if !sure && u >= headFrac(l, j, e.key()) {
+			continue
+		}
+		a := e.key()
+		p := eps
+		if a >= theta {
+			p = a / sum * c
+		}
+		if p == 0 {
+			continue
+		}
+		take(g, v, int(lv.lv.cnt[j]-gone[g]))
+		seen.add(int(e.item))
+		items[k], probs[k] = int(e.item), p
+		k++
+	}
+	clear(gone)
+	sw.clear()
+	return k
+}
+
+// swTab maps the keys of drawLeft's swaps (swFwd, swInv) to slots: open
+// addressing, linear probing, key 0 free.
+type swTab struct {
+	keys []uint64
+	vals []int32
+	sh   uint
+}
+
+// swFwd is the key of virtual slot v of flat group g: the slot it stands
+// for, if not v itself.
+func swFwd(g, v int) uint64 { return 1<<63 | uint64(g)<<32 | uint64(v) }
+
+// swInv is the key of slot a of flat group g: the virtual slot that stands
+// for it, if not a itself.
+func swInv(g, a int) uint64 { return 1<<62 | uint64(g)<<32 | uint64(a) }
+
+// reset makes the table room for the swaps of a batch of m items, at most
+// 3m keys, at a load of at most 3/4.
+func (t *swTab) reset(m int) {
+	nb := max(bits.Len(uint(4*m)), 6)
+	if len(t.keys) < 1<<nb {
+		t.keys, t.vals = make([]uint64, 1<<nb), make([]int32, 1<<nb)
+	}
+	t.sh = uint(64 - nb)
+}
+
+// get returns the value of key, or def if it has none.
+func (t *swTab) get(key uint64, def int) int {
+	mask := uint64(1)<<(64-t.sh) - 1
+	for h := (key * 0x9e3779b97f4a7c15) >> t.sh; ; h = (h + 1) & mask {
+		switch t.keys[h] {
+		case key:
+			return int(t.vals[h])
+		case 0:
+			return def
+		}
+	}
+}
+
+// set gives key the value v.
+func (t *swTab) set(key uint64, v int) {
+	mask := uint64(1)<<(64-t.sh) - 1
+	h := (key * 0x9e3779b97f4a7c15) >> t.sh
+	for t.keys[h] != key && t.keys[h] != 0 {
+		h = (h + 1) & mask
+	}
+	t.keys[h], t.vals[h] = key, int32(v)
+}
+
+// clear empties the table.
+func (t *swTab) clear() { clear(t.keys[:1<<(64-t.sh)]) }
 
 // flatTail returns the item of a tail attempt whose first word x, from
 // 2^52 to fl.x1, makes its first try: (x − 2^52) mod n, or, for the words

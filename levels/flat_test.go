@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -285,4 +286,72 @@ func TestFlatServesWhatFits(t *testing.T) {
 		s.putScratch(sc)
 		requireLaw(t, s, c.keys, 0)
 	}
+}
+
+// drawLeft, from items already drawn, draws the rest of a batch from the
+// items left with their exact conditional law, each drawn item's mass
+// gone from its proposal: 520 keys 1 + m·2^-12 (m = i mod 64) make one
+// group of level 0, split into 64 sub-buckets, beside keys 4, 8 and 16
+// and 1.5, at ε = 0. With the key 16 and twelve of the split group's
+// items from nine sub-buckets drawn (their slots found through the
+// sub-buckets' counts), 200,000 calls draw two items each: neither is
+// drawn already nor the same, the first follows p*_i/R and the second
+// Σ_i p*_i/R · p*_j/(R − p*_i), R the p* left (the exact oracle's), by
+// χ² at a fixed seed; and p is Prob's.
+func TestDrawLeftLaw(t *testing.T) {
+	const calls = 200_000
+	keys := []float64{16, 4, 8, 1.5}
+	for i := range 520 {
+		keys = append(keys, 1+float64(i%64)*0x1p-12)
+	}
+	n := len(keys)
+	s := load(t, keys)
+	l, j := locate(1)
+	require.NotNil(t, s.lv[l-s.lo].sub[j], "the group of the keys near 1 is split")
+	drawn := []int{0, 4, 5, 6, 70, 71, 140, 200, 263, 300, 301, 402, 523}
+	p := exactProbs(keys, 0)
+	left := 1.0
+	for _, i := range drawn {
+		left -= p[i]
+	}
+	first, second := make([]float64, n), make([]float64, n)
+	for i := range n {
+		if !slices.Contains(drawn, i) {
+			first[i] = p[i] / left
+			for j := range n {
+				if j != i && !slices.Contains(drawn, j) {
+					second[j] += first[i] * p[j] / (left - p[i])
+				}
+			}
+		}
+	}
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, tb := s.solution(0, sc)
+	s.buildFlat(o, tb, &sc.flat)
+	require.True(t, sc.flat.ok)
+	require.Zero(t, sc.flat.front)
+	seen := sc.seenBits(n)
+	for _, i := range drawn {
+		seen.add(i)
+	}
+	want := make([]float64, n)
+	for i := range n {
+		want[i], _ = s.Prob(i, 0)
+	}
+	src := rand.NewPCG(21, 22)
+	c1, c2 := make([]int, n), make([]int, n)
+	items, probs := make([]int, 2), make([]float64, 2)
+	for range calls {
+		k := s.drawLeft(o, sc, seen, src, drawn, items, probs)
+		if k != 2 || items[0] == items[1] || slices.Contains(drawn, items[0]) || slices.Contains(drawn, items[1]) ||
+			probs[0] != want[items[0]] || probs[1] != want[items[1]] {
+			require.FailNow(t, "drawLeft", "%d items %v, p %v", k, items, probs)
+		}
+		seen.clear(items)
+		c1[items[0]]++
+		c2[items[1]]++
+	}
+	require.Greater(t, chiSquare(c1, first, calls), 1e-4, "the first item")
+	require.Greater(t, chiSquare(c2, second, calls), 1e-4, "the second item")
 }
