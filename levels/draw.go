@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/internal/check"
@@ -948,7 +949,7 @@ const leftMax = 1 << 12
 // p* once.
 func (s *Sampler) drawLeft(o *sol, sc *scratch, seen bitset, src rand.Source, drawn, items []int, probs []float64) int {
 	fl := &sc.flat
-	ng := fl.nl * nG
+	ng := fl.ng
 	if cap(sc.fen) < ng+1 {
 		sc.fen = make([]uint64, cap(fl.ends))
 		sc.gone = make([]int32, cap(fl.ends))
@@ -970,8 +971,9 @@ func (s *Sampler) drawLeft(o *sol, sc *scratch, seen bitset, src rand.Source, dr
 		last := c - 1
 		sw.set(swFwd(g, v), sw.get(swFwd(g, last), last))
 		gone[g]++
-		lv := &fl.lvls[g/nG]
-		b := bnd(int(lv.l), g%nG) << lv.d
+		x := fl.index(g)
+		lv := &fl.lvls[(x>>bB)&(maxFlat-1)]
+		b := bnd(int(lv.l), int(x&(nG-1))) << lv.d
 		for i := g + 1; i <= ng; i += i & -i {
 			fen[i] -= b
 		}
@@ -991,7 +993,7 @@ func (s *Sampler) drawLeft(o *sol, sc *scratch, seen bitset, src rand.Source, dr
 		if sb := lv.sub[j]; sb != nil {
 			slot += int(prefixCount(&sb.bc, &sb.cnt, subOf(a, l)))
 		}
-		g := k*nG + j
+		g := fl.group(k, j)
 		c := int(lv.cnt[j] - gone[g])
 		v := sw.get(swInv(g, slot), slot)
 		last := sw.get(swFwd(g, c-1), c-1)
@@ -1012,8 +1014,9 @@ func (s *Sampler) drawLeft(o *sol, sc *scratch, seen bitset, src rand.Source, dr
 				g, r = h, r-fen[h]
 			}
 		}
-		lv := &fl.lvls[(g/nG)&(maxFlat-1)]
-		j, l := g%nG, int(lv.l)
+		x := fl.index(g)
+		lv := &fl.lvls[(x>>bB)&(maxFlat-1)]
+		j, l := int(x&(nG-1)), int(lv.l)
 		v, sure := headSlot(l, j, r>>(lv.d&63))
 		var u float64
 		if !sure {
@@ -1731,15 +1734,21 @@ type flat struct {
 	// item, exactly uniform; recN is ⌊(2^64 − 1)/n⌋.
 	tail           bool
 	x1, limT, recN uint64
-	// ends[k·64 + j] is the cumulative weight below group j of the k-th
-	// level, ends[nl·64] = w; gd[r >> gs] is the group, k·64 + j, that
-	// holds the least number of r's bucket: r's own group is that one or
-	// one of the next few (guide).
-	ends []uint64
-	gd   []uint16
-	gs   uint
-	nl   int             // the levels
-	lvls [maxFlat]fLevel // the levels, in the order of ends
+	// The groups of the head, in the order of the levels then of the
+	// groups, all or the occupied ones (dense): ends[g] is the cumulative
+	// weight below the g-th, of index id[g] = k·64 + j (group j of the
+	// k-th level), ends[ng] = w;
+	// gd[r >> gs] is the one that holds the least number of r's bucket:
+	// r's own is that one or one of the next few (guide).
+	ends  []uint64
+	id    []uint16
+	ng    int
+	dense bool // the groups are all the levels' groups: id[g] = g, not read
+	force int8 // for tests: dense whatever the groups occupied if 1, not if −1
+	gd    []uint16
+	gs    uint
+	nl    int             // the levels
+	lvls  [maxFlat]fLevel // the levels, in the order of ends
 }
 
 // maxFlat is the most levels a flat proposal spans: more take the table's
@@ -1776,14 +1785,15 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 	if nl > maxFlat {
 		return
 	}
-	// Room for eight levels more (520 bytes each with their buckets, 17 kB
-	// at most): the arrays grow rarely.
+	// Room for eight levels more (650 bytes each with their indices and
+	// buckets, 21 kB at most): the arrays grow rarely.
 	if cap(fl.ends) < nl*nG+1 {
-		fl.ends = make([]uint64, min(nl+8, maxFlat)*nG+1)
-		fl.gd = make([]uint16, min(nl+8, maxFlat)*nG)
+		m := min(nl+8, maxFlat) * nG
+		fl.ends, fl.id, fl.gd = make([]uint64, m+1), make([]uint16, m), make([]uint16, m)
 	}
-	lvls, ends := &fl.lvls, fl.ends[:nl*nG+1]
+	// The levels' weights, which must fit, and their occupied groups.
 	var w uint64
+	occ := 0
 	for k := range nl {
 		r := &rows[f+k]
 		l := int(r.l)
@@ -1796,11 +1806,42 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 		if d >= 62 || wb>>(62-d) != 0 || w+wb<<d >= 1<<62 {
 			return
 		}
-		// Every group, occupied or not: the levels of the head hold most
-		// of their 64, and a loop over all is a few instructions a group,
-		// with no bit scan and no record of which.
+		w += wb << d
+		lv := s.lv[lk]
+		occ += bits.OnesCount64(lv.occ >> from << from)
+		fl.lvls[k] = fLevel{lv: lv, lk: int32(lk), l: int32(l), d: uint32(d)}
+	}
+	// With the levels' groups mostly occupied, all of them, g = k·64 + j;
+	// else the occupied ones only (keys spread over many binades leave
+	// most groups of their levels empty).
+	if fl.dense = 2*occ >= nl*nG; fl.force != 0 {
+		fl.dense = fl.force > 0
+	}
+	ends := fl.ends
+	g := 0
+	w = 0
+	if !fl.dense {
+		for k := range nl {
+			lv := &fl.lvls[k]
+			from := 0
+			if rows[f+k].kind == rowPartial {
+				from = o.grp + 1
+			}
+			g, w = flatLevel(ends, fl.id, g, w, &lv.lv.cnt, lv.lv.occ>>from<<from, bnd(int(lv.l), 0), uint(lv.d), k<<bB)
+		}
+	}
+	for k := range nl {
+		if !fl.dense {
+			break
+		}
+		lv := &fl.lvls[k]
+		l, d := int(lv.l), int(lv.d)
+		from := 0
+		if rows[f+k].kind == rowPartial {
+			from = o.grp + 1
+		}
 		es := (*[nG]uint64)(ends[k*nG : k*nG+nG])
-		cnt := &s.lv[lk].cnt
+		cnt := &lv.lv.cnt
 		for j := range from {
 			es[j] = w
 		}
@@ -1825,10 +1866,11 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 			w += uint64(c[3]) * (b + 3*step)
 			b += 4 * step
 		}
-		lvls[k] = fLevel{lv: s.lv[lk], lk: int32(lk), l: int32(l), d: uint32(d)}
+		g += nG
 	}
-	ends[nl*nG] = w
-	fl.guide(ends, w)
+	ends[g] = w
+	fl.ng = g
+	fl.guide(ends[:g+1], w)
 	// The first word x of an attempt goes to the head exactly when
 	// fineUniform(x)·total ≥ cumF, as Draw's first number goes to the
 	// head's rows: from 2^52 on, fineUniform reads x alone, and
@@ -1864,6 +1906,26 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 		}
 	}
 	fl.nl, fl.w, fl.ok = nl, w, true
+}
+
+// flatLevel appends to ends and id, from g on, the occupied groups of a
+// level in the set m, of counts cnt, bounds b + j and weights shifted by
+// d, indexed tag + j, from the cumulative weight w; it returns the next g
+// and w. A function of its own, so that its loop holds its few values in
+// registers (not inlined: inlined, they share the caller's).
+//
+//go:noinline
+func flatLevel(ends []uint64, id []uint16, g int, w uint64, cnt *[nG]int32, m, b uint64, d uint, tag int) (int, uint64) {
+	// Multiplies, not shifts by d, which the compiler gives one register
+	// it then spills around.
+	bs, step := b<<(d&63), uint64(1)<<(d&63)
+	for ; m != 0; m &= m - 1 {
+		j := bits.TrailingZeros64(m)
+		ends[g], id[g] = w, uint16(tag|j)
+		w += uint64(cnt[j&(nG-1)]) * (bs + uint64(j)*step)
+		g++
+	}
+	return g, w
 }
 
 // firstWord returns the least word x ≥ 2^52 with fineUniform(x)·total ≥
@@ -1925,7 +1987,7 @@ func (fl *flat) fresh(src rand.Source) uint64 {
 // longer fill here: of 128 to 512 buckets for 320 groups, this made the
 // fewest instructions.
 func (fl *flat) guide(ends []uint64, w uint64) {
-	nb := bits.Len(uint(len(ends)-1)) - 2
+	nb := max(bits.Len(uint(len(ends)-1))-2, 0)
 	gs := uint(max(bits.Len64(w-1)-nb, 0))
 	gd := fl.gd[:1<<nb]
 	b, lo, span := 0, uint64(0), uint64(1)<<gs // bucket b's least number is lo
@@ -1936,6 +1998,25 @@ func (fl *flat) guide(ends []uint64, w uint64) {
 		}
 	}
 	fl.gs = gs
+}
+
+// index returns id[g], k·64 + j for the g-th group of fl, group j of its
+// k-th level.
+func (fl *flat) index(g int) uint16 {
+	if fl.dense {
+		return uint16(g)
+	}
+	return fl.id[g]
+}
+
+// group returns the place g in fl of group j of its k-th level, which
+// holds items.
+func (fl *flat) group(k, j int) int {
+	if fl.dense {
+		return k<<bB | j
+	}
+	g, _ := slices.BinarySearch(fl.id[:fl.ng], uint16(k<<bB|j))
+	return g
 }
 
 // at returns the level (its entry in lvls) and the group of the head that
@@ -1950,6 +2031,7 @@ func (fl *flat) at(r uint64) (lv *fLevel, j int, rl uint64) {
 	for ends[g+1] <= r {
 		g++
 	}
-	lv = &fl.lvls[(g/nG)&(maxFlat-1)]
-	return lv, int(g % nG), (r - ends[g]) >> (lv.d & 63)
+	x := fl.index(int(g))
+	lv = &fl.lvls[(x>>bB)&(maxFlat-1)]
+	return lv, int(x & (nG - 1)), (r - ends[g]) >> (lv.d & 63)
 }

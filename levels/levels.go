@@ -1952,7 +1952,7 @@ func (s *Sampler) putScratch(sc *scratch) {
 func (sc *scratch) bytes() int {
 	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + 4*cap(sc.bkt) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
 		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum) +
-		8*cap(sc.flat.ends) + 2*cap(sc.flat.gd) + 8*cap(sc.fen) + 4*cap(sc.gone) + 8*cap(sc.swap.keys) + 4*cap(sc.swap.vals)
+		8*cap(sc.flat.ends) + 2*cap(sc.flat.id) + 2*cap(sc.flat.gd) + 8*cap(sc.fen) + 4*cap(sc.gone) + 8*cap(sc.swap.keys) + 4*cap(sc.swap.vals)
 }
 
 // bytes returns the memory of t's slices.
