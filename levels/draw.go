@@ -929,8 +929,9 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 const leftMin = 8
 
 // leftMax is the largest batch drawLeft serves: its table of slots moved
-// holds four entries an item of the batch.
-const leftMax = 1 << 12
+// holds three to six entries an item of the batch, 12 bytes each (24 kB
+// at most).
+const leftMax = 1 << 9
 
 // drawLeft fills items and probs with draws without replacement through
 // the flat proposal fl of a table with no front rows, the items of drawn
@@ -1061,9 +1062,10 @@ func swFwd(g, v int) uint64 { return 1<<63 | uint64(g)<<32 | uint64(v) }
 func swInv(g, a int) uint64 { return 1<<62 | uint64(g)<<32 | uint64(a) }
 
 // reset makes the table room for the swaps of a batch of m items, at most
-// 3m keys, at a load of at most 3/4.
+// 2m keys (a slot's for each item drawn, a virtual slot's for each item
+// drawn before drawLeft), at a load of at most 2/3.
 func (t *swTab) reset(m int) {
-	nb := max(bits.Len(uint(4*m)), 6)
+	nb := max(bits.Len(uint(3*m)), 6)
 	if len(t.keys) < 1<<nb {
 		t.keys, t.vals = make([]uint64, 1<<nb), make([]int32, 1<<nb)
 	}
