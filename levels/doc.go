@@ -228,14 +228,17 @@
 // tests; below, where the sampler stays in the last-level cache, each
 // attempt is made whole before the next, those of a direct tail row and
 // of the head without a call, and an accepted one goes into the batch at
-// once. Either way the head is one proposal, built once a call: every group
-// of the levels in the head (64 a level, those below t* or empty
-// weighing 0) with its count times its bound in the unit of the lowest,
-// their exact integer sums cumulated, so that one uniform integer below
-// the total chooses the level, the group, the slot and the acceptance,
-// by two binary searches with no branch on the number, where Draw's
-// attempt reads the table's rows for the level and the block sums for
-// the group. That integer is the attempt's first word itself: the words
+// once. Either way the head is one proposal, built once a call: the
+// groups of the levels in the head (all 64 of each level, those below t*
+// or empty weighing 0, or where fewer than half hold items the occupied
+// ones only) with their counts times their bounds in the unit of the
+// lowest, their exact integer sums cumulated, so that one uniform
+// integer below the total chooses the group, the slot and the
+// acceptance. A guide maps each of a few hundred equal parts of the total
+// to the group holding its least number, so that an attempt finds its
+// group in a step or two from its part's, where Draw's attempt reads the
+// table's rows for the level and the block sums for the group. That
+// integer is the attempt's first word itself: the words
 // from x0, the least whose fineUniform reaches the weight of the front
 // rows (the tail's, the straddling group's), go to the head, as Draw's
 // first number does, and their offset from x0 modulo the total is the
@@ -249,16 +252,22 @@
 // exact per-attempt law of these attempts is checked against the oracle
 // beside Draw's (AttemptProbs). Either way the accepted attempts, in
 // order, are independent draws. Without replacement it rejects items
-// already drawn and, after 64 + n/16 rejections in the
-// batch (about the cost of the tree below), draws the rest of the batch
+// already drawn. With no front rows (ε = 0), once the rejections reach 8
+// and the draws accepted, the items drawn leave the proposal (drawLeft):
+// a Fenwick tree over its groups of their weights (count − drawn)·bound,
+// exact integers, and within a group a uniform slot of those left, the
+// slots drawn swapped out as in a Fisher–Yates shuffle (a small hash
+// table): O(groups) once, then O(log groups) a draw. Otherwise, after
+// 64 + n/16 rejections in the
+// batch (about the cost of the tree below), it draws the rest of the batch
 // from the explicit conditional distribution: a tree of the sums of p*
-// over the items left, in blocks of eight, built once in O(n), then
+// over the items left, in blocks of four, built once in O(n), then
 // O(log n) a draw, the sums above a drawn item formed again from their
 // parts (none adjusted by a difference). So keys whose mass sits in a few
 // items cost a batch at most about twice the better of the two ways: on
 // lognormal keys at 2^10 and ε = 0 a batch step cost 42,700 instructions
 // an item when each draw after 64 rejections in a row passed over all n
-// items, 2,400 now (gonum's Weighted: 950).
+// items, 2,400 with the tree, 1,700 now (gonum's Weighted: 950).
 //
 // Memory. Per item: its key (8 bytes), its slot (4) and its entry (12: the
 // key as two 32-bit halves and the item), plus the groups' spare room: a
@@ -420,11 +429,10 @@
 // to 0.72 and 0.75 to 0.80 at 2^20 (levels, whose structures span more
 // cache lines than gonum's heap, slows more than gonum when other jobs
 // take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
-// cache) the sampler costs some 670 instructions an example (DrawBatch
-// 320, SetBatch 350), against SGD's whole iteration of 940: an attempt's
-// choices (one random number, the level and the group from the flat
-// proposal by two binary searches with no branch on the number, the
-// slot), the read of its entry, its test and p, the proposal's build
+// cache) the sampler costs some 630 instructions an example (DrawBatch
+// 280, SetBatch 350), against SGD's whole iteration of 940: an attempt's
+// choices (one random number, the group from the flat proposal's guide,
+// the slot), the read of its entry, its test and p, the proposal's build
 // once a batch, and the update, which most often moves the item to
 // another group of its level (move), or, a sixth of the time, to
 // another occupied level (cross). Without replacement,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/reweighted/reweighted"
 	"github.com/reweighted/reweighted/internal/check"
@@ -633,8 +634,20 @@ func (s *Sampler) DrawBatch(eps float64, src rand.Source, replace bool, items []
 		items[k], probs[k] = i, p
 		k++
 	}
-	seen.clear(items)
+	clearSeen(seen, len(s.keys), items)
 	return nil
+}
+
+// clearSeen takes the items of a batch out of seen, a bit set of n items:
+// by zeroing its words when they are few beside the items (mushrooms' 8,124
+// items are 127 words for a batch of 128: a few vector stores, where each
+// item takes a load, a store and its index), else item by item.
+func clearSeen(seen bitset, n int, items []int) {
+	if w := (n + 63) / 64; w <= 4*len(items) {
+		clear(seen[:w])
+		return
+	}
+	seen.clear(items)
 }
 
 // chunk is the number of attempts DrawBatch makes at once.
@@ -828,7 +841,7 @@ func (s *Sampler) drawNear(o *sol, t *table, src rand.Source, sc *scratch, repla
 		k++
 	}
 	if !replace {
-		seen.clear(items)
+		clearSeen(seen, len(s.keys), items)
 	}
 }
 
@@ -844,11 +857,13 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		seen = sc.seenBits(len(s.keys))
 	}
 	fl := &sc.flat
-	x0, lim, w, rec := fl.x0, fl.lim, fl.w, fl.rec
-	tail, x1, limT, recN := fl.tail, fl.x1, fl.limT, fl.recN
-	n := uint64(len(s.keys))
+	// Only the head's operands read once, into registers: the tail's are
+	// read from fl where a tail attempt needs them, so that they are not
+	// held, spilled and reloaded through every head attempt.
+	x0 := fl.x0
 	theta, sum, c, eps := o.theta, o.s, o.c(), o.eps
 	budget := rejectionBudget(len(s.keys))
+	probs = probs[:len(items)]
 	// The attempts' first words from a *rand.PCG (SRG's source) by a call
 	// the compiler inlines, not through the interface: the same numbers,
 	// some 10 instructions fewer each.
@@ -869,24 +884,13 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		}
 		switch {
 		case x >= x0:
-			if y := x - x0; y <= lim {
-				r = modBy(y, w, rec)
+			if y := x - x0; y <= fl.lim {
+				r = modBy(y, fl.w, fl.rec)
 			} else {
 				r = fl.fresh(src)
 			}
-		case tail && x-1<<52 < x1-1<<52:
-			// A first try of the tail from the word itself: (x − 2^52)
-			// mod n.
-			var it int32
-			if y := x - 1<<52; y <= limT {
-				it = int32(modBy(y, n, recN))
-			} else {
-				it = int32(below(src, n))
-			}
-			if !t.belowStraddle(s.keys[it]) {
-				it = s.tailItem(t, src)
-			}
-			i, p = int(it), eps
+		case fl.tail && x-1<<52 < fl.x1-1<<52:
+			i, p = int(s.flatTail(fl, t, src, x)), eps
 			goto got
 		default:
 			v, ok := fineFirst(x)
@@ -906,14 +910,14 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 			r = fl.fresh(src) // below 2^52: fineRest reached the head
 		}
 		{
-			lk, j, rl := fl.at(r)
-			l := lk + s.lo
+			lv, j, rl := fl.at(r)
+			l := int(lv.l)
 			slot, sure := headSlot(l, j, rl)
 			var u float64
 			if !sure {
 				u = uniform(src)
 			}
-			e := s.lv[lk].at(j, slot)
+			e := lv.lv.at(j, slot)
 			if !sure && u >= headFrac(l, j, e.key()) {
 				continue
 			}
@@ -929,7 +933,18 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 	got:
 		if !replace {
 			if !seen.claim(i) {
-				budget--
+				// With no front rows (ε = 0), once the items drawn
+				// hold as much of the mass as the rejections say, the
+				// rest through a proposal their mass has left.
+				if budget--; fl.front == 0 && len(items) <= leftMax {
+					if rej := rejectionBudget(len(s.keys)) - budget; rej >= leftMin && rej >= k {
+						k += s.drawLeft(o, sc, seen, src, items[:k], items[k:], probs[k:])
+						if k < len(items) {
+							s.drawRest(o, sc, seen, src, items[k:], probs[k:])
+						}
+						break
+					}
+				}
 				continue
 			}
 		}
@@ -937,8 +952,203 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		k++
 	}
 	if !replace {
-		seen.clear(items)
+		clearSeen(seen, len(s.keys), items)
 	}
+}
+
+// leftMin is the least number of draws of items already in a batch after
+// which drawFlat, with no front rows, draws the rest of the batch through
+// drawLeft, when they are also at least the draws accepted: then half the
+// attempts or more draw an item already drawn, and the items drawn hold
+// about half the mass or more.
+const leftMin = 8
+
+// leftMax is the largest batch drawLeft serves: its table of slots moved
+// holds three to six entries an item of the batch, 12 bytes each (24 kB
+// at most).
+const leftMax = 1 << 9
+
+// drawLeft fills items and probs with draws without replacement through
+// the flat proposal fl of a table with no front rows, the items of drawn
+// (all in seen) drawn already, and returns how many it drew: all, unless
+// the items left all have p = 0 (only keys 0 are left, or keys whose p
+// rounds to 0) or its attempts reject too often, where drawRest draws the
+// rest. Each item drawn leaves the proposal: a Fenwick tree over the
+// flat groups, of their weights (count − drawn)·bound shifted to base,
+// exact integers, chooses the group from one uniform integer below their
+// total, and the slot is one of the count − drawn left, the slots drawn
+// swapped out as in a Fisher–Yates shuffle (a slot v past the end of the
+// slots left takes the last one's place, kept in a small hash table), so
+// that an attempt proposes item i of the items left with probability
+// b_i/W and accepts it with m_i/b_i (headSlot, headFrac), exactly.
+// O(groups) once, O(log groups) a draw: where drawRest sums all n items'
+// p* once.
+func (s *Sampler) drawLeft(o *sol, sc *scratch, seen bitset, src rand.Source, drawn, items []int, probs []float64) int {
+	fl := &sc.flat
+	ng := fl.ng
+	if cap(sc.fen) < ng+1 {
+		sc.fen = make([]uint64, cap(fl.ends))
+		sc.gone = make([]int32, cap(fl.ends))
+	}
+	fen, gone, ends := sc.fen[:ng+1], sc.gone[:ng], fl.ends[:ng+1]
+	// A node i of the tree sums the weights of groups i − lowbit(i) to
+	// i − 1: the difference of two cumulative weights.
+	fen[0] = 0
+	for i := 1; i <= ng; i++ {
+		fen[i] = ends[i] - ends[i-i&-i]
+	}
+	w := ends[ng]
+	top := 1 << (bits.Len(uint(ng)) - 1) // the tree's largest power of two
+	sw := &sc.swap
+	sw.reset(len(drawn) + len(items))
+	// take removes slot v, of the c left, of flat group g from the
+	// proposal: the last slot left takes its place.
+	take := func(g, v, c int) {
+		last := c - 1
+		sw.set(swFwd(g, v), sw.get(swFwd(g, last), last))
+		gone[g]++
+		x := fl.index(g)
+		lv := &fl.lvls[(x>>bB)&(maxFlat-1)]
+		b := bnd(int(lv.l), int(x&(nG-1))) << lv.d
+		for i := g + 1; i <= ng; i += i & -i {
+			fen[i] -= b
+		}
+		w -= b
+	}
+	// The items drawn already: their slots from their keys and places,
+	// found again as virtual slots through the inverse of the swaps.
+	for _, i := range drawn {
+		a := s.keys[i]
+		l, j := locate(a)
+		k := 0
+		for k < fl.nl-1 && int(fl.lvls[k].l) != l {
+			k++
+		}
+		lv := fl.lvls[k].lv
+		slot := int(s.pos[i])
+		if sb := lv.sub[j]; sb != nil {
+			slot += int(prefixCount(&sb.bc, &sb.cnt, subOf(a, l)))
+		}
+		g := fl.group(k, j)
+		c := int(lv.cnt[j] - gone[g])
+		v := sw.get(swInv(g, slot), slot)
+		last := sw.get(swFwd(g, c-1), c-1)
+		sw.set(swInv(g, last), v)
+		take(g, v, c)
+	}
+	theta, sum, c, eps := o.theta, o.s, o.c(), o.eps
+	k, rej := 0, 0
+	for ; k < len(items) && w > 0 && rej < 64+len(items); rej++ {
+		// r uniform below w: Lemire's multiply, exactly.
+		r, lo := bits.Mul64(src.Uint64(), w)
+		if lo < w && lo < -w%w {
+			continue
+		}
+		g := 0
+		for step := top; step > 0; step >>= 1 {
+			if h := g + step; h <= ng && fen[h] <= r {
+				g, r = h, r-fen[h]
+			}
+		}
+		x := fl.index(g)
+		lv := &fl.lvls[(x>>bB)&(maxFlat-1)]
+		j, l := int(x&(nG-1)), int(lv.l)
+		v, sure := headSlot(l, j, r>>(lv.d&63))
+		var u float64
+		if !sure {
+			u = uniform(src)
+		}
+		e := lv.lv.at(j, sw.get(swFwd(g, v), v))
+		if !sure && u >= headFrac(l, j, e.key()) {
+			continue
+		}
+		a := e.key()
+		p := eps
+		if a >= theta {
+			p = a / sum * c
+		}
+		if p == 0 {
+			continue
+		}
+		take(g, v, int(lv.lv.cnt[j]-gone[g]))
+		seen.add(int(e.item))
+		items[k], probs[k] = int(e.item), p
+		k++
+	}
+	clear(gone)
+	sw.clear()
+	return k
+}
+
+// swTab maps the keys of drawLeft's swaps (swFwd, swInv) to slots: open
+// addressing, linear probing, key 0 free.
+type swTab struct {
+	keys []uint64
+	vals []int32
+	sh   uint
+}
+
+// swFwd is the key of virtual slot v of flat group g: the slot it stands
+// for, if not v itself.
+func swFwd(g, v int) uint64 { return 1<<63 | uint64(g)<<32 | uint64(v) }
+
+// swInv is the key of slot a of flat group g: the virtual slot that stands
+// for it, if not a itself.
+func swInv(g, a int) uint64 { return 1<<62 | uint64(g)<<32 | uint64(a) }
+
+// reset makes the table room for the swaps of a batch of m items, at most
+// 2m keys (a slot's for each item drawn, a virtual slot's for each item
+// drawn before drawLeft), at a load of at most 2/3.
+func (t *swTab) reset(m int) {
+	nb := max(bits.Len(uint(3*m)), 6)
+	if len(t.keys) < 1<<nb {
+		t.keys, t.vals = make([]uint64, 1<<nb), make([]int32, 1<<nb)
+	}
+	t.sh = uint(64 - nb)
+}
+
+// get returns the value of key, or def if it has none.
+func (t *swTab) get(key uint64, def int) int {
+	mask := uint64(1)<<(64-t.sh) - 1
+	for h := (key * 0x9e3779b97f4a7c15) >> t.sh; ; h = (h + 1) & mask {
+		switch t.keys[h] {
+		case key:
+			return int(t.vals[h])
+		case 0:
+			return def
+		}
+	}
+}
+
+// set gives key the value v.
+func (t *swTab) set(key uint64, v int) {
+	mask := uint64(1)<<(64-t.sh) - 1
+	h := (key * 0x9e3779b97f4a7c15) >> t.sh
+	for t.keys[h] != key && t.keys[h] != 0 {
+		h = (h + 1) & mask
+	}
+	t.keys[h], t.vals[h] = key, int32(v)
+}
+
+// clear empties the table.
+func (t *swTab) clear() { clear(t.keys[:1<<(64-t.sh)]) }
+
+// flatTail returns the item of a tail attempt whose first word x, from
+// 2^52 to fl.x1, makes its first try: (x − 2^52) mod n, or, for the words
+// past the last whole multiple of n, a fresh number; then the tries of
+// tailItem if the first lies in the straddling group or above.
+func (s *Sampler) flatTail(fl *flat, t *table, src rand.Source, x uint64) int32 {
+	n := uint64(len(s.keys))
+	var it int32
+	if y := x - 1<<52; y <= fl.limT {
+		it = int32(modBy(y, n, fl.recN))
+	} else {
+		it = int32(below(src, n))
+	}
+	if !t.belowStraddle(s.keys[it]) {
+		it = s.tailItem(t, src)
+	}
+	return it
 }
 
 // frontTry makes the rest of an attempt whose first number chose the
@@ -1017,10 +1227,10 @@ func (s *Sampler) proposeFlat(o *sol, t *table, fl *flat, tl *tails, src rand.So
 		}
 		r = fl.fresh(src) // below 2^52: fineRest reached the head
 	}
-	lk, j, rl := fl.at(r)
-	l := lk + s.lo
+	lv, j, rl := fl.at(r)
+	l := int(lv.l)
 	slot, sure := headSlot(l, j, rl)
-	p.lv, p.l, p.j, p.r, p.sure, p.test = s.lv[lk], int32(l), int32(j), int32(slot), sure, !sure
+	p.lv, p.l, p.j, p.r, p.sure, p.test = lv.lv, int32(l), int32(j), int32(slot), sure, !sure
 	if !sure {
 		p.u = uniform(src)
 	}
@@ -1574,21 +1784,33 @@ type flat struct {
 	// item, exactly uniform; recN is ⌊(2^64 − 1)/n⌋.
 	tail           bool
 	x1, limT, recN uint64
-	ends           [][nG + 1]uint64 // for each level, the cumulative weight below each of its groups, then to its end
-	nl             int              // the levels
-	starts         [maxFlat]uint64  // the cumulative weight below each level, then w
-	lvls           [maxFlat]fLevel  // the levels, in the order of ends
+	// The groups of the head, in the order of the levels then of the
+	// groups, all or the occupied ones (dense): ends[g] is the cumulative
+	// weight below the g-th, of index id[g] = k·64 + j (group j of the
+	// k-th level), ends[ng] = w;
+	// gd[r >> gs] is the one that holds the least number of r's bucket:
+	// r's own is that one or one of the next few (guide).
+	ends  []uint64
+	id    []uint16
+	ng    int
+	dense bool // the groups are all the levels' groups: id[g] = g, not read
+	force int8 // for tests: dense whatever the groups occupied if 1, not if −1
+	gd    []uint16
+	gs    uint
+	nl    int             // the levels
+	lvls  [maxFlat]fLevel // the levels, in the order of ends
 }
 
 // maxFlat is the most levels a flat proposal spans: more take the table's
 // rows (keys over more than 32 binades of the head).
 const maxFlat = 32
 
-// fLevel is a level of flat: its index in the sampler's lv and the shift
-// of its groups' weights to base.
+// fLevel is a level of flat: the level, its index in the sampler's lv,
+// its own index and the shift of its groups' weights to base.
 type fLevel struct {
-	lk int32
-	d  uint32
+	lv    *level
+	lk, l int32
+	d     uint32
 }
 
 // buildFlat makes fl the flat proposal of the table t for the solution o,
@@ -1613,13 +1835,15 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 	if nl > maxFlat {
 		return
 	}
-	// Room for eight levels more (520 bytes each, 17 kB at most): the
-	// array grows rarely.
-	if cap(fl.ends) < nl {
-		fl.ends = make([][nG + 1]uint64, min(nl+8, maxFlat))
+	// Room for eight levels more (650 bytes each with their indices and
+	// buckets, 21 kB at most): the arrays grow rarely.
+	if cap(fl.ends) < nl*nG+1 {
+		m := min(nl+8, maxFlat) * nG
+		fl.ends, fl.id, fl.gd = make([]uint64, m+1), make([]uint16, m), make([]uint16, m)
 	}
-	lvls, ends := &fl.lvls, fl.ends[:nl]
+	// The levels' weights, which must fit, and their occupied groups.
 	var w uint64
+	occ := 0
 	for k := range nl {
 		r := &rows[f+k]
 		l := int(r.l)
@@ -1632,42 +1856,71 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 		if d >= 62 || wb>>(62-d) != 0 || w+wb<<d >= 1<<62 {
 			return
 		}
-		// Every group, occupied or not: the levels of the head hold most
-		// of their 64, and a loop over all is a few instructions a group,
-		// with no bit scan and no record of which.
-		es := &ends[k]
-		es[0] = w
-		fl.starts[k] = w
-		cnt := &s.lv[lk].cnt
+		w += wb << d
+		lv := s.lv[lk]
+		occ += bits.OnesCount64(lv.occ >> from << from)
+		fl.lvls[k] = fLevel{lv: lv, lk: int32(lk), l: int32(l), d: uint32(d)}
+	}
+	// With the levels' groups mostly occupied, all of them, g = k·64 + j;
+	// else the occupied ones only (keys spread over many binades leave
+	// most groups of their levels empty).
+	if fl.dense = 2*occ >= nl*nG; fl.force != 0 {
+		fl.dense = fl.force > 0
+	}
+	ends := fl.ends
+	g := 0
+	w = 0
+	if !fl.dense {
+		for k := range nl {
+			lv := &fl.lvls[k]
+			from := 0
+			if rows[f+k].kind == rowPartial {
+				from = o.grp + 1
+			}
+			g, w = flatLevel(ends, fl.id, g, w, &lv.lv.cnt, lv.lv.occ>>from<<from, bnd(int(lv.l), 0), uint(lv.d), k<<bB)
+		}
+	}
+	for k := range nl {
+		if !fl.dense {
+			break
+		}
+		lv := &fl.lvls[k]
+		l, d := int(lv.l), int(lv.d)
+		from := 0
+		if rows[f+k].kind == rowPartial {
+			from = o.grp + 1
+		}
+		es := (*[nG]uint64)(ends[k*nG : k*nG+nG])
+		cnt := &lv.lv.cnt
 		for j := range from {
-			es[j+1] = w
+			es[j] = w
 		}
 		b, step := bnd(l, from)<<d, uint64(1)<<d // group j's bound, shifted
 		j := from
 		for ; j&3 != 0; j++ {
+			es[j] = w
 			w += uint64(cnt[j]) * b
 			b += step
-			es[j+1] = w
 		}
 		// Four groups a step: the loop's own count and bounds checks
 		// cost as much as a group.
 		for ; j < nG-3; j += 4 {
-			c, e := (*[4]int32)(cnt[j:j+4]), (*[4]uint64)(es[j+1:j+5])
-			w += uint64(c[0]) * b
+			c, e := (*[4]int32)(cnt[j:j+4]), (*[4]uint64)(es[j:j+4])
 			e[0] = w
-			w += uint64(c[1]) * (b + step)
+			w += uint64(c[0]) * b
 			e[1] = w
-			w += uint64(c[2]) * (b + 2*step)
+			w += uint64(c[1]) * (b + step)
 			e[2] = w
-			w += uint64(c[3]) * (b + 3*step)
+			w += uint64(c[2]) * (b + 2*step)
 			e[3] = w
+			w += uint64(c[3]) * (b + 3*step)
 			b += 4 * step
 		}
-		lvls[k] = fLevel{lk: int32(lk), d: uint32(d)}
+		g += nG
 	}
-	for k := nl; k < maxFlat; k++ {
-		fl.starts[k] = w
-	}
+	ends[g] = w
+	fl.ng = g
+	fl.guide(ends[:g+1], w)
 	// The first word x of an attempt goes to the head exactly when
 	// fineUniform(x)·total ≥ cumF, as Draw's first number goes to the
 	// head's rows: from 2^52 on, fineUniform reads x alone, and
@@ -1702,7 +1955,27 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 			fl.tail, fl.x1, fl.limT, fl.recN = true, x1, m-m%n-1, math.MaxUint64/n
 		}
 	}
-	fl.ends, fl.nl, fl.w, fl.ok = ends, nl, w, true
+	fl.nl, fl.w, fl.ok = nl, w, true
+}
+
+// flatLevel appends to ends and id, from g on, the occupied groups of a
+// level in the set m, of counts cnt, bounds b + j and weights shifted by
+// d, indexed tag + j, from the cumulative weight w; it returns the next g
+// and w. A function of its own, so that its loop holds its few values in
+// registers (not inlined: inlined, they share the caller's).
+//
+//go:noinline
+func flatLevel(ends []uint64, id []uint16, g int, w uint64, cnt *[nG]int32, m, b uint64, d uint, tag int) (int, uint64) {
+	// Multiplies, not shifts by d, which the compiler gives one register
+	// it then spills around.
+	bs, step := b<<(d&63), uint64(1)<<(d&63)
+	for ; m != 0; m &= m - 1 {
+		j := bits.TrailingZeros64(m)
+		ends[g], id[g] = w, uint16(tag|j)
+		w += uint64(cnt[j&(nG-1)]) * (bs + uint64(j)*step)
+		g++
+	}
+	return g, w
 }
 
 // firstWord returns the least word x ≥ 2^52 with fineUniform(x)·total ≥
@@ -1757,38 +2030,58 @@ func (fl *flat) fresh(src rand.Source) uint64 {
 	}
 }
 
-// at returns the level (its index in lv) and the group of the head that
+// guide fills gd and gs for the ends of a flat proposal of total w: the
+// numbers [0, w) cut into buckets of 2^gs, more than a quarter as many as
+// the groups and at most half as many, each mapped to the group that
+// holds its least number. Fewer buckets make longer steps of at, more a
+// longer fill here: of 128 to 512 buckets for 320 groups, this made the
+// fewest instructions.
+func (fl *flat) guide(ends []uint64, w uint64) {
+	nb := max(bits.Len(uint(len(ends)-1))-2, 0)
+	gs := uint(max(bits.Len64(w-1)-nb, 0))
+	gd := fl.gd[:1<<nb]
+	b, lo, span := 0, uint64(0), uint64(1)<<gs // bucket b's least number is lo
+	for g, e := range ends[1:] {
+		for ; lo < e && b < len(gd); b++ {
+			gd[b] = uint16(g)
+			lo += span
+		}
+	}
+	fl.gs = gs
+}
+
+// index returns id[g], k·64 + j for the g-th group of fl, group j of its
+// k-th level.
+func (fl *flat) index(g int) uint16 {
+	if fl.dense {
+		return uint16(g)
+	}
+	return fl.id[g]
+}
+
+// group returns the place g in fl of group j of its k-th level, which
+// holds items.
+func (fl *flat) group(k, j int) int {
+	if fl.dense {
+		return k<<bB | j
+	}
+	g, _ := slices.BinarySearch(fl.id[:fl.ng], uint16(k<<bB|j))
+	return g
+}
+
+// at returns the level (its entry in lvls) and the group of the head that
 // its number r in [0, w) chooses, and the number in [0, count·bound) in
 // the level's unit that chooses the slot and the acceptance (headSlot):
-// the last level, then the last group, whose start is at or below r.
-func (fl *flat) at(r uint64) (lk, j int, rl uint64) {
-	k, g := 0, 0
-	// The starts beyond the levels are w, above every r, and the steps a
-	// table of few levels skips are branches taken the same way every
-	// time. Each step adds its length times (start ≤ r), with no branch
-	// on r, which would be mispredicted one time in two: the starts lie
-	// below 2^62, so r − start wraps past 2^63 exactly when start > r.
-	// (The compiler makes branches of the same steps written with ifs.)
-	st := &fl.starts
-	if fl.nl > 16 {
-		k += 16 * int((r-st[16])>>63^1)
+// the last group whose start is at or below r, found from the group of
+// r's bucket by a step or two, where a binary search over the levels,
+// then the groups, takes nine to eleven.
+func (fl *flat) at(r uint64) (lv *fLevel, j int, rl uint64) {
+	g := uint(fl.gd[r>>(fl.gs&63)])
+	ends := fl.ends
+	for ends[g+1] <= r {
+		g++
 	}
-	if fl.nl > 8 {
-		k += 8 * int((r-st[(k+8)&(maxFlat-1)])>>63^1)
-	}
-	if fl.nl > 4 {
-		k += 4 * int((r-st[(k+4)&(maxFlat-1)])>>63^1)
-	}
-	k += 2 * int((r-st[(k+2)&(maxFlat-1)])>>63^1)
-	k += int((r-st[(k+1)&(maxFlat-1)])>>63 ^ 1)
-	// es[0] ≤ r < es[64].
-	es := &fl.ends[k]
-	g += 32 * int((r-es[32])>>63^1)
-	g += 16 * int((r-es[(g+16)&(nG-1)])>>63^1)
-	g += 8 * int((r-es[(g+8)&(nG-1)])>>63^1)
-	g += 4 * int((r-es[(g+4)&(nG-1)])>>63^1)
-	g += 2 * int((r-es[(g+2)&(nG-1)])>>63^1)
-	g += int((r-es[(g+1)&(nG-1)])>>63 ^ 1)
-	lv := fl.lvls[k&(maxFlat-1)]
-	return int(lv.lk), g, (r - es[g&(nG-1)]) >> lv.d
+	x := fl.index(int(g))
+	lv = &fl.lvls[(x>>bB)&(maxFlat-1)]
+	return lv, int(x & (nG - 1)), (r - ends[g]) >> (lv.d & 63)
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,20 +17,27 @@ import (
 // numbers r in [0, w) that find maps to its group and headSlot to its
 // slot, each class (sure, tested) found by binary search over r, so that
 // the mapping the draws use is what is measured, whatever the ends hold.
-func batchAttemptProbs(t require.TestingT, s *Sampler, eps float64) []float64 {
+// The flat proposal holds all the levels' groups, or with sparse the
+// occupied ones.
+func batchAttemptProbs(t require.TestingT, s *Sampler, eps float64, sparse bool) []float64 {
 	q, err := s.AttemptProbs(eps, nil)
 	require.NoError(t, err)
 	sc := s.getScratch()
 	defer s.putScratch(sc)
 	o, tb := s.solution(eps, sc)
 	fl := &sc.flat
-	fl.ok = false
+	fl.ok, fl.force = false, 1
+	if sparse {
+		fl.force = -1
+	}
+	defer func() { fl.force = 0 }()
 	if !o.zero && !o.uniform {
 		s.buildFlat(o, tb, fl)
 	}
 	if !fl.ok {
 		return q // DrawBatch makes Draw's attempts
 	}
+	require.Equal(t, !sparse, fl.dense)
 	cumF := 0.0
 	if fl.front > 0 {
 		cumF = tb.rows[fl.front-1].cum
@@ -40,7 +48,7 @@ func batchAttemptProbs(t require.TestingT, s *Sampler, eps float64) []float64 {
 	for k := range fl.nl {
 		index[int(fl.lvls[k].lk)] = k
 	}
-	order := func(r uint64) int { lk, g, _ := fl.at(r); return index[lk]*nG + g }
+	order := func(r uint64) int { lv, g, _ := fl.at(r); return index[int(lv.lk)]*nG + g }
 	first := func(v int) uint64 { return least(0, fl.w, func(r uint64) bool { return order(r) >= v }) }
 	var total uint64
 	for k := range fl.nl {
@@ -284,5 +292,83 @@ func TestFlatServesWhatFits(t *testing.T) {
 		require.Equal(t, c.ok, sc.flat.ok, "keys %v", c.keys)
 		s.putScratch(sc)
 		requireLaw(t, s, c.keys, 0)
+	}
+}
+
+// drawLeft, from items already drawn, draws the rest of a batch from the
+// items left with their exact conditional law, each drawn item's mass
+// gone from its proposal: 520 keys 1 + m·2^-12 (m = i mod 64) make one
+// group of level 0, split into 64 sub-buckets, beside keys 4, 8 and 16
+// and 1.5, at ε = 0. With the key 16 and twelve of the split group's
+// items from nine sub-buckets drawn (their slots found through the
+// sub-buckets' counts), 150,000 calls draw two items each: neither is
+// drawn already nor the same, the first follows p*_i/R and the second
+// Σ_i p*_i/R · p*_j/(R − p*_i), R the p* left (the exact oracle's), by
+// χ² at a fixed seed; and p is Prob's. With the flat proposal of all the
+// levels' groups and of the occupied ones.
+func TestDrawLeftLaw(t *testing.T) {
+	const calls = 150_000
+	keys := []float64{16, 4, 8, 1.5}
+	for i := range 520 {
+		keys = append(keys, 1+float64(i%64)*0x1p-12)
+	}
+	n := len(keys)
+	s := load(t, keys)
+	l, j := locate(1)
+	require.NotNil(t, s.lv[l-s.lo].sub[j], "the group of the keys near 1 is split")
+	drawn := []int{0, 4, 5, 6, 70, 71, 140, 200, 263, 300, 301, 402, 523}
+	p := exactProbs(keys, 0)
+	left := 1.0
+	for _, i := range drawn {
+		left -= p[i]
+	}
+	first, second := make([]float64, n), make([]float64, n)
+	for i := range n {
+		if !slices.Contains(drawn, i) {
+			first[i] = p[i] / left
+			for j := range n {
+				if j != i && !slices.Contains(drawn, j) {
+					second[j] += first[i] * p[j] / (left - p[i])
+				}
+			}
+		}
+	}
+	want := make([]float64, n)
+	for i := range n {
+		want[i], _ = s.Prob(i, 0)
+	}
+	for _, sparse := range []bool{false, true} {
+		sc := s.getScratch()
+		o, tb := s.solution(0, sc)
+		sc.flat.force = 1
+		if sparse {
+			sc.flat.force = -1
+		}
+		s.buildFlat(o, tb, &sc.flat)
+		require.True(t, sc.flat.ok)
+		require.Zero(t, sc.flat.front)
+		require.Equal(t, !sparse, sc.flat.dense)
+		seen := sc.seenBits(n)
+		for _, i := range drawn {
+			seen.add(i)
+		}
+		src := rand.NewPCG(21, 22)
+		c1, c2 := make([]int, n), make([]int, n)
+		items, probs := make([]int, 2), make([]float64, 2)
+		for range calls {
+			k := s.drawLeft(o, sc, seen, src, drawn, items, probs)
+			if k != 2 || items[0] == items[1] || slices.Contains(drawn, items[0]) || slices.Contains(drawn, items[1]) ||
+				probs[0] != want[items[0]] || probs[1] != want[items[1]] {
+				require.FailNow(t, "drawLeft", "sparse %v: %d items %v, p %v", sparse, k, items, probs)
+			}
+			seen.clear(items)
+			c1[items[0]]++
+			c2[items[1]]++
+		}
+		seen.clear(drawn)
+		sc.flat.force = 0
+		s.putScratch(sc)
+		require.Greater(t, chiSquare(c1, first, calls), 1e-4, "sparse %v: the first item", sparse)
+		require.Greater(t, chiSquare(c2, second, calls), 1e-4, "sparse %v: the second item", sparse)
 	}
 }

@@ -1978,6 +1978,9 @@ type scratch struct {
 	st         stream    // DrawBatch's attempts
 	guide      guide     // DrawBatch's guide to its table's rows
 	flat       flat      // DrawBatch's proposal over the head's groups
+	fen        []uint64  // drawLeft's tree of the flat groups' weights
+	gone       []int32   // drawLeft's items drawn, by flat group
+	swap       swTab     // drawLeft's slots swapped
 	sink       int32     // what touch read, kept so that its loads stay
 	hint       hint      // where the last Solve with this scratch found t*
 	tests      int       // predicate tests made, which the tests count
@@ -2024,7 +2027,7 @@ func (s *Sampler) putScratch(sc *scratch) {
 func (sc *scratch) bytes() int {
 	return int(unsafe.Sizeof(*sc)) + 8*cap(sc.cand) + 4*cap(sc.bkt) + int(unsafe.Sizeof(u128{}))*cap(sc.pre) + 8*cap(sc.seen) +
 		8*cap(sc.chItems) + 8*cap(sc.chKeys) + 4*cap(sc.lasts) + 8*cap(sc.probs) + 4*cap(sc.left) + sc.tab.bytes() + 4*cap(sc.tails.tlv) + 8*cap(sc.tails.tcum) +
-		(nG+1)*8*cap(sc.flat.ends)
+		8*cap(sc.flat.ends) + 2*cap(sc.flat.id) + 2*cap(sc.flat.gd) + 8*cap(sc.fen) + 4*cap(sc.gone) + 8*cap(sc.swap.keys) + 4*cap(sc.swap.vals)
 }
 
 // bytes returns the memory of t's slices.

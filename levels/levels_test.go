@@ -55,8 +55,10 @@ func requireLaw(t require.TestingT, s *Sampler, keys []float64, eps float64) {
 	q, err := s.AttemptProbs(eps, nil)
 	require.NoError(t, err)
 	// Draw's attempts, and DrawBatch's below touchMin items, which
-	// propose the head's groups through flat.
-	for name, q := range map[string][]float64{"Draw": q, "DrawBatch": batchAttemptProbs(t, s, eps)} {
+	// propose the head's groups through flat, all of them or the occupied
+	// ones.
+	for name, q := range map[string][]float64{"Draw": q, "DrawBatch": batchAttemptProbs(t, s, eps, false),
+		"DrawBatch, occupied groups": batchAttemptProbs(t, s, eps, true)} {
 		acc := 0.0
 		for _, x := range q {
 			acc += x
