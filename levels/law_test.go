@@ -462,15 +462,22 @@ func TestZeroAllocs(t *testing.T) {
 	// Nor after two collections, which empty every sync.Pool: what a step
 	// needs the sampler keeps. The count of mallocs is the process's: the
 	// runtime's own work after a collection (threads started as the world
-	// restarts, the scavenger's timers) allocates too, about once in 500
-	// collections, so the step starts once that has run, on one P.
+	// restarts, the scavenger's timers, a collection's goroutines)
+	// allocates too, about once in 500 collections, so the step starts
+	// once that has run, on one P, and a step that counts some is made
+	// again after two more collections: one that needs what a collection
+	// took allocates each time.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	var total uint64
 	for range 40 {
-		runtime.GC()
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-		total += mallocs(step)
+		least := uint64(math.MaxUint64)
+		for try := 0; try < 3 && least > 0; try++ {
+			runtime.GC()
+			runtime.GC()
+			time.Sleep(time.Millisecond)
+			least = min(least, mallocs(step))
+		}
+		total += least
 	}
 	require.Zero(t, total, "allocations in 40 steps, each after two collections")
 }

@@ -391,14 +391,25 @@ func TestLargeSlices(t *testing.T) {
 		require.GreaterOrEqual(t, cap(s.big[0]), int(s.liveBig[0]), "room for every slice of the rung")
 	}
 
-	// A step down from rung 1, five entries in 106.
-	s = New(n)
-	x := full(ladder()[1])[:5]
-	small := make([]entry, 0, 16)
-	s.spare[1] = append(s.spare[1][:0], unsafe.SliceData(small[:1]))
-	s.spare[0], s.spare[2], s.spare[3] = s.spare[0][:0], s.spare[2][:0], s.spare[3][:0]
-	var y []entry
-	require.Zero(t, mallocs(func() { y = s.shrink(x) }), "a step down to a pooled small slice")
+	// A step down from rung 1, five entries in 106. The count of mallocs
+	// is the process's, and the runtime's own work (a collection's
+	// goroutines, its work after one) allocates now and then, in about 1
+	// of 200 such counts here: the least of three identical runs, as the
+	// step down itself does the same in each.
+	var (
+		y     []entry
+		small []entry
+		least uint64 = math.MaxUint64
+	)
+	for range 3 {
+		s = New(n)
+		x := full(ladder()[1])[:5]
+		small = make([]entry, 0, 16)
+		s.spare[1] = append(s.spare[1][:0], unsafe.SliceData(small[:1]))
+		s.spare[0], s.spare[2], s.spare[3] = s.spare[0][:0], s.spare[2][:0], s.spare[3][:0]
+		least = min(least, mallocs(func() { y = s.shrink(x) }))
+	}
+	require.Zero(t, least, "a step down to a pooled small slice")
 	require.Equal(t, unsafe.SliceData(small[:1]), unsafe.SliceData(y[:1]))
 	require.Len(t, y, 5)
 	y = s.shrink(full(ladder()[1])[:5]) // no small slice pooled: the rung below
