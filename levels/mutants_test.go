@@ -45,3 +45,34 @@ func TestKeptAtZeroOnTheLowestLevel(t *testing.T) {
 		requireLaw(t, s, keys, 0)
 	}
 }
+
+// At ε = 0 the integer proposal holds while its total weight, in units of
+// the lowest level's 2^(ℓ−6), stays below 2^62. Keys in the top group of
+// every level from 1 to 2^55 (the lowest twice) weigh 2^7·2^d at a shift
+// d of 0 to 54, 2^62 in all: with the top key 0 the total is 2^61, and the
+// Set that brings it back reaches 2^62 exactly, where the writer must give
+// the proposal up as a new one would (Check); the law is the oracle's
+// either way.
+func TestKeptAtZeroIntegerTotalAtItsLimit(t *testing.T) {
+	keys := []float64{math.Nextafter(2, 0)}
+	for d := range 55 {
+		keys = append(keys, math.Nextafter(math.Ldexp(1, d+1), 0))
+	}
+	top := len(keys) - 1
+	a := keys[top]
+	keys[top] = 0
+	s := load(t, keys)
+	src := rand.NewPCG(25, 26)
+	for range 3 {
+		_, _, err := s.Draw(0, src)
+		require.NoError(t, err)
+		if keys[top] == 0 {
+			keys[top] = a
+		} else {
+			keys[top] = 0
+		}
+		require.NoError(t, s.Set(top, keys[top]))
+		require.NoError(t, s.Check())
+		requireLaw(t, s, keys, 0)
+	}
+}
