@@ -76,3 +76,67 @@ func TestKeptAtZeroIntegerTotalAtItsLimit(t *testing.T) {
 		requireLaw(t, s, keys, 0)
 	}
 }
+
+// At ε = 0 the writer keeps the exact sum of the keys, a whole number of
+// units of 2^-1074 in 64-bit words, and changes it by the old and the new
+// key. Keys that sum to just below a word's end, 2^(64k−1074), and one key
+// set from 0 to 2^-14 of that and back, carry into the next word and
+// borrow from it: the sum kept is the levels' sum (Check), and λ, the sum
+// rounded once, the oracle's.
+func TestKeptAtZeroSumCrossesAWord(t *testing.T) {
+	for _, k := range []int{1, 10, 17, 18, 29} {
+		end := math.Ldexp(1, 64*k-1074)
+		keys := []float64{end / 2, end/2 - end*0x1p-15, 0}
+		s := load(t, keys)
+		src := rand.NewPCG(27, uint64(k))
+		for step := range 4 {
+			_, _, err := s.Draw(0, src)
+			require.NoError(t, err)
+			keys[2] = end * 0x1p-14 * float64(1-step%2)
+			require.NoError(t, s.Set(2, keys[2]))
+			require.NoError(t, s.Check(), "word %d, step %d", k, step)
+			requireLaw(t, s, keys, 0)
+		}
+	}
+}
+
+// Set and SetBatch to a key whose bits differ from the old key's only in
+// the lowest bit of the group (bit 46: keys 1/64 of their binade apart),
+// or of the sub-bucket in a split group (bit 40), move the item to the
+// next group or sub-bucket, not within its own: Check and the oracle's
+// law after each, at ε = 0 and 1/(2n).
+func TestSetOneGroupBitApart(t *testing.T) {
+	for _, bit := range []uint{46, 40, 45, 39} {
+		for _, batch := range []bool{false, true} {
+			// 600 keys in one group, so that it splits, and one more
+			// item to move.
+			const n = 601
+			keys := make([]float64, n)
+			rng := rand.New(rand.NewPCG(29, uint64(bit)))
+			for i := range n - 1 {
+				keys[i] = math.Float64frombits(math.Float64bits(1.25) | rng.Uint64()>>(64-38))
+			}
+			keys[n-1] = 1.5
+			s := load(t, keys)
+			require.Positive(t, splitGroups(s))
+			for step := range 4 {
+				eps := float64(step%2) / (2 * n)
+				_, _, err := s.Draw(eps, rand.NewPCG(31, uint64(step)))
+				require.NoError(t, err)
+				i := n - 1
+				if step >= 2 {
+					i = rng.IntN(n - 1)
+				}
+				a := math.Float64frombits(math.Float64bits(keys[i]) ^ 1<<bit)
+				if batch {
+					require.NoError(t, s.SetBatch([]int{i}, []float64{a}))
+				} else {
+					require.NoError(t, s.Set(i, a))
+				}
+				keys[i] = a
+				require.NoError(t, s.Check(), "bit %d, step %d", bit, step)
+				requireLaw(t, s, keys, eps)
+			}
+		}
+	}
+}
