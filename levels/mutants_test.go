@@ -140,3 +140,37 @@ func TestSetOneGroupBitApart(t *testing.T) {
 		}
 	}
 }
+
+// Check counts the large slices the sampler holds (in groups, sub-buckets
+// and the pool) by rung, and refuses a count kept that differs from it,
+// and a pool's list with room for fewer than that many: 600 equal keys of
+// a level too narrow to split hold a large slice in their group (and the
+// pool spares of its rung), and each fault is planted and undone in turn.
+func TestCheckRefusesMiscountedPools(t *testing.T) {
+	keys := make([]float64, 600)
+	for i := range keys {
+		keys[i] = 200 * 0x1p-1074
+	}
+	s := load(t, keys)
+	require.NoError(t, s.Check())
+	// The rung of the group's slice: one slice more held than pooled.
+	k := -1
+	for r, c := range s.liveBig {
+		if int(c) > len(s.big[r]) {
+			k = r
+		}
+	}
+	require.GreaterOrEqual(t, k, 0, "a group holds a large slice")
+	s.liveBig[k]++
+	require.Error(t, s.Check(), "one large slice more counted than held")
+	s.liveBig[k] -= 2
+	require.Error(t, s.Check(), "one fewer")
+	s.liveBig[k]++
+	require.NoError(t, s.Check())
+	list := s.big[k]
+	s.big[k] = list[:len(list):len(list)]
+	held := int(s.liveBig[k])
+	require.Error(t, s.Check(), "a pool's list with room for %d of %d slices", len(list), held)
+	s.big[k] = list
+	require.NoError(t, s.Check())
+}
