@@ -2,6 +2,7 @@ package levels
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -173,4 +174,49 @@ func TestCheckRefusesMiscountedPools(t *testing.T) {
 	require.Error(t, s.Check(), "a pool's list with room for %d of %d slices", len(list), held)
 	s.big[k] = list
 	require.NoError(t, s.Check())
+}
+
+// A direct tail row's first try comes from the word that chose the row
+// only when the row's words from 2^52 on, x1 − 2^52 of them, are at least
+// n: fewer cannot give each of n items the same count, and the words then
+// take the tail row's draw from fresh numbers. The tail's share of the
+// weight grows with ε by about one such word an ulp, so the least ε at
+// which the word 2^52 draws a tail item (32 zero keys beside 32 ones,
+// found by bisection on DrawBatch with a scripted source) has fewer than
+// n = 64 of them: there that word, then the number that chooses item 5
+// (below(·, n)), must draw item 5, not item 0.
+func TestDirectTailNeedsAWholeCycleOfWords(t *testing.T) {
+	const n = 64
+	keys := make([]float64, n)
+	for i := n / 2; i < n; i++ {
+		keys[i] = 1
+	}
+	s := load(t, keys)
+	five, _ := bits.Div64(5, 0, n) // a number whose below(·, n) is 5
+	five++
+	draw := func(eps float64) (int, int) {
+		src := &script{xs: []uint64{1 << 52, five, five, five, 1 << 62, 0, 0, 0}}
+		items, probs := make([]int, 1), make([]float64, 1)
+		require.NoError(t, s.DrawBatch(eps, src, true, items, probs))
+		return items[0], 8 - len(src.xs)
+	}
+	// At 2^-18 the tail (32ε) weighs less than 2^-12 of the whole, and
+	// the word 2^52 goes past it; at 2^-16, more, and it draws a tail item.
+	lo, hi := math.Float64bits(0x1p-18), math.Float64bits(0x1p-16)
+	for _, b := range []uint64{lo, hi} {
+		i, _ := draw(math.Float64frombits(b))
+		require.Equal(t, b == hi, keys[i] == 0, "ε = %v: item %d", math.Float64frombits(b), i)
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if i, _ := draw(math.Float64frombits(mid)); keys[i] == 0 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	eps := math.Float64frombits(hi)
+	i, used := draw(eps)
+	require.Equal(t, 5, i, "ε = %v: the word 2^52 chose the tail row, the next number its item", eps)
+	require.Equal(t, 2, used)
 }
