@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"runtime/debug"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -219,4 +220,31 @@ func TestDirectTailNeedsAWholeCycleOfWords(t *testing.T) {
 	i, used := draw(eps)
 	require.Equal(t, 5, i, "ε = %v: the word 2^52 chose the tail row, the next number its item", eps)
 	require.Equal(t, 2, used)
+}
+
+// A batch without replacement whose draws fall back to the tree of the
+// items left (one key holding nearly all the mass at ε = 0, so that the
+// attempts after the first reject it until their budget runs out)
+// allocates nothing once warm: the tree's array is the scratch's, kept
+// from one call to the next.
+func TestDrawRestAllocatesNothing(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	const n = 64
+	keys := make([]float64, n)
+	for i := range keys {
+		keys[i] = 0x1p-60 * float64(1+i)
+	}
+	keys[7] = 1
+	s := load(t, keys)
+	src := rand.NewPCG(33, 34)
+	items, probs := make([]int, 16), make([]float64, 16)
+	fill := func() { require.NoError(t, s.DrawBatch(0, src, false, items, probs)) }
+	fill()
+	require.Equal(t, 7, items[0], "the heavy key first")
+	if raceEnabled {
+		// The race detector makes sync.Pool drop items at random, and
+		// the draws keep their scratch in one.
+		return
+	}
+	require.Zero(t, testing.AllocsPerRun(50, fill))
 }
