@@ -2,11 +2,13 @@ package levels
 
 import (
 	"math"
+	"math/big"
 	"math/bits"
 	"math/rand/v2"
 	"runtime/debug"
 	"testing"
 
+	"github.com/reweighted/reweighted/samplertest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -247,4 +249,34 @@ func TestDrawRestAllocatesNothing(t *testing.T) {
 		return
 	}
 	require.Zero(t, testing.AllocsPerRun(50, fill))
+}
+
+// The fallback's tree weighs a head key by its p*, a key at the head's
+// threshold θ included. Keys 1 + 2^-6 (the lower edge of its group, θ)
+// and 1 at ε = 0.499, where t* lies between them: the first item is the
+// head's, its p* 1.016/1.012 times ε, and the second the tail's. Nothing
+// drawn, u a relative 10^-4 either side of the first item's exact share
+// of the total draws the item of that side.
+func TestDrawRestWeighsAKeyAtTheThreshold(t *testing.T) {
+	keys := []float64{1 + 0x1p-6, 1}
+	const eps = 0.499
+	ex := samplertest.Oracle(keys, eps)
+	require.Equal(t, 1, ex.Rho)
+	s := load(t, keys)
+	sc := s.getScratch()
+	defer s.putScratch(sc)
+	o, _ := s.solution(eps, sc)
+	require.Equal(t, keys[0], o.theta, "the key on the threshold")
+	left := new(big.Rat).Add(ex.P[0], ex.P[1])
+	share, _ := new(big.Rat).Quo(ex.P[0], left).Float64()
+	for _, c := range []struct {
+		u    float64
+		want int
+	}{{share * (1 - 1e-4), 0}, {share * (1 + 1e-4), 1}} {
+		seen := sc.seenBits(len(keys))
+		items, probs := []int{-1}, []float64{-1}
+		s.drawRest(o, sc, seen, atU(c.u), items, probs)
+		seen.clear(items)
+		require.Equal(t, c.want, items[0], "u = %v, the first item's share %v", c.u, share)
+	}
 }
