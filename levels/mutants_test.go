@@ -280,3 +280,20 @@ func TestDrawRestWeighsAKeyAtTheThreshold(t *testing.T) {
 		require.Equal(t, c.want, items[0], "u = %v, the first item's share %v", c.u, share)
 	}
 }
+
+// A key of −0, which the contract reads as 0, is held as +0: by Set and by
+// SetBatch, on an item whose key was positive, Key returns 0 with its
+// sign bit clear, as for a key set to 0.
+func TestNegativeZeroKeyIsHeldAsZero(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		s := load(t, []float64{1, 2, 3})
+		negZero := math.Copysign(0, -1)
+		if batch {
+			require.NoError(t, s.SetBatch([]int{1}, []float64{negZero}))
+		} else {
+			require.NoError(t, s.Set(1, negZero))
+		}
+		require.Equal(t, uint64(0), math.Float64bits(s.Key(1)), "batch %v", batch)
+		require.NoError(t, s.Check())
+	}
+}
