@@ -297,3 +297,41 @@ func TestNegativeZeroKeyIsHeldAsZero(t *testing.T) {
 		require.NoError(t, s.Check())
 	}
 }
+
+// The flat proposal refuses a head whose weights, shifted to the lowest
+// level's unit, pass 2^62, before they can wrap past 2^64: keys 1 and
+// 2^(d+1) − 2^(d−52), in the top group of a level d binades up, weigh
+// 2^(7+d), exactly 2^64 and more for d ≥ 57, which would wrap to 0. At
+// ε = 0 the large key has p* above 1 − 2^-56: 64 draws with replacement
+// all miss it with probability below 2^-3500.
+func TestFlatRefusesWeightsPast64Bits(t *testing.T) {
+	for _, d := range []int{55, 57, 59, 61} {
+		keys := []float64{1, math.Nextafter(math.Ldexp(1, d+1), 0)}
+		s := load(t, keys)
+		items, probs := make([]int, 64), make([]float64, 64)
+		require.NoError(t, s.DrawBatch(0, rand.NewPCG(35, uint64(d)), true, items, probs))
+		require.Contains(t, items, 1, "d = %d", d)
+		requireLaw(t, s, keys, 0)
+	}
+}
+
+// At ε = 0, λ is the exact sum of the keys rounded once, formed from the
+// levels' exact sums shifted to a common unit: 2^14 equal keys of the
+// top group of each of 70 binades make a level's sum pass 2^66 of its
+// unit, and every shift within a word is met, so that the sum's third
+// word is not 0 for some. The sum, 2^14 times the key, is a float: λ must
+// be it exactly.
+func TestZeroEpsSumOfALevelPast64Bits(t *testing.T) {
+	const n = 1 << 14
+	keys := make([]float64, n)
+	for k := -5; k < 65; k++ {
+		a := math.Nextafter(math.Ldexp(1, k+1), 0)
+		for i := range keys {
+			keys[i] = a
+		}
+		s := load(t, keys)
+		_, lambda, err := s.Solve(0)
+		require.NoError(t, err)
+		require.Equal(t, n*a, lambda, "keys %v", a)
+	}
+}
