@@ -1158,7 +1158,7 @@ func (s *Sampler) set(i int, a float64) error {
 	if a > old && !s.fits(old, a) {
 		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
 	}
-	if (!sameGroup(old, a) || !s.replace(i, old, a)) && !(sameLevel(old, a) && s.move(i, old, a)) {
+	if (!sameGroup(old, a) || !s.replace(i, old, a)) && !(sameLevel(old, a) && s.move(i, old, a)) && !s.shift(i, old, a) {
 		s.remove(i, old)
 		s.insert(i, a)
 	}
@@ -1326,6 +1326,89 @@ func (s *Sampler) cross(i int, b0, b1 uint64) bool {
 	y[:n1+1][n1] = entry{uint32(b1), uint32(b1 >> 32), int32(i)}
 	lv1.ents[j1] = lv1.ents[j1][:n1+1]
 	pos[i] = int32(n1)
+	return true
+}
+
+// shift moves item i from its key old to a, normal keys of different
+// levels, as remove and insert would, when both groups are flat and stay
+// so and the new level lies within lv: the single Set's change of level.
+// Unlike cross, it takes the cases most such changes meet where groups
+// hold a key or two (an old group emptied, a new one started, a level
+// emptied or filled) on its own path, the pools' usual case inline. It
+// reports whether it did; if not, nothing changed.
+func (s *Sampler) shift(i int, old, a float64) bool {
+	b0, b1 := math.Float64bits(old), math.Float64bits(a)
+	if b0>>52 == 0 || b1>>52 == 0 || b0^b1 < 1<<52 {
+		return false
+	}
+	l0, l1 := int(b0>>52)+51, int(b1>>52)+51 // normal keys' levels (locate)
+	k0, k1 := uint(l0-s.lo), uint(l1-s.lo)
+	if k1 >= uint(len(s.lv)) {
+		return false
+	}
+	lv0, lv1 := s.lv[k0], s.lv[k1]
+	j0, j1 := int(b0>>(52-bB))&(nG-1), int(b1>>(52-bB))&(nG-1)
+	if lv0.sub[j0] != nil || lv1 != nil && (lv1.sub[j1] != nil || len(lv1.ents[j1]) >= kSplit) {
+		return false
+	}
+	if lv1 == nil {
+		// A new level: its groups are flat and empty (an emptied level
+		// gave its slices back and merged its split groups).
+		lv1 = s.newLevel()
+		s.lv[k1] = lv1
+	}
+	// Out of the old group: its last entry into the item's slot (onto
+	// itself if the item is last), then pop's shrink, an emptied slice
+	// of the least capacity back to its pool inline.
+	pos := s.pos
+	p := pos[i]
+	x := lv0.ents[j0]
+	n0, c0 := len(x)-1, cap(x)
+	last := x[n0]
+	x[p] = last
+	pos[last.item] = p
+	switch {
+	case 8*n0 > 3*c0 || c0 == minCap && n0 > 0:
+		lv0.ents[j0] = lv0.ents[j0][:n0] // a length only: no write barrier
+	case c0 == minCap && len(s.spare[0]) < cap(s.spare[0]):
+		s.spare[0] = append(s.spare[0], &x[0])
+		lv0.ents[j0] = nil
+	default:
+		lv0.ents[j0] = s.shrink(x[:n0])
+	}
+	// Into the new group: an empty group's slice from the smallest pool
+	// inline, a full one grown out of line.
+	y := lv1.ents[j1]
+	n1 := len(y)
+	if n1 == cap(y) {
+		if n1 == 0 && len(s.spare[0]) > 0 {
+			y = s.takeSmall(0)
+		} else {
+			y = s.grow(y)
+		}
+		lv1.ents[j1] = y[:n1+1]
+	} else {
+		lv1.ents[j1] = lv1.ents[j1][:n1+1]
+	}
+	y[:n1+1][n1] = entry{uint32(b1), uint32(b1 >> 32), int32(i)}
+	pos[i] = int32(n1)
+	if s.ls[k1].n == 0 {
+		s.occ[l1>>6] |= 1 << (l1 & 63)
+		s.occW |= 1 << (l1 >> 6)
+	}
+	s.crossSums(lv0, lv1, k0, k1, j0, j1, b0, b1)
+	if s.ls[k0].n == 0 {
+		// An emptied level to the free list, as remove leaves it.
+		s.occ[l0>>6] &^= 1 << (l0 & 63)
+		if s.occ[l0>>6] == 0 {
+			s.occW &^= 1 << (l0 >> 6)
+		}
+		s.lv[k0] = nil
+		s.free = append(s.free, lv0)
+	}
+	if s.unitsAt(l0) || s.unitsAt(l1) {
+		s.editUnits(b0, b1)
+	}
 	return true
 }
 
