@@ -1240,6 +1240,12 @@ func (s *Sampler) move(i int, old, a float64) bool {
 	}
 	x, y := lv.ents[j0], lv.ents[j1]
 	n0, n1 := len(x)-1, len(y)
+	if n1 == 0 && cap(y) == 0 && len(s.spare[0]) > 0 {
+		// An empty group's slice from the smallest pool, inline: where
+		// groups hold a key or two (at 2^10), most moves start a group.
+		y = s.takeSmall(0)
+		lv.ents[j1] = y
+	}
 	if n1 == cap(y) {
 		// A full slice: the calls, rare (3% of SRG's moves on mushrooms),
 		// in a function of their own, so that this path keeps its values
@@ -1262,7 +1268,13 @@ func (s *Sampler) move(i int, old, a float64) bool {
 		// the least capacity that still holds entries (a call that did
 		// nothing, for a sixth of SRG's moves on mushrooms).
 		if 8*n0 <= 3*cap(x) && (cap(x) > minCap || n0 == 0) {
-			lv.ents[j0] = s.shrink(x[:n0])
+			if n0 == 0 && cap(x) == minCap && len(s.spare[0]) < cap(s.spare[0]) {
+				// An emptied slice back to the smallest pool, inline.
+				s.spare[0] = append(s.spare[0], &x[0])
+				lv.ents[j0] = nil
+			} else {
+				lv.ents[j0] = s.shrink(x[:n0])
+			}
 		}
 		s.moveSums(lv, l, j0, j1, b0, b1)
 	}
