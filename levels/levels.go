@@ -1502,6 +1502,19 @@ func (s *Sampler) moveSlow(lv *level, l, j0, j1, i int, b0, b1 uint64) {
 // fits reports whether the exact sum of the keys, with a in place of one
 // key old, is at most MaxSum.
 func (s *Sampler) fits(old, a float64) bool {
+	// The sum is below n·2^(top+1) units, top the highest level of the
+	// keys and a, and n < 2^31: 64 times the words of occ in use bound
+	// the keys' top + 1, the exponent + 52 a's, and far below MaxSum
+	// needs no more. Inlined, with no search of occ: Set's usual case.
+	if 64*bits.Len64(s.occW) <= maxSumLevel-31 && int(math.Float64bits(a)>>52)+52 <= maxSumLevel-31 {
+		return true
+	}
+	return s.fitsExact(old, a)
+}
+
+// fitsExact is fits past its quick test: the top level found, and if
+// that is not enough, the exact sum.
+func (s *Sampler) fitsExact(old, a float64) bool {
 	top := s.topLevel()
 	if a > 0 {
 		l, _ := locate(a)
