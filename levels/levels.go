@@ -1159,8 +1159,7 @@ func (s *Sampler) set(i int, a float64) error {
 		return fmt.Errorf("%w: key %v would make the sum of keys exceed MaxSum", reweighted.ErrKey, a)
 	}
 	if (!sameGroup(old, a) || !s.replace(i, old, a)) && !(sameLevel(old, a) && s.move(i, old, a)) {
-		s.remove(i, old)
-		s.insert(i, a)
+		s.shift(i, old, a)
 	}
 	s.keys[i] = a
 	s.ver++
@@ -1240,6 +1239,12 @@ func (s *Sampler) move(i int, old, a float64) bool {
 	}
 	x, y := lv.ents[j0], lv.ents[j1]
 	n0, n1 := len(x)-1, len(y)
+	if n1 == 0 && cap(y) == 0 && len(s.spare[0]) > 0 {
+		// An empty group's slice from the smallest pool, inline: where
+		// groups hold a key or two (at 2^10), most moves start a group.
+		y = s.takeSmall(0)
+		lv.ents[j1] = y
+	}
 	if n1 == cap(y) {
 		// A full slice: the calls, rare (3% of SRG's moves on mushrooms),
 		// in a function of their own, so that this path keeps its values
@@ -1262,7 +1267,13 @@ func (s *Sampler) move(i int, old, a float64) bool {
 		// the least capacity that still holds entries (a call that did
 		// nothing, for a sixth of SRG's moves on mushrooms).
 		if 8*n0 <= 3*cap(x) && (cap(x) > minCap || n0 == 0) {
-			lv.ents[j0] = s.shrink(x[:n0])
+			if n0 == 0 && cap(x) == minCap && len(s.spare[0]) < cap(s.spare[0]) {
+				// An emptied slice back to the smallest pool, inline.
+				s.spare[0] = append(s.spare[0], &x[0])
+				lv.ents[j0] = nil
+			} else {
+				lv.ents[j0] = s.shrink(x[:n0])
+			}
 		}
 		s.moveSums(lv, l, j0, j1, b0, b1)
 	}
@@ -1327,6 +1338,95 @@ func (s *Sampler) cross(i int, b0, b1 uint64) bool {
 	lv1.ents[j1] = lv1.ents[j1][:n1+1]
 	pos[i] = int32(n1)
 	return true
+}
+
+// shift moves item i from its key old to a, normal keys of different
+// levels, as remove and insert would, when both groups are flat and stay
+// so and the new level lies within lv: the single Set's change of level.
+// Unlike cross, it takes the cases most such changes meet where groups
+// hold a key or two (an old group emptied, a new one started, a level
+// emptied or filled) on its own path, the pools' usual case inline. The
+// other changes it hands to remove and insert itself: refused by a call
+// that returned, the split groups of 2^20 cost 44 instructions a step.
+func (s *Sampler) shift(i int, old, a float64) {
+	b0, b1 := math.Float64bits(old), math.Float64bits(a)
+	if b0>>52 == 0 || b1>>52 == 0 || b0^b1 < 1<<52 {
+		s.remove(i, old)
+		s.insert(i, a)
+		return
+	}
+	// The old group's split first: most changes of level at 2^20 meet
+	// one, and the fewer instructions before it, the less they cost.
+	l0 := int(b0>>52) + 51 // a normal key's level (locate)
+	k0, j0 := uint(l0-s.lo), int(b0>>(52-bB))&(nG-1)
+	lv0 := s.lv[k0]
+	l1 := int(b1>>52) + 51
+	k1, j1 := uint(l1-s.lo), int(b1>>(52-bB))&(nG-1)
+	if lv0.sub[j0] != nil || k1 >= uint(len(s.lv)) ||
+		s.lv[k1] != nil && (s.lv[k1].sub[j1] != nil || len(s.lv[k1].ents[j1]) >= kSplit) {
+		s.remove(i, old)
+		s.insert(i, a)
+		return
+	}
+	lv1 := s.lv[k1]
+	if lv1 == nil {
+		// A new level: its groups are flat and empty (an emptied level
+		// gave its slices back and merged its split groups).
+		lv1 = s.newLevel()
+		s.lv[k1] = lv1
+	}
+	// Out of the old group: its last entry into the item's slot (onto
+	// itself if the item is last), then pop's shrink, an emptied slice
+	// of the least capacity back to its pool inline.
+	pos := s.pos
+	p := pos[i]
+	x := lv0.ents[j0]
+	n0, c0 := len(x)-1, cap(x)
+	last := x[n0]
+	x[p] = last
+	pos[last.item] = p
+	switch {
+	case 8*n0 > 3*c0 || c0 == minCap && n0 > 0:
+		lv0.ents[j0] = lv0.ents[j0][:n0] // a length only: no write barrier
+	case c0 == minCap && len(s.spare[0]) < cap(s.spare[0]):
+		s.spare[0] = append(s.spare[0], &x[0])
+		lv0.ents[j0] = nil
+	default:
+		lv0.ents[j0] = s.shrink(x[:n0])
+	}
+	// Into the new group: an empty group's slice from the smallest pool
+	// inline, a full one grown out of line.
+	y := lv1.ents[j1]
+	n1 := len(y)
+	if n1 == cap(y) {
+		if n1 == 0 && len(s.spare[0]) > 0 {
+			y = s.takeSmall(0)
+		} else {
+			y = s.grow(y)
+		}
+		lv1.ents[j1] = y[:n1+1]
+	} else {
+		lv1.ents[j1] = lv1.ents[j1][:n1+1]
+	}
+	y[:n1+1][n1] = entry{uint32(b1), uint32(b1 >> 32), int32(i)}
+	pos[i] = int32(n1)
+	if s.ls[k1].n == 0 {
+		s.occ[l1>>6] |= 1 << (l1 & 63)
+		s.occW |= 1 << (l1 >> 6)
+	}
+	s.crossSums(lv0, lv1, k0, k1, j0, j1, b0, b1)
+	if s.ls[k0].n == 0 {
+		// An emptied level to the free list, as remove leaves it.
+		s.occ[l0>>6] &^= 1 << (l0 & 63)
+		if s.occ[l0>>6] == 0 {
+			s.occW &^= 1 << (l0 >> 6)
+		}
+		s.lv[k0] = nil
+		s.free = append(s.free, lv0)
+	}
+	if s.unitsAt(l0) || s.unitsAt(l1) {
+		s.editUnits(b0, b1)
+	}
 }
 
 // crossSums is cross's change to the counts and sums: the key of bits
@@ -1407,6 +1507,19 @@ func (s *Sampler) moveSlow(lv *level, l, j0, j1, i int, b0, b1 uint64) {
 // fits reports whether the exact sum of the keys, with a in place of one
 // key old, is at most MaxSum.
 func (s *Sampler) fits(old, a float64) bool {
+	// The sum is below n·2^(top+1) units, top the highest level of the
+	// keys and a, and n < 2^31: 64 times the words of occ in use bound
+	// the keys' top + 1, the exponent + 52 a's, and far below MaxSum
+	// needs no more. Inlined, with no search of occ: Set's usual case.
+	if 64*bits.Len64(s.occW) <= maxSumLevel-31 && int(math.Float64bits(a)>>52)+52 <= maxSumLevel-31 {
+		return true
+	}
+	return s.fitsExact(old, a)
+}
+
+// fitsExact is fits past its quick test: the top level found, and if
+// that is not enough, the exact sum.
+func (s *Sampler) fitsExact(old, a float64) bool {
 	top := s.topLevel()
 	if a > 0 {
 		l, _ := locate(a)

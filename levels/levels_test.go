@@ -394,6 +394,37 @@ func TestExactMaxSum(t *testing.T) {
 	require.LessOrEqual(t, big1.Cmp(new(big.Rat).SetFloat64(reweighted.MaxSum)), 0)
 }
 
+// A key alone at MaxSum, over keys of the lowest levels: refused beside a
+// key of 1, taken alone (fits' quick test, on the levels in use, must not
+// pass it).
+func TestMaxSumFromOneKey(t *testing.T) {
+	s := New(3)
+	require.NoError(t, s.Set(0, 1))
+	require.NoError(t, s.Set(2, 5e-324))
+	require.ErrorIs(t, s.Set(1, reweighted.MaxSum), reweighted.ErrKey, "MaxSum + 1 + 2^-1074")
+	require.NoError(t, s.Set(0, 0))
+	require.ErrorIs(t, s.Set(1, reweighted.MaxSum), reweighted.ErrKey, "MaxSum + 2^-1074")
+	require.NoError(t, s.Set(2, 0))
+	require.NoError(t, s.Set(1, reweighted.MaxSum))
+	require.NoError(t, s.Check())
+	require.Equal(t, []float64{0, reweighted.MaxSum, 0}, []float64{s.Key(0), s.Key(1), s.Key(2)})
+}
+
+// A key that changes level into a flat group of kSplit items, and out of
+// it again: the group splits at kSplit + 1 items, as Check requires.
+func TestSetAcrossLevelsSplits(t *testing.T) {
+	keys := make([]float64, kSplit+2)
+	for i := range kSplit {
+		keys[i] = 1 + float64(i)*0x1p-20 // one group of the level of 1
+	}
+	keys[kSplit], keys[kSplit+1] = 2, 0.5
+	s := load(t, keys)
+	for _, a := range []float64{1 + 0x1p-10, 4, 1, 0.5, 1 + 0x1p-12} {
+		require.NoError(t, s.Set(kSplit, a))
+		require.NoError(t, s.Check(), "Set(%d, %v)", kSplit, a)
+	}
+}
+
 func TestSetBatchLastWins(t *testing.T) {
 	s := New(4)
 	require.NoError(t, s.SetBatch([]int{1, 2, 1, 3, 2}, []float64{5, 6, 7, math.Copysign(0, -1), 2}))
