@@ -183,15 +183,33 @@ func (s *Sampler) keepZero(old, a float64) bool {
 	if k.o.zero || len(s.zeros) == len(s.keys) || !k.totOK || k.totVer+1 != s.ver {
 		return false
 	}
-	lo, ln, jo, jn := -1, -1, 0, 0
-	if old > 0 {
-		lo, jo = locate(old)
+	var w uint64
+	iz := &k.tab.iz
+	b0, b1 := math.Float64bits(old), math.Float64bits(a)
+	if e0, e1 := int(b0>>52), int(b1>>52); e0 > 0 && e1 > 0 && iz.ok {
+		// Two normal keys, the common case, with no call: their levels
+		// and groups as locate finds them, the new total as intMove
+		// forms it, and intMove's tests (ln < base makes ln − base past
+		// intShift as a uint).
+		base, lo, ln := int(iz.base), e0+51, e1+51
+		if uint(ln-base) > intShift || lo == base && s.ls[base-s.lo].n == 0 {
+			return false
+		}
+		w = iz.w - uint64(nG+1+b0>>(52-bB)&(nG-1))<<((lo-base)&63) + uint64(nG+1+b1>>(52-bB)&(nG-1))<<((ln-base)&63)
+	} else {
+		lo, ln, jo, jn := -1, -1, 0, 0
+		if old > 0 {
+			lo, jo = locate(old)
+		}
+		if a > 0 {
+			ln, jn = locate(a)
+		}
+		var ok bool
+		if w, ok = s.intMove(iz, lo, jo, ln, jn); !ok {
+			return false
+		}
 	}
-	if a > 0 {
-		ln, jn = locate(a)
-	}
-	w, ok := s.intMove(&k.tab.iz, lo, jo, ln, jn)
-	if !ok || w >= intLimit {
+	if w >= intLimit {
 		return false
 	}
 	// The memos of follow (for ε > 0) are not carried over at ε = 0:
@@ -977,7 +995,8 @@ func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) {
 // The total may reach intLimit, where no proposal serves.
 func (s *Sampler) intMove(iz *intProp, lo, jo, ln, jn int) (uint64, bool) {
 	base, w := int(iz.base), iz.w
-	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
+	// ln < base makes ln − base past intShift as a uint.
+	if !iz.ok || ln >= 0 && uint(ln-base) > intShift || lo == base && s.ls[base-s.lo].n == 0 {
 		return 0, false
 	}
 	if lo >= 0 {
