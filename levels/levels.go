@@ -166,11 +166,41 @@ func (lv *level) at(j, r int) entry {
 }
 
 // atSub is at for a split group: a call of its own, so that at, for the
-// flat groups, inlines.
+// flat groups, inlines. The sub-bucket is found as findBound finds a
+// group, by halving with no branch on r (findCount's walk, which stops
+// where r falls, is mispredicted about once a call, and a draw at 2^20
+// reads a split group nearly always): the first four block counts
+// against r, then two, then one, then the sub-buckets of that block.
 func (lv *level) atSub(j, r int) entry {
 	sb := lv.sub[j]
-	k, b := findCount(&sb.bc, &sb.cnt, uint32(r))
-	return sb.ents[k][r-int(b)]
+	x := uint64(r)
+	bc := &sb.bc
+	h := uint64(bc[0]) + uint64(bc[1]) + uint64(bc[2]) + uint64(bc[3])
+	m := uint64(int64(h-x-1) >> 63) // all ones if h ≤ x
+	x -= h & m
+	b := m & 4
+	h = uint64(bc[b]) + uint64(bc[b+1])
+	m = uint64(int64(h-x-1) >> 63)
+	x -= h & m
+	b += m & 2
+	h = uint64(bc[b&7])
+	m = uint64(int64(h-x-1) >> 63)
+	x -= h & m
+	b += m & 1
+	c := (*[8]int32)(sb.cnt[(b*8)&(nG-1):])
+	h = uint64(c[0]) + uint64(c[1]) + uint64(c[2]) + uint64(c[3])
+	m = uint64(int64(h-x-1) >> 63)
+	x -= h & m
+	g := m & 4
+	h = uint64(c[g]) + uint64(c[g+1])
+	m = uint64(int64(h-x-1) >> 63)
+	x -= h & m
+	g += m & 2
+	h = uint64(c[g&7])
+	m = uint64(int64(h-x-1) >> 63)
+	x -= h & m
+	g += m & 1
+	return sb.ents[(b*8+g)&(nG-1)][x]
 }
 
 // each calls f with every entry of group j.
