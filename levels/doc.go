@@ -48,9 +48,9 @@
 // sums. A group is chosen by bound weight by halving, with no branch on
 // the number: the first four block sums against it, then two, then one,
 // then the groups of that block the same way (seven sums and seven counts
-// read); by count (a split group's sub-buckets likewise) by reading eight
-// block sums and at most eight counts. A bitmap marks the levels that
-// hold items.
+// read), and a split group's entry of a given index the same way over its
+// sub-buckets' counts; other choices by count read eight block sums and at
+// most eight counts. A bitmap marks the levels that hold items.
 //
 // At ε = 0 every key is in the head and λ is the sum of all keys: the
 // exact sum (a 2,048-bit integer in units of 2^-1074, formed from the
