@@ -45,10 +45,12 @@
 // from exact integers. Each level also keeps, beside its 64 counts, the
 // sums of each block of eight groups of the counts, of count × upper edge
 // and of the keys (integers too): an update writes a count and three block
-// sums, and a
-// group is chosen by reading eight block sums and at most eight counts
-// (a split group's sub-buckets likewise). A bitmap marks the levels that
-// hold items.
+// sums. A group is chosen by bound weight by halving, with no branch on
+// the number: the first four block sums against it, then two, then one,
+// then the groups of that block the same way (seven sums and seven counts
+// read), and a split group's entry of a given index the same way over its
+// sub-buckets' counts; other choices by count read eight block sums and at
+// most eight counts. A bitmap marks the levels that hold items.
 //
 // At ε = 0 every key is in the head and λ is the sum of all keys: the
 // exact sum (a 2,048-bit integer in units of 2^-1074, formed from the
@@ -145,8 +147,9 @@
 // writer tries the next occupied unit in the direction those checks
 // showed (a small one passed over, not sorted), then solves from the
 // estimate's unit. At ε = 0 it keeps
-// the exact sum of the keys and changes it by the old and the new key,
-// two exact additions, then rounds it; and, while Draw chooses levels by
+// the exact sum of the keys and changes it by the old and the new key
+// (one exact addition of their difference when both lie in the same two
+// of its words, as a rule; else two), then rounds it; and, while Draw chooses levels by
 // integer weights (below), their total by two exact additions too, the
 // rows left as they were (DrawBatch and AttemptProbs, which read them,
 // are served a new table). The table's rows that

@@ -183,15 +183,33 @@ func (s *Sampler) keepZero(old, a float64) bool {
 	if k.o.zero || len(s.zeros) == len(s.keys) || !k.totOK || k.totVer+1 != s.ver {
 		return false
 	}
-	lo, ln, jo, jn := -1, -1, 0, 0
-	if old > 0 {
-		lo, jo = locate(old)
+	var w uint64
+	iz := &k.tab.iz
+	b0, b1 := math.Float64bits(old), math.Float64bits(a)
+	if e0, e1 := int(b0>>52), int(b1>>52); e0 > 0 && e1 > 0 && iz.ok {
+		// Two normal keys, the common case, with no call: their levels
+		// and groups as locate finds them, the new total as intMove
+		// forms it, and intMove's tests (ln < base makes ln − base past
+		// intShift as a uint).
+		base, lo, ln := int(iz.base), e0+51, e1+51
+		if uint(ln-base) > intShift || lo == base && s.ls[base-s.lo].n == 0 {
+			return false
+		}
+		w = iz.w - uint64(nG+1+b0>>(52-bB)&(nG-1))<<((lo-base)&63) + uint64(nG+1+b1>>(52-bB)&(nG-1))<<((ln-base)&63)
+	} else {
+		lo, ln, jo, jn := -1, -1, 0, 0
+		if old > 0 {
+			lo, jo = locate(old)
+		}
+		if a > 0 {
+			ln, jn = locate(a)
+		}
+		var ok bool
+		if w, ok = s.intMove(iz, lo, jo, ln, jn); !ok {
+			return false
+		}
 	}
-	if a > 0 {
-		ln, jn = locate(a)
-	}
-	w, ok := s.intMove(&k.tab.iz, lo, jo, ln, jn)
-	if !ok || w >= intLimit {
+	if w >= intLimit {
 		return false
 	}
 	// The memos of follow (for ε > 0) are not carried over at ε = 0:
@@ -977,7 +995,8 @@ func (s *Sampler) reInt(iz *intProp, top, lo, jo, ln, jn int) {
 // The total may reach intLimit, where no proposal serves.
 func (s *Sampler) intMove(iz *intProp, lo, jo, ln, jn int) (uint64, bool) {
 	base, w := int(iz.base), iz.w
-	if !iz.ok || ln >= 0 && (ln < base || ln-base > intShift) || lo == base && s.ls[base-s.lo].n == 0 {
+	// ln < base makes ln − base past intShift as a uint.
+	if !iz.ok || ln >= 0 && uint(ln-base) > intShift || lo == base && s.ls[base-s.lo].n == 0 {
 		return 0, false
 	}
 	if lo >= 0 {
@@ -1097,22 +1116,50 @@ func keyWords(a float64) (w, p0, p1 uint64) {
 
 // swap replaces the key old by a in x, the exact sum of keys with old
 // among them (a key 0 in place of one absent: swap(0, a) adds a, swap(a,
-// 0) takes it away): old's two words subtracted, a's added, each with its
-// carry past them only when there is one (rarely: a carry out of a word
-// holding a key's top bits).
+// 0) takes it away). Two keys in the same two words, as a rule (the words
+// hold 64 binades), change them by their difference, one signed addition:
+// the words above change by the carry out less the difference's sign,
+// which is 0 but rarely. Else old's two words are subtracted and a's
+// added, each with its carry past them only when there is one.
 func (x *wide) swap(old, a float64) {
 	w0, p0, p1 := keyWords(old)
 	w1, q0, q1 := keyWords(a)
 	var c uint64
+	if w0 == w1 {
+		// d = a − old as d1·2^64 + d0 − b·2^128: b is its sign.
+		d0, b := bits.Sub64(q0, p0, 0)
+		d1, b := bits.Sub64(q1, p1, b)
+		x[w0], c = bits.Add64(x[w0], d0, 0)
+		x[w0+1&31], c = bits.Add64(x[w0+1&31], d1, c)
+		if c != b {
+			x.carry(w0+2, c)
+		}
+		return
+	}
 	x[w0], c = bits.Sub64(x[w0], p0, 0)
 	x[w0+1&31], c = bits.Sub64(x[w0+1&31], p1, c)
-	for q := w0 + 2; c != 0 && q < uint64(len(x)); q++ {
-		x[q], c = bits.Sub64(x[q], 0, c)
+	if c != 0 {
+		x.carry(w0+2, 0)
 	}
 	x[w1], c = bits.Add64(x[w1], q0, 0)
 	x[w1+1&31], c = bits.Add64(x[w1+1&31], q1, c)
-	for q := w1 + 2; c != 0 && q < uint64(len(x)); q++ {
-		x[q], c = bits.Add64(x[q], 0, c)
+	if c != 0 {
+		x.carry(w1+2, 1)
+	}
+}
+
+// carry adds 1 to x from word q on (add 1), or subtracts 1 (add 0): the
+// carry or borrow out of the words below q.
+func (x *wide) carry(q, add uint64) {
+	var c uint64 = 1
+	if add == 1 {
+		for ; c != 0 && q < uint64(len(x)); q++ {
+			x[q], c = bits.Add64(x[q], 0, c)
+		}
+		return
+	}
+	for ; c != 0 && q < uint64(len(x)); q++ {
+		x[q], c = bits.Sub64(x[q], 0, c)
 	}
 }
 

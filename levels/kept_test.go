@@ -561,6 +561,23 @@ func TestWideSumRoundsOnce(t *testing.T) {
 		x.swap(0x1p-105, 0)
 		check(keys, &x)
 	}
+	// A key changed within its two words (2^-40 to 3·2^-40, the words of
+	// 2^-114 to 2^13) carries past them and borrows back: the ones of
+	// 2^14 − 2^-39 fill the second word from 2^-39 up.
+	{
+		keys := []float64{0x1p14 - 0x1p-39, 0x1p-40}
+		var x wide
+		for _, a := range keys {
+			x.swap(0, a)
+		}
+		check(keys, &x)
+		keys[1] = 0x3p-40
+		x.swap(0x1p-40, keys[1])
+		check(keys, &x)
+		keys[1] = 0x1p-40
+		x.swap(0x3p-40, keys[1])
+		check(keys, &x)
+	}
 	// Random keys of random binades, each replaced in turn, as Sets do.
 	for range 200 {
 		keys := make([]float64, 1+rng.IntN(8))
