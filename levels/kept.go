@@ -315,7 +315,9 @@ func (s *Sampler) zeroSum(o *sol) {
 // follow updates o, the solution before one key changed, to the solution
 // after, and reports whether it could: when t* is still straddled by o's
 // unit (or, as followNear asks, by the unit o names). If not, dir is 1
-// when t* lies above the unit, −1 when below, 0 when unknown. It forms the sums above the unit as a Solve forms them and finds
+// when t* lies above the unit, −1 when below, 0 when unknown, and o names
+// the same unit but its head (h, θ) and top level may have changed: the
+// caller's copy, not a solution kept, which in place saves two copies. It forms the sums above the unit as a Solve forms them and finds
 // the head in the unit as a Solve does (bracket). A key of the unit that
 // passes the predicate and one that fails decide the level, group and
 // sub-bucket a Solve finds as well (every edge above the first lies above
@@ -337,13 +339,12 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 	if (sb != nil) != (k >= 0) {
 		return false, 0 // the group split or merged
 	}
-	no := *o
-	no.top = s.topLevel()
-	no.ts = unitShift(no.top)
+	o.top = s.topLevel()
+	o.ts = unitShift(o.top)
 	// The levels above, summed as Solve's walk sums them, then the
 	// groups and sub-buckets above the unit, exactly.
-	if !la.ok || la.l != l || la.ver != s.ver || la.top != no.top {
-		s.memoAbove(la, &no, l)
+	if !la.ok || la.l != l || la.ver != s.ver || la.top != o.top {
+		s.memoAbove(la, o, l)
 	}
 	above, sAbove, depth := la.above, la.sAbove, la.depth
 	pm := &s.kept.part
@@ -380,33 +381,32 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 	if c == 0 {
 		return false, 0
 	}
-	f := unitShift(l) - no.ts
+	f := unitShift(l) - o.ts
 	// The unit's keys in the head before the update, the keys of the
 	// sub-buckets above it aside: within one or two of those after.
-	in := s.bracket(&no, sc, ents, sum, tm, te, unitHi, l, j, k, part, sAbove, above, depth, math.Float64bits(o.theta), o.h-inSub)
-	switch no.h {
+	in := s.bracket(o, sc, ents, sum, tm, te, unitHi, l, j, k, part, sAbove, above, depth, math.Float64bits(o.theta), o.h-inSub)
+	switch o.h {
 	case 0:
 		// No key of the unit in the head: t* lies above them all. A Solve
 		// finds this unit if the lower edge of the next occupied one above
 		// (sub-bucket, group or level) passes; the keys at or above it are
 		// those above this unit.
-		if hm, he, ok := s.edgeAbove(lv, sb, l, j, k); ok && !s.headAt(&no, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
+		if hm, he, ok := s.edgeAbove(lv, sb, l, j, k); ok && !s.headAt(o, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
 			return false, 1 // t* lies in a unit above
 		}
 	case c:
 		// Every key of the unit in the head: a Solve finds this unit only
 		// if its lower edge fails.
 		all := part.plus(sum)
-		if s.headAt(&no, sAbove+scaleDown(all.float(), f), tm, te, n-above-c, depth+3, sc, l, all) {
+		if s.headAt(o, sAbove+scaleDown(all.float(), f), tm, te, n-above-c, depth+3, sc, l, all) {
 			return false, -1 // t* lies in a unit below
 		}
 	}
 	above -= inSub
-	no.h += inSub
-	no.rho = above + no.h
-	no.sSc = sAbove + scaleDown(in.float(), f)
-	no.s = scaleDown(no.sSc, no.ts-1074)
-	*o = no
+	o.h += inSub
+	o.rho = above + o.h
+	o.sSc = sAbove + scaleDown(in.float(), f)
+	o.s = scaleDown(o.sSc, o.ts-1074)
 	return true, 0
 }
 
