@@ -220,7 +220,9 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 		return
 	}
 	var aimed hint
-	pl, pj := k.o.lvl, k.o.grp // the table's straddling group
+	// The table's straddling unit: followNear changes k.o even when it
+	// fails.
+	pl, pj, pk := k.o.lvl, k.o.grp, k.o.sub
 	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc, old, a, &aimed)) {
 		k.followed++
 		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a, pl, pj) {
@@ -232,9 +234,9 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 		case aimed.ok:
 			// Where the estimate of the new t* lies.
 			sc.hint = aimed
-		case k.ok && k.o.lvl >= 0:
+		case k.ok && pl >= 0:
 			// t* left the kept unit, but not far, as a rule: start there.
-			sc.hint = hint{l: int32(k.o.lvl), j: int32(k.o.grp), k: int32(k.o.sub), ok: true}
+			sc.hint = hint{l: int32(pl), j: int32(pj), k: int32(pk), ok: true}
 		}
 		k.ok = false
 		k.o, k.eps = s.solve(eps, sc), eps
@@ -419,21 +421,21 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 // not o's, and sets *aimed to it, for a Solve to start from when these
 // fail. follow's checks decide whether a unit is the one a Solve finds,
 // whichever unit it is given, so the answer is a Solve's, bit for bit.
+// It works on o in place: when it fails, o names the last unit it tried
+// and is no solution, and the caller solves.
 func (s *Sampler) followNear(o *sol, sc *scratch, old, a float64, aimed *hint) bool {
-	try := *o
 	if l, j, k, t := s.aim(o, old, a); l >= 0 {
-		try.lvl, try.grp, try.sub, try.h, try.theta = l, j, k, 0, t
+		o.lvl, o.grp, o.sub, o.h, o.theta = l, j, k, 0, t
 		*aimed = hint{l: int32(l), j: int32(j), k: int32(k), ok: true}
 	}
 	la := &s.kept.above
 	for range 2 {
-		ok, dir := s.follow(&try, sc, la)
+		ok, dir := s.follow(o, sc, la)
 		if ok {
-			*o = try
 			sc.hop = false
 			return true
 		}
-		if dir == 0 || !s.neighbour(&try, dir) {
+		if dir == 0 || !s.neighbour(o, dir) {
 			sc.hop = false
 			return false
 		}
