@@ -914,9 +914,9 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64, pl, pj int) bool {
 	if q0 > 0 {
 		w = t.rows[q0-1].cum
 	}
-	for k := q0; k < len(t.rows); k++ {
-		w += t.rows[k].w
-		t.rows[k].cum = w
+	for k, rows := 0, t.rows[q0:]; k < len(rows); k++ {
+		w += rows[k].w
+		rows[k].cum = w
 	}
 	t.total, t.tstar, t.strB, t.partLo, t.nTail = w, tstar, strB, partLo, nTail
 	t.lvTail = lvTail
