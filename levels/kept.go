@@ -223,7 +223,8 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 	// The table's straddling unit: followNear changes k.o even when it
 	// fails.
 	pl, pj, pk := k.o.lvl, k.o.grp, k.o.sub
-	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc, old, a, &aimed)) {
+	// followZero serves ε = 0 only: not called at all otherwise.
+	if one && (k.o.eps == 0 && s.followZero(&k.o, old, a) || s.followNear(&k.o, sc, old, a, &aimed)) {
 		k.followed++
 		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a, pl, pj) {
 			k.retabled++
