@@ -422,7 +422,7 @@
 // either. Gonum needs no
 // Solve; here a draw needs none
 // either, but the Set before it pays the kept solution's upkeep, three
-// fifths of the step's 3,650 instructions on Exp(1) keys at 2^16 (gonum:
+// fifths of the step's 3,460 instructions on Exp(1) keys at 2^16 (gonum:
 // 1,340; 4,030 before the estimate of t* and the kept level sums): the
 // bracket search in the straddling unit, the table's rows, the sums above
 // t*; a fifth is the draw. A batch

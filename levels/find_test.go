@@ -332,3 +332,26 @@ func TestU64FloatIsTheConversion(t *testing.T) {
 		require.Equal(t, math.Float64bits(float64(x>>s)), math.Float64bits(u64float(x>>s)), "x=%#x", x>>s)
 	})
 }
+
+// Property: hiEdge(l, j) is the least float above every key of group j of
+// level l: the float one ulp below it is in that group, and it lies in a
+// later group or level, or is +Inf above the top group.
+func TestHiEdgeIsAboveTheGroup(t *testing.T) {
+	for l := range nLevels {
+		for j := range nG {
+			if l < bB && j%(1<<(bB-l)) != 0 {
+				continue // a level of l < 6 bits has 2^l groups, one value each
+			}
+			e := hiEdge(l, j)
+			b := math.Float64bits(e)
+			gl, gj := locate(math.Float64frombits(b - 1))
+			require.Equal(t, [2]int{l, j}, [2]int{gl, gj}, "below hiEdge(%d, %d) = %#x", l, j, b)
+			if math.IsInf(e, 1) {
+				require.Equal(t, [2]int{nLevels - 1, nG - 1}, [2]int{l, j}, "hiEdge(%d, %d) = +Inf", l, j)
+				continue
+			}
+			nl, nj := locate(e)
+			require.True(t, nl > l || nl == l && nj > j, "hiEdge(%d, %d) = %#x is in (%d, %d)", l, j, b, nl, nj)
+		}
+	}
+}

@@ -238,8 +238,11 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 		return
 	}
 	var aimed hint
-	pl, pj := k.o.lvl, k.o.grp // the table's straddling group
-	if one && (s.followZero(&k.o, old, a) || s.followNear(&k.o, sc, old, a, &aimed)) {
+	// The table's straddling unit: followNear changes k.o even when it
+	// fails.
+	pl, pj, pk := k.o.lvl, k.o.grp, k.o.sub
+	// followZero serves ε = 0 only: not called at all otherwise.
+	if one && (k.o.eps == 0 && s.followZero(&k.o, old, a) || s.followNear(&k.o, sc, old, a, &aimed)) {
 		k.followed++
 		if k.tab.iz.ok && s.keepInt(&k.o, &k.tab, old, a) || !k.tab.rowsOld && s.retable(&k.o, &k.tab, old, a, pl, pj) {
 			k.retabled++
@@ -250,9 +253,9 @@ func (s *Sampler) upkeep(one bool, old, a, eps float64, sc *scratch) {
 		case aimed.ok:
 			// Where the estimate of the new t* lies.
 			sc.hint = aimed
-		case k.ok && k.o.lvl >= 0:
+		case k.ok && pl >= 0:
 			// t* left the kept unit, but not far, as a rule: start there.
-			sc.hint = hint{l: int32(k.o.lvl), j: int32(k.o.grp), k: int32(k.o.sub), ok: true}
+			sc.hint = hint{l: int32(pl), j: int32(pj), k: int32(pk), ok: true}
 		}
 		k.ok = false
 		k.o, k.eps = s.solve(eps, sc), eps
@@ -333,7 +336,9 @@ func (s *Sampler) zeroSum(o *sol) {
 // follow updates o, the solution before one key changed, to the solution
 // after, and reports whether it could: when t* is still straddled by o's
 // unit (or, as followNear asks, by the unit o names). If not, dir is 1
-// when t* lies above the unit, −1 when below, 0 when unknown. It forms the sums above the unit as a Solve forms them and finds
+// when t* lies above the unit, −1 when below, 0 when unknown, and o names
+// the same unit but its head (h, θ) and top level may have changed: the
+// caller's copy, not a solution kept, which in place saves two copies. It forms the sums above the unit as a Solve forms them and finds
 // the head in the unit as a Solve does (bracket). A key of the unit that
 // passes the predicate and one that fails decide the level, group and
 // sub-bucket a Solve finds as well (every edge above the first lies above
@@ -355,13 +360,12 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 	if (sb != nil) != (k >= 0) {
 		return false, 0 // the group split or merged
 	}
-	no := *o
-	no.top = s.topLevel()
-	no.ts = unitShift(no.top)
+	o.top = s.topLevel()
+	o.ts = unitShift(o.top)
 	// The levels above, summed as Solve's walk sums them, then the
 	// groups and sub-buckets above the unit, exactly.
-	if !la.ok || la.l != l || la.ver != s.ver || la.top != no.top {
-		s.memoAbove(la, &no, l)
+	if !la.ok || la.l != l || la.ver != s.ver || la.top != o.top {
+		s.memoAbove(la, o, l)
 	}
 	above, sAbove, depth := la.above, la.sAbove, la.depth
 	pm := &s.kept.part
@@ -398,33 +402,32 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 	if c == 0 {
 		return false, 0
 	}
-	f := unitShift(l) - no.ts
+	f := unitShift(l) - o.ts
 	// The unit's keys in the head before the update, the keys of the
 	// sub-buckets above it aside: within one or two of those after.
-	in := s.bracket(&no, sc, ents, sum, tm, te, unitHi, l, j, k, part, sAbove, above, depth, math.Float64bits(o.theta), o.h-inSub)
-	switch no.h {
+	in := s.bracket(o, sc, ents, sum, tm, te, unitHi, l, j, k, part, sAbove, above, depth, math.Float64bits(o.theta), o.h-inSub)
+	switch o.h {
 	case 0:
 		// No key of the unit in the head: t* lies above them all. A Solve
 		// finds this unit if the lower edge of the next occupied one above
 		// (sub-bucket, group or level) passes; the keys at or above it are
 		// those above this unit.
-		if hm, he, ok := s.edgeAbove(lv, sb, l, j, k); ok && !s.headAt(&no, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
+		if hm, he, ok := s.edgeAbove(lv, sb, l, j, k); ok && !s.headAt(o, sAbove+scaleDown(part.float(), f), hm, he, n-above, depth+3, sc, l, part) {
 			return false, 1 // t* lies in a unit above
 		}
 	case c:
 		// Every key of the unit in the head: a Solve finds this unit only
 		// if its lower edge fails.
 		all := part.plus(sum)
-		if s.headAt(&no, sAbove+scaleDown(all.float(), f), tm, te, n-above-c, depth+3, sc, l, all) {
+		if s.headAt(o, sAbove+scaleDown(all.float(), f), tm, te, n-above-c, depth+3, sc, l, all) {
 			return false, -1 // t* lies in a unit below
 		}
 	}
 	above -= inSub
-	no.h += inSub
-	no.rho = above + no.h
-	no.sSc = sAbove + scaleDown(in.float(), f)
-	no.s = scaleDown(no.sSc, no.ts-1074)
-	*o = no
+	o.h += inSub
+	o.rho = above + o.h
+	o.sSc = sAbove + scaleDown(in.float(), f)
+	o.s = scaleDown(o.sSc, o.ts-1074)
 	return true, 0
 }
 
@@ -437,21 +440,21 @@ func (s *Sampler) follow(o *sol, sc *scratch, la *levelsAboveMemo) (ok bool, dir
 // not o's, and sets *aimed to it, for a Solve to start from when these
 // fail. follow's checks decide whether a unit is the one a Solve finds,
 // whichever unit it is given, so the answer is a Solve's, bit for bit.
+// It works on o in place: when it fails, o names the last unit it tried
+// and is no solution, and the caller solves.
 func (s *Sampler) followNear(o *sol, sc *scratch, old, a float64, aimed *hint) bool {
-	try := *o
 	if l, j, k, t := s.aim(o, old, a); l >= 0 {
-		try.lvl, try.grp, try.sub, try.h, try.theta = l, j, k, 0, t
+		o.lvl, o.grp, o.sub, o.h, o.theta = l, j, k, 0, t
 		*aimed = hint{l: int32(l), j: int32(j), k: int32(k), ok: true}
 	}
 	la := &s.kept.above
 	for range 2 {
-		ok, dir := s.follow(&try, sc, la)
+		ok, dir := s.follow(o, sc, la)
 		if ok {
-			*o = try
 			sc.hop = false
 			return true
 		}
-		if dir == 0 || !s.neighbour(&try, dir) {
+		if dir == 0 || !s.neighbour(o, dir) {
 			sc.hop = false
 			return false
 		}
@@ -930,9 +933,9 @@ func (s *Sampler) retable(o *sol, t *table, old, a float64, pl, pj int) bool {
 	if q0 > 0 {
 		w = t.rows[q0-1].cum
 	}
-	for k := q0; k < len(t.rows); k++ {
-		w += t.rows[k].w
-		t.rows[k].cum = w
+	for k, rows := 0, t.rows[q0:]; k < len(rows); k++ {
+		w += rows[k].w
+		rows[k].cum = w
 	}
 	t.total, t.tstar, t.strB, t.partLo, t.nTail = w, tstar, strB, partLo, nTail
 	t.lvTail = lvTail

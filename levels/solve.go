@@ -443,8 +443,8 @@ func (s *Sampler) bracket(o *sol, sc *scratch, ents []entry, sig u128, tm uint64
 	}
 	// In level units, widened by far more than their roundings.
 	delta := float64(depth+32) * 0x1p-52
-	tl = scale(tl, -f) * (1 - delta)
-	tu = scale(tu, -f) * (1 + delta)
+	tl = scaleUp(tl, -f) * (1 - delta)
+	tu = scaleUp(tu, -f) * (1 + delta)
 	// Within one level a key's bits are its significand in the level's
 	// unit plus a constant: a key is ≥ a whole number g of units exactly
 	// when its bits are ≥ g + off.
@@ -580,13 +580,11 @@ func bitsAtLeast(x float64, off uint64) uint64 {
 	return uint64(math.Ceil(x)) + off
 }
 
-// hiEdge returns the smallest float above every key of group j of level l.
+// hiEdge returns the smallest float above every key of group j of level l
+// (+Inf above the top group): the bits of the group's least key plus the
+// group's width in bits, which carries into the next group or level.
 func hiEdge(l, j int) float64 {
-	if l >= bB {
-		return scale(float64(nG+j+1), l-bB-1074)
-	}
-	v := uint64(nG+j) >> (bB - l)
-	return scale(float64(v+1), -1074)
+	return math.Float64frombits(loBits(l, j) + 1<<max(min(l, 52)-bB, 0))
 }
 
 // scaleDown returns x·2^k for k ≤ 1023, as scale does, inlined: the sums
@@ -594,6 +592,15 @@ func hiEdge(l, j int) float64 {
 // of the proposal table by at most 2^46.
 func scaleDown(x float64, k int) float64 {
 	if k >= -1022 {
+		return x * math.Float64frombits(uint64(k+1023)<<52)
+	}
+	return scale(x, k)
+}
+
+// scaleUp returns x·2^k for k ≥ −1022, as scale does, inlined: bracket
+// scales its bounds from the top level's unit to a lower level's, k ≥ 0.
+func scaleUp(x float64, k int) float64 {
+	if k <= 1023 {
 		return x * math.Float64frombits(uint64(k+1023)<<52)
 	}
 	return scale(x, k)
