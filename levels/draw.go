@@ -2041,13 +2041,21 @@ func (fl *flat) guide(ends []uint64, w uint64) {
 	gs := uint(max(bits.Len64(w-1)-nb, 0))
 	gd := fl.gd[:1<<nb]
 	b, lo, span := 0, uint64(0), uint64(1)<<gs // bucket b's least number is lo
+	fl.gs = gs
 	for g, e := range ends[1:] {
-		for ; lo < e && b < len(gd); b++ {
+		if lo >= e {
+			continue // most groups start no bucket: one test each
+		}
+		for {
 			gd[b] = uint16(g)
-			lo += span
+			if b++; b == len(gd) {
+				return // the groups left start no bucket
+			}
+			if lo += span; lo >= e {
+				break
+			}
 		}
 	}
-	fl.gs = gs
 }
 
 // index returns id[g], k·64 + j for the g-th group of fl, group j of its
