@@ -878,7 +878,13 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		var r uint64
 		var x uint64
 		if pcg != nil {
-			x = pcg.Uint64()
+			var got bool
+			if k, x, i, p, got = s.flatHeads(fl, t, pcg, seen, theta, sum, c, eps, items, probs, k); got {
+				goto got
+			}
+			if k == len(items) {
+				break
+			}
 		} else {
 			x = src.Uint64()
 		}
@@ -954,6 +960,53 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 	if !replace {
 		clearSeen(seen, len(s.keys), items)
 	}
+}
+
+// flatHeads makes drawFlat's attempts from a *rand.PCG, from the k-th
+// item of the batch, as long as each word goes to the head or the tail's
+// first try, in a loop of its own, whose few operands stay in registers
+// through its attempts: drawFlat's loop, with its calls and its rarer
+// cases, reloads them all each attempt. It returns the items filled, and
+// when it stops before the batch is full either the word x that it drew
+// and left (got false: a front row's, a fresh head number's) or the item i,
+// with its p, of an attempt that drew an item already in the batch (got
+// true; seen holds it still). seen is nil with replacement.
+func (s *Sampler) flatHeads(fl *flat, t *table, pcg *rand.PCG, seen bitset, theta, sum, c, eps float64, items []int, probs []float64, k int) (_ int, x uint64, i int, p float64, got bool) {
+	x0 := fl.x0
+	for k < len(items) {
+		x = pcg.Uint64()
+		if y := x - x0; x >= x0 && y <= fl.lim {
+			lv, j, rl := fl.at(modBy(y, fl.w, fl.rec))
+			l := int(lv.l)
+			slot, sure := headSlot(l, j, rl)
+			var u float64
+			if !sure {
+				u = uniform(pcg)
+			}
+			e := lv.lv.at(j, slot)
+			if !sure && u >= headFrac(l, j, e.key()) {
+				continue
+			}
+			a := e.key()
+			if p = eps; a >= theta {
+				p = a / sum * c
+			}
+			if p == 0 {
+				continue
+			}
+			i = int(e.item)
+		} else if fl.tail && x < x0 && x-1<<52 < fl.x1-1<<52 {
+			i, p = int(s.flatTail(fl, t, pcg, x)), eps
+		} else {
+			return k, x, 0, 0, false
+		}
+		if seen != nil && !seen.claim(i) {
+			return k, x, i, p, true
+		}
+		items[k], probs[k] = i, p
+		k++
+	}
+	return k, 0, 0, 0, false
 }
 
 // leftMin is the least number of draws of items already in a batch after
