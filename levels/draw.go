@@ -996,7 +996,13 @@ func (s *Sampler) flatHeads(fl *flat, t *table, pcg *rand.PCG, seen bitset, thet
 			}
 			i = int(e.item)
 		} else if fl.tail && x < x0 && x-1<<52 < fl.x1-1<<52 {
-			i, p = int(s.flatTail(fl, t, pcg, x)), eps
+			// The first try from x alone, inline (two tail attempts in
+			// three); flatTail repeats it where it takes more words.
+			it, ok := s.tailWord(fl, x)
+			if !ok || !t.belowStraddle(s.keys[it]) {
+				it = s.flatTail(fl, t, pcg, x)
+			}
+			i, p = int(it), eps
 		} else {
 			return k, x, 0, 0, false
 		}
@@ -1191,17 +1197,22 @@ func (t *swTab) clear() { clear(t.keys[:1<<(64-t.sh)]) }
 // past the last whole multiple of n, a fresh number; then the tries of
 // tailItem if the first lies in the straddling group or above.
 func (s *Sampler) flatTail(fl *flat, t *table, src rand.Source, x uint64) int32 {
-	n := uint64(len(s.keys))
-	var it int32
-	if y := x - 1<<52; y <= fl.limT {
-		it = int32(modBy(y, n, fl.recN))
-	} else {
-		it = int32(below(src, n))
+	it, ok := s.tailWord(fl, x)
+	if !ok {
+		it = int32(below(src, uint64(len(s.keys))))
 	}
 	if !t.belowStraddle(s.keys[it]) {
 		it = s.tailItem(t, src)
 	}
 	return it
+}
+
+// tailWord returns (x − 2^52) mod n, the first try of a tail attempt
+// whose first word is x, and whether x names it exactly: false for the
+// words past the last whole multiple of n, which take a fresh number.
+func (s *Sampler) tailWord(fl *flat, x uint64) (int32, bool) {
+	y := x - 1<<52
+	return int32(modBy(y, uint64(len(s.keys)), fl.recN)), y <= fl.limT
 }
 
 // frontTry makes the rest of an attempt whose first number chose the
