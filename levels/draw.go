@@ -973,6 +973,7 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 // true; seen holds it still). seen is nil with replacement.
 func (s *Sampler) flatHeads(fl *flat, t *table, pcg *rand.PCG, seen bitset, theta, sum, c, eps float64, items []int, probs []float64, k int) (_ int, x uint64, i int, p float64, got bool) {
 	x0 := fl.x0
+	probs = probs[:len(items)] // one bounds check a store, not two
 	for k < len(items) {
 		x = pcg.Uint64()
 		if y := x - x0; x >= x0 && y <= fl.lim {
