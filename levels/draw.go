@@ -879,7 +879,7 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		var x uint64
 		if pcg != nil {
 			var got bool
-			if k, x, i, p, got = s.flatHeads(fl, t, pcg, seen, theta, sum, c, eps, items, probs, k); got {
+			if k, x, i, p, got = s.flatHeads(fl, t, pcg, seen, &budget, theta, sum, c, eps, items, probs, k); got {
 				goto got
 			}
 			if k == len(items) {
@@ -942,14 +942,12 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 				// With no front rows (ε = 0), once the items drawn
 				// hold as much of the mass as the rejections say, the
 				// rest through a proposal their mass has left.
-				if budget--; fl.front == 0 && len(items) <= leftMax {
-					if rej := rejectionBudget(len(s.keys)) - budget; rej >= leftMin && rej >= k {
-						k += s.drawLeft(o, sc, seen, src, items[:k], items[k:], probs[k:])
-						if k < len(items) {
-							s.drawRest(o, sc, seen, src, items[k:], probs[k:])
-						}
-						break
+				if budget--; s.leftNow(fl, len(items), budget, k) {
+					k += s.drawLeft(o, sc, seen, src, items[:k], items[k:], probs[k:])
+					if k < len(items) {
+						s.drawRest(o, sc, seen, src, items[k:], probs[k:])
 					}
+					break
 				}
 				continue
 			}
@@ -970,8 +968,11 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 // when it stops before the batch is full either the word x that it drew
 // and left (got false: a front row's, a fresh head number's) or the item i,
 // with its p, of an attempt that drew an item already in the batch (got
-// true; seen holds it still). seen is nil with replacement.
-func (s *Sampler) flatHeads(fl *flat, t *table, pcg *rand.PCG, seen bitset, theta, sum, c, eps float64, items []int, probs []float64, k int) (_ int, x uint64, i int, p float64, got bool) {
+// true; seen holds it still) where drawFlat then ends the batch otherwise
+// (drawLeft, drawRest). The draws of items already in the batch that only
+// take one from the budget of rejections, it makes itself (on lognormal
+// keys at 2^10, most batches have dozens). seen is nil with replacement.
+func (s *Sampler) flatHeads(fl *flat, t *table, pcg *rand.PCG, seen bitset, budget *int, theta, sum, c, eps float64, items []int, probs []float64, k int) (_ int, x uint64, i int, p float64, got bool) {
 	x0 := fl.x0
 	probs = probs[:len(items)] // one bounds check a store, not two
 	for k < len(items) {
@@ -1008,12 +1009,25 @@ func (s *Sampler) flatHeads(fl *flat, t *table, pcg *rand.PCG, seen bitset, thet
 			return k, x, 0, 0, false
 		}
 		if seen != nil && !seen.claim(i) {
+			if b := *budget - 1; b > 0 && !s.leftNow(fl, len(items), b, k) {
+				*budget = b
+				continue
+			}
 			return k, x, i, p, true
 		}
 		items[k], probs[k] = i, p
 		k++
 	}
 	return k, 0, 0, 0, false
+}
+
+// leftNow reports whether drawFlat, having drawn k items of a batch of m
+// without replacement with budget rejections left, draws the rest of it
+// through drawLeft: with no front rows, once the draws of items already in
+// the batch are at least leftMin and at least the draws accepted.
+func (s *Sampler) leftNow(fl *flat, m, budget, k int) bool {
+	rej := rejectionBudget(len(s.keys)) - budget
+	return fl.front == 0 && m <= leftMax && rej >= leftMin && rej >= k
 }
 
 // leftMin is the least number of draws of items already in a batch after
