@@ -432,8 +432,8 @@
 // to 0.72 and 0.75 to 0.80 at 2^20 (levels, whose structures span more
 // cache lines than gonum's heap, slows more than gonum when other jobs
 // take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
-// cache) the sampler costs some 630 instructions an example (DrawBatch
-// 280, SetBatch 350), against SGD's whole iteration of 940: an attempt's
+// cache) the sampler costs some 590 instructions an example (DrawBatch
+// 247, SetBatch 345), against SGD's whole iteration of 940: an attempt's
 // choices (one random number, the group from the flat proposal's guide,
 // the slot), the read of its entry, its test and p, the proposal's build
 // once a batch, and the update, which most often moves the item to

@@ -878,7 +878,13 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 		var r uint64
 		var x uint64
 		if pcg != nil {
-			x = pcg.Uint64()
+			var got bool
+			if k, x, i, p, got = s.flatHeads(fl, t, pcg, seen, &budget, theta, sum, c, eps, items, probs, k); got {
+				goto got
+			}
+			if k == len(items) {
+				break
+			}
 		} else {
 			x = src.Uint64()
 		}
@@ -936,14 +942,12 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 				// With no front rows (ε = 0), once the items drawn
 				// hold as much of the mass as the rejections say, the
 				// rest through a proposal their mass has left.
-				if budget--; fl.front == 0 && len(items) <= leftMax {
-					if rej := rejectionBudget(len(s.keys)) - budget; rej >= leftMin && rej >= k {
-						k += s.drawLeft(o, sc, seen, src, items[:k], items[k:], probs[k:])
-						if k < len(items) {
-							s.drawRest(o, sc, seen, src, items[k:], probs[k:])
-						}
-						break
+				if budget--; s.leftNow(fl, len(items), budget, k) {
+					k += s.drawLeft(o, sc, seen, src, items[:k], items[k:], probs[k:])
+					if k < len(items) {
+						s.drawRest(o, sc, seen, src, items[k:], probs[k:])
 					}
+					break
 				}
 				continue
 			}
@@ -954,6 +958,76 @@ func (s *Sampler) drawFlat(o *sol, t *table, src rand.Source, sc *scratch, repla
 	if !replace {
 		clearSeen(seen, len(s.keys), items)
 	}
+}
+
+// flatHeads makes drawFlat's attempts from a *rand.PCG, from the k-th
+// item of the batch, as long as each word goes to the head or the tail's
+// first try, in a loop of its own, whose few operands stay in registers
+// through its attempts: drawFlat's loop, with its calls and its rarer
+// cases, reloads them all each attempt. It returns the items filled, and
+// when it stops before the batch is full either the word x that it drew
+// and left (got false: a front row's, a fresh head number's) or the item i,
+// with its p, of an attempt that drew an item already in the batch (got
+// true; seen holds it still) where drawFlat then ends the batch otherwise
+// (drawLeft, drawRest). The draws of items already in the batch that only
+// take one from the budget of rejections, it makes itself (on lognormal
+// keys at 2^10, most batches have dozens). seen is nil with replacement.
+func (s *Sampler) flatHeads(fl *flat, t *table, pcg *rand.PCG, seen bitset, budget *int, theta, sum, c, eps float64, items []int, probs []float64, k int) (_ int, x uint64, i int, p float64, got bool) {
+	x0 := fl.x0
+	probs = probs[:len(items)] // one bounds check a store, not two
+	for k < len(items) {
+		x = pcg.Uint64()
+		if y := x - x0; x >= x0 && y <= fl.lim {
+			lv, j, rl := fl.at(modBy(y, fl.w, fl.rec))
+			l := int(lv.l)
+			slot, sure := headSlot(l, j, rl)
+			var u float64
+			if !sure {
+				u = uniform(pcg)
+			}
+			e := lv.lv.at(j, slot)
+			if !sure && u >= headFrac(l, j, e.key()) {
+				continue
+			}
+			a := e.key()
+			if p = eps; a >= theta {
+				p = a / sum * c
+			}
+			if p == 0 {
+				continue
+			}
+			i = int(e.item)
+		} else if fl.tail && x < x0 && x-1<<52 < fl.x1-1<<52 {
+			// The first try from x alone, inline (two tail attempts in
+			// three); flatTail repeats it where it takes more words.
+			it, ok := s.tailWord(fl, x)
+			if !ok || !t.belowStraddle(s.keys[it]) {
+				it = s.flatTail(fl, t, pcg, x)
+			}
+			i, p = int(it), eps
+		} else {
+			return k, x, 0, 0, false
+		}
+		if seen != nil && !seen.claim(i) {
+			if b := *budget - 1; b > 0 && !s.leftNow(fl, len(items), b, k) {
+				*budget = b
+				continue
+			}
+			return k, x, i, p, true
+		}
+		items[k], probs[k] = i, p
+		k++
+	}
+	return k, 0, 0, 0, false
+}
+
+// leftNow reports whether drawFlat, having drawn k items of a batch of m
+// without replacement with budget rejections left, draws the rest of it
+// through drawLeft: with no front rows, once the draws of items already in
+// the batch are at least leftMin and at least the draws accepted.
+func (s *Sampler) leftNow(fl *flat, m, budget, k int) bool {
+	rej := rejectionBudget(len(s.keys)) - budget
+	return fl.front == 0 && m <= leftMax && rej >= leftMin && rej >= k
 }
 
 // leftMin is the least number of draws of items already in a batch after
@@ -1138,17 +1212,22 @@ func (t *swTab) clear() { clear(t.keys[:1<<(64-t.sh)]) }
 // past the last whole multiple of n, a fresh number; then the tries of
 // tailItem if the first lies in the straddling group or above.
 func (s *Sampler) flatTail(fl *flat, t *table, src rand.Source, x uint64) int32 {
-	n := uint64(len(s.keys))
-	var it int32
-	if y := x - 1<<52; y <= fl.limT {
-		it = int32(modBy(y, n, fl.recN))
-	} else {
-		it = int32(below(src, n))
+	it, ok := s.tailWord(fl, x)
+	if !ok {
+		it = int32(below(src, uint64(len(s.keys))))
 	}
 	if !t.belowStraddle(s.keys[it]) {
 		it = s.tailItem(t, src)
 	}
 	return it
+}
+
+// tailWord returns (x − 2^52) mod n, the first try of a tail attempt
+// whose first word is x, and whether x names it exactly: false for the
+// words past the last whole multiple of n, which take a fresh number.
+func (s *Sampler) tailWord(fl *flat, x uint64) (int32, bool) {
+	y := x - 1<<52
+	return int32(modBy(y, uint64(len(s.keys)), fl.recN)), y <= fl.limT
 }
 
 // frontTry makes the rest of an attempt whose first number chose the
@@ -1912,16 +1991,18 @@ func (s *Sampler) buildFlat(o *sol, t *table, fl *flat) {
 		}
 		// Four groups a step: the loop's own count and bounds checks
 		// cost as much as a group.
-		for ; j < nG-3; j += 4 {
-			c, e := (*[4]int32)(cnt[j:j+4]), (*[4]uint64)(es[j:j+4])
-			e[0] = w
-			w += uint64(c[0]) * b
-			e[1] = w
-			w += uint64(c[1]) * (b + step)
-			e[2] = w
-			w += uint64(c[2]) * (b + 2*step)
-			e[3] = w
-			w += uint64(c[3]) * (b + 3*step)
+		// An unsigned index below nG−3 needs no bounds check (the four
+		// groups as arrays cut from the slices took six instructions
+		// more a step).
+		for u := uint(j); u < nG-3; u += 4 {
+			es[u] = w
+			w += uint64(cnt[u]) * b
+			es[u+1] = w
+			w += uint64(cnt[u+1]) * (b + step)
+			es[u+2] = w
+			w += uint64(cnt[u+2]) * (b + 2*step)
+			es[u+3] = w
+			w += uint64(cnt[u+3]) * (b + 3*step)
 			b += 4 * step
 		}
 		g += nG
@@ -2049,13 +2130,21 @@ func (fl *flat) guide(ends []uint64, w uint64) {
 	gs := uint(max(bits.Len64(w-1)-nb, 0))
 	gd := fl.gd[:1<<nb]
 	b, lo, span := 0, uint64(0), uint64(1)<<gs // bucket b's least number is lo
+	fl.gs = gs
 	for g, e := range ends[1:] {
-		for ; lo < e && b < len(gd); b++ {
+		if lo >= e {
+			continue // most groups start no bucket: one test each
+		}
+		for {
 			gd[b] = uint16(g)
-			lo += span
+			if b++; b == len(gd) {
+				return // the groups left start no bucket
+			}
+			if lo += span; lo >= e {
+				break
+			}
 		}
 	}
-	fl.gs = gs
 }
 
 // index returns id[g], k·64 + j for the g-th group of fl, group j of its

@@ -372,3 +372,48 @@ func TestDrawLeftLaw(t *testing.T) {
 		require.Greater(t, chiSquare(c2, second, calls), 1e-4, "sparse %v: the second item", sparse)
 	}
 }
+
+// Property: the guide maps each bucket whose least number lo is below w to
+// the group that holds lo, the one g with ends[g] ≤ lo < ends[g+1]: found
+// by a scan over the groups. Ends at random, with runs of empty groups
+// (equal ends), groups wider than a bucket and buckets wider than groups,
+// and totals from 1 to near 2^62 (a flat proposal's are below).
+func TestGuideNamesTheGroupOfEachBucket(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 1000 {
+		ng := 1 + rng.IntN(700)
+		wide := uint64(1) << uint(rng.IntN(46)) // 700 groups of 64·2^45 below 2^62
+		ends := make([]uint64, ng+1)
+		for g := range ng {
+			var d uint64
+			switch rng.IntN(4) {
+			case 0: // empty
+			case 1:
+				d = rng.Uint64N(wide * 64)
+			default:
+				d = rng.Uint64N(wide) + 1
+			}
+			ends[g+1] = ends[g] + d
+		}
+		if ends[ng] == 0 {
+			ends[ng] = 1
+		}
+		w := ends[ng]
+		fl := &flat{gd: make([]uint16, ng)}
+		fl.guide(ends, w)
+		nb := 1 << max(bits.Len(uint(ng))-2, 0)
+		for b := range nb {
+			lo := uint64(b) << fl.gs
+			if lo >= w {
+				require.GreaterOrEqual(t, uint64(nb)<<fl.gs, w, "the buckets cover [0, w)")
+				break
+			}
+			want := 0
+			for ends[want+1] <= lo {
+				want++
+			}
+			require.Equal(t, want, int(fl.gd[b]), "bucket %d of %d, lo %d, %d groups, w %d", b, nb, lo, ng, w)
+		}
+		require.GreaterOrEqual(t, uint64(nb)<<fl.gs, w, "the buckets cover [0, w)")
+	}
+}

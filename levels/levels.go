@@ -1672,6 +1672,10 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 			continue
 		}
 		changed = true
+		// The key stored first, while its operands are in registers:
+		// the updates take old and a as arguments and read no key of
+		// s.keys (after their calls, it took reloading them).
+		now[i] = a
 		// sameGroup and sameLevel from one exclusive or; a key that
 		// replace refuses is in a split group, which move refuses too.
 		done := false
@@ -1685,7 +1689,6 @@ func (s *Sampler) SetBatch(items []int, keys []float64) error {
 		if !done {
 			s.change(i, old, a)
 		}
-		now[i] = a
 	}
 	if changed {
 		s.ver++
