@@ -413,29 +413,25 @@
 //
 // # Where the time goes
 //
-// On a 2-core machine (BenchmarkSingleStep, levels and gonum's
-// sampleuv.Weighted in one run, medians of the ratios of ten runs),
-// one SRG step (Draw at ε = 1/(2n), then Set) costs 1.6 times gonum's
-// Take and Reweight at n = 2^16 with Exp(1) keys, 2.4 with lognormal keys,
-// whose t* leaves its unit every 20 updates or so, for a unit to sort
-// when it is not one of the two kept, and 2.3 to 2.4 at 2^20 with
-// either. Gonum needs no
-// Solve; here a draw needs none
-// either, but the Set before it pays the kept solution's upkeep, three
-// fifths of the step's 3,460 instructions on Exp(1) keys at 2^16 (gonum:
-// 1,340; 4,030 before the estimate of t* and the kept level sums): the
-// bracket search in the straddling unit, the table's rows, the sums above
-// t*; a fifth is the draw. A batch
-// step (128 draws without replacement, then their 128 new keys) shares
-// one Solve and costs per item 0.48 (Exp(1) keys) and 0.57 (lognormal)
-// times gonum's 128 Take and 128 Reweight in the same run at 2^16, 0.69
-// to 0.72 and 0.75 to 0.80 at 2^20 (levels, whose structures span more
-// cache lines than gonum's heap, slows more than gonum when other jobs
-// take the caches: 0.97 to 1.19 in a run of a busier day). In SRG on mushrooms (all in
-// cache) the sampler costs some 590 instructions an example (DrawBatch
-// 247, SetBatch 345), against SGD's whole iteration of 940: an attempt's
-// choices (one random number, the group from the flat proposal's guide,
-// the slot), the read of its entry, its test and p, the proposal's build
+// On a 2-core machine (levels and gonum's sampleuv.Weighted in one run,
+// medians over eight interleaved rounds), one SRG step (Step at ε =
+// 1/(2n): a Set, then a draw) costs 1.7 times gonum's Reweight and Take at
+// n = 2^16 with Exp(1) keys, 2.1 with lognormal keys, and 2.1 to 2.4 at
+// 2^20; at ε = 0, 0.56 to 0.98 times gonum's up to 2^16 and 1.7 at 2^20.
+// Gonum needs no Solve; here a draw needs none either, but the Set before
+// it pays the kept solution's upkeep, about three fifths of the step's
+// 3,370 instructions on Exp(1) keys at 2^16 (gonum: 1,340): the bracket
+// search in the straddling unit, the table's rows, the sums above t*; a
+// fifth is the draw. A batch step (128 draws without replacement, then
+// their 128 new keys) shares one Solve and costs per item 0.42 (Exp(1)
+// keys) and 0.53 (lognormal) times gonum's 128 Take and 128 Reweight in
+// the same run at 2^16, 0.67 and 0.77 at 2^20 (levels, whose structures
+// span more cache lines than gonum's heap, slows more than gonum when
+// other jobs take the caches). In SRG on mushrooms (all in cache) the
+// sampler costs some 600 instructions an example (DrawBatch 250, SetBatch
+// 353), against SGD's whole iteration of 946: an attempt's choices (one
+// random number, the group from the flat proposal's guide, the slot), the
+// read of its entry, its test and p, the proposal's build
 // once a batch, and the update, which most often moves the item to
 // another group of its level (move), or, a sixth of the time, to
 // another occupied level (cross). Without replacement,
