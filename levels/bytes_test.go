@@ -101,7 +101,7 @@ func TestScratchBytesCountsEverySlice(t *testing.T) {
 }
 
 // The cost a small sampler pays whatever its keys: New holds at most 9 kB
-// besides its 16 bytes an item below 256 items (8.6 kB now: the pools'
+// besides its 16 bytes an item below 256 items (9.1 kB now: the pools'
 // lists and counts by rung are 2.7 kB of it), and a sampler of 1,000
 // Exp(1) keys after 10·n updates at most 200 bytes an item (its levels,
 // 3.6 kB each, are most of it), its per-level arrays spanning the levels

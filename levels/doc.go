@@ -315,7 +315,7 @@
 // spread over more binades and hold more levels. The per-level sums and
 // level pointers span the levels the keys have reached, with room for 16
 // more on either side (a few kB), not all 2,098 levels (84 kB), so that
-// New holds 8.6 kB besides its 16 bytes an item below 256 items (and 14
+// New holds 9.1 kB besides its 16 bytes an item below 256 items (and 14
 // kB more from 256 on: four levels in reserve); a sampler's fixed cost is
 // then its levels, 3.6 kB each, one for each binade its keys span: 150
 // bytes an item for 1,000 Exp(1) keys, 232 for lognormal ones. At n = 2^20, 34.9 for Exp(1)
