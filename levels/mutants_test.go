@@ -335,3 +335,43 @@ func TestZeroEpsSumOfALevelPast64Bits(t *testing.T) {
 		require.Equal(t, n*a, lambda, "keys %v", a)
 	}
 }
+
+// The head's words from x0 on are taken modulo the flat proposal's total
+// w only up to the last whole multiple of w: a word past it would give
+// the first groups of the head a share of one word more than the others
+// (up to w in 2^64 − x0), so it is set aside and a fresh number chosen by
+// Lemire's multiply. Keys 0 and 1 at a small ε put the zero keys in the
+// tail (front rows, so x0 > 0) and 32 keys of 1 in one head group of
+// weight 65 a slot: the word x0 + 325 draws the item in slot 5, the word
+// x0 its slot 0, and the word past the last multiple, followed by a fresh
+// number that lands on slot 5, must draw slot 5's item.
+func TestFlatSetsAsideTheWordsPastTheLastMultiple(t *testing.T) {
+	const n = 64
+	keys := make([]float64, n)
+	for i := n / 2; i < n; i++ {
+		keys[i] = 1
+	}
+	s := load(t, keys)
+	const eps = 0x1p-10
+	sc := s.getScratch()
+	o, tab := s.solution(eps, sc)
+	var fl flat
+	s.buildFlat(o, tab, &fl)
+	s.putScratch(sc)
+	require.True(t, fl.ok, "the flat proposal serves this head")
+	require.NotZero(t, fl.x0, "the tail's front row comes first")
+	m := -fl.x0 // the head's words
+	require.NotZero(t, m%fl.w, "a last partial run of words to set aside")
+	draw := func(xs ...uint64) int {
+		src := &script{xs: append(xs, 0, 0, 0, 0)}
+		items, probs := make([]int, 1), make([]float64, 1)
+		require.NoError(t, s.DrawBatch(eps, src, true, items, probs))
+		return items[0]
+	}
+	five, zero := draw(fl.x0+5*65), draw(fl.x0)
+	require.NotEqual(t, five, zero)
+	// A fresh number whose product with w has 325 as its high word and a
+	// low word past Lemire's threshold: floor((326·2^64 − 1)/w).
+	fresh, _ := bits.Div64(325, math.MaxUint64, fl.w)
+	require.Equal(t, five, draw(fl.x0+(m-m%fl.w), fresh), "the word past the last multiple of w set aside")
+}
