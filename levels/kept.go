@@ -1166,10 +1166,10 @@ func (x *wide) carry(q, add uint64) {
 	}
 }
 
-// addAt adds v·2^sh to x (sub: subtracts it), exactly, for sh below
-// 1920 (a level's sum, whose keys are at most MaxSum, at its unit): its
-// three words, then the carry.
-func (x *wide) addAt(v u128, sh uint, sub bool) {
+// addAt adds v·2^sh to x, exactly, for sh below 1920 (a level's sum,
+// whose keys are at most MaxSum, at its unit): its three words, then the
+// carry.
+func (x *wide) addAt(v u128, sh uint) {
 	w, off := sh>>6, sh&63
 	// v·2^off in three words; a shift by 64 gives 0.
 	p0, p1, p2 := v.lo<<off, v.hi<<off|v.lo>>(64-off), v.hi>>(64-off)
@@ -1178,15 +1178,6 @@ func (x *wide) addAt(v u128, sh uint, sub bool) {
 	}
 	y := x[w : w+3 : w+3]
 	var c uint64
-	if sub {
-		y[0], c = bits.Sub64(y[0], p0, 0)
-		y[1], c = bits.Sub64(y[1], p1, c)
-		y[2], c = bits.Sub64(y[2], p2, c)
-		for q := w + 3; c != 0 && q < uint(len(x)); q++ {
-			x[q], c = bits.Sub64(x[q], 0, c)
-		}
-		return
-	}
 	y[0], c = bits.Add64(y[0], p0, 0)
 	y[1], c = bits.Add64(y[1], p1, c)
 	y[2], c = bits.Add64(y[2], p2, c)
@@ -1236,7 +1227,7 @@ func (s *Sampler) wideSum() wide {
 	var x wide
 	for m := range s.ls {
 		if st := &s.ls[m]; st.n > 0 {
-			x.addAt(st.sum, uint(unitShift(m+s.lo)), false)
+			x.addAt(st.sum, uint(unitShift(m+s.lo)))
 		}
 	}
 	return x
