@@ -190,11 +190,7 @@ func TestCheckRefusesMiscountedPools(t *testing.T) {
 // (below(·, n)), must draw item 5, not item 0.
 func TestDirectTailNeedsAWholeCycleOfWords(t *testing.T) {
 	const n = 64
-	keys := make([]float64, n)
-	for i := n / 2; i < n; i++ {
-		keys[i] = 1
-	}
-	s := load(t, keys)
+	s, keys := zerosThenOnes(t, n)
 	five, _ := bits.Div64(5, 0, n) // a number whose below(·, n) is 5
 	five++
 	draw := func(eps float64) (int, int) {
@@ -346,12 +342,7 @@ func TestZeroEpsSumOfALevelPast64Bits(t *testing.T) {
 // x0 its slot 0, and the word past the last multiple, followed by a fresh
 // number that lands on slot 5, must draw slot 5's item.
 func TestFlatSetsAsideTheWordsPastTheLastMultiple(t *testing.T) {
-	const n = 64
-	keys := make([]float64, n)
-	for i := n / 2; i < n; i++ {
-		keys[i] = 1
-	}
-	s := load(t, keys)
+	s, _ := zerosThenOnes(t, 64)
 	const eps = 0x1p-10
 	sc := s.getScratch()
 	o, tab := s.solution(eps, sc)
@@ -374,4 +365,15 @@ func TestFlatSetsAsideTheWordsPastTheLastMultiple(t *testing.T) {
 	// low word past Lemire's threshold: floor((326·2^64 − 1)/w).
 	fresh, _ := bits.Div64(325, math.MaxUint64, fl.w)
 	require.Equal(t, five, draw(fl.x0+(m-m%fl.w), fresh), "the word past the last multiple of w set aside")
+}
+
+// zerosThenOnes returns a sampler of n keys, the first half 0 and the
+// rest 1, and its keys: at a small ε the zero keys make the tail, a front
+// row, and the ones one head group.
+func zerosThenOnes(t *testing.T, n int) (*Sampler, []float64) {
+	keys := make([]float64, n)
+	for i := n / 2; i < n; i++ {
+		keys[i] = 1
+	}
+	return load(t, keys), keys
 }
